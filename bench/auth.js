@@ -1,0 +1,40 @@
+// GET /api/v1/auth/me with a JWT and with an API key, against GET /healthz in the same run: the cost of
+// authentication as a share of throughput (target: auth/me keeps >= 70% of /healthz's rate).
+import { load, printTable, scratchDatabase, startServer } from './lib.js';
+
+const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
+
+export async function benchAuth({ kinds, duration }) {
+  const rows = [];
+  for (const kind of kinds) {
+    const database = await scratchDatabase(kind);
+    // Rate limits off: the benchmark measures authentication, not the 429 path.
+    const server = await startServer({
+      DATABASE_URL: database.url,
+      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
+      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
+      CONTROLGRAPH_RATE_LIMITS: 'off',
+    });
+    try {
+      const login = await (await fetch(`${server.base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
+      const keyRes = await fetch(`${server.base}/api/v1/tenants/${login.tenant_id}/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${login.token}` },
+        body: JSON.stringify({ name: 'bench', permissions: ['nodes:read'] }),
+      });
+      const { key } = await keyRes.json();
+      await load({ url: `${server.base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.token}` }, duration: 2 });
+      const health = await load({ url: `${server.base}/healthz`, duration });
+      const jwt = await load({ url: `${server.base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.token}` }, duration });
+      const apiKey = await load({ url: `${server.base}/api/v1/auth/me`, headers: { authorization: `Bearer ${key}` }, duration });
+      rows.push({ database: kind, route: 'GET /healthz', ...health, ratio_to_healthz: 1 });
+      rows.push({ database: kind, route: 'GET /auth/me (JWT)', ...jwt, ratio_to_healthz: +(jwt.rps / health.rps).toFixed(2) });
+      rows.push({ database: kind, route: 'GET /auth/me (API key)', ...apiKey, ratio_to_healthz: +(apiKey.rps / health.rps).toFixed(2) });
+    } finally {
+      await server.stop();
+      await database.drop();
+    }
+  }
+  printTable('Authentication cost (autocannon, 10 connections)', rows);
+  return rows;
+}

@@ -1,0 +1,139 @@
+import { stat } from 'node:fs/promises';
+import type { ReportPackage } from '../../modules/agents/report-schema.js';
+import { firstLine, Skip, type CollectContext, type CollectionResult } from '../context.js';
+
+/**
+ * Installed packages from the package databases, read as files where they are files (dpkg's status,
+ * apk's installed) and through `rpm -qa` for the RPM database (a Berkeley DB or SQLite file that only
+ * rpm reads reliably; `rpm --root` for a mounted host). Every database found is read; a host with none is skipped.
+ */
+
+/** dpkg's status file: one paragraph per package; only "install ok installed" ones count. */
+export function parseDpkgStatus(text: string): Array<Omit<ReportPackage, 'installed_at'>> {
+  const out: Array<Omit<ReportPackage, 'installed_at'>> = [];
+  for (const paragraph of text.split(/\n\s*\n/)) {
+    const fields = new Map<string, string>();
+    let last: string | null = null;
+    for (const line of paragraph.split('\n')) {
+      if (/^\s/.test(line)) {
+        if (last) fields.set(last, `${fields.get(last)}\n${line.trim()}`);
+        continue;
+      }
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      last = line.slice(0, colon);
+      fields.set(last, line.slice(colon + 1).trim());
+    }
+    const name = fields.get('Package');
+    const version = fields.get('Version');
+    const status = fields.get('Status')?.split(/\s+/);
+    if (!name || !version || status?.[2] !== 'installed') continue;
+    const source = /^(\S+)(?:\s+\(([^)]+)\))?/.exec(fields.get('Source') ?? '');
+    out.push({
+      name,
+      version,
+      source: 'dpkg',
+      cves: [],
+      arch: fields.get('Architecture') ?? null,
+      source_name: source?.[1] ?? name,
+      source_version: source?.[2] ?? version,
+    });
+  }
+  return out;
+}
+
+/** apk's installed database: records of `X:value` lines separated by blank lines. */
+export function parseApkInstalled(text: string): ReportPackage[] {
+  const out: ReportPackage[] = [];
+  for (const record of text.split(/\n\s*\n/)) {
+    const f = new Map<string, string>();
+    for (const line of record.split('\n')) if (line[1] === ':') f.set(line[0]!, line.slice(2));
+    const name = f.get('P');
+    const version = f.get('V');
+    if (!name || !version) continue;
+    out.push({ name, version, source: 'apk', installed_at: null, cves: [], arch: f.get('A') ?? null, source_name: f.get('o') ?? name, source_version: version });
+  }
+  return out;
+}
+
+/** `rpm -qa` with a tab-separated query format (see RPM_FORMAT). */
+export function parseRpmQuery(text: string): ReportPackage[] {
+  const out: ReportPackage[] = [];
+  for (const line of text.split('\n')) {
+    const [name, epoch, version, release, arch, installed, sourceRpm] = line.split('\t');
+    if (!name || !version || name === 'gpg-pubkey') continue;
+    const full = `${epoch && epoch !== '(none)' && epoch !== '0' ? `${epoch}:` : ''}${version}${release && release !== '(none)' ? `-${release}` : ''}`;
+    const src = /^(.+)-([^-]+)-([^-]+)\.(?:no)?src\.rpm$/.exec(sourceRpm ?? '');
+    const seconds = Number(installed);
+    out.push({
+      name,
+      version: full,
+      source: 'rpm',
+      installed_at: Number.isFinite(seconds) && seconds > 0 ? new Date(seconds * 1000).toISOString() : null,
+      cves: [],
+      arch: arch && arch !== '(none)' ? arch : null,
+      source_name: src?.[1] ?? name,
+      source_version: src ? `${src[2]}-${src[3]}` : full,
+    });
+  }
+  return out;
+}
+
+const RPM_FORMAT = '%{NAME}\\t%{EPOCH}\\t%{VERSION}\\t%{RELEASE}\\t%{ARCH}\\t%{INSTALLTIME}\\t%{SOURCERPM}\\n';
+
+/** When dpkg installed each package: the modification time of its file list. */
+async function dpkgInstallTimes(ctx: CollectContext, packages: Array<Omit<ReportPackage, 'installed_at'>>): Promise<ReportPackage[]> {
+  const out: ReportPackage[] = new Array(packages.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < packages.length) {
+      const i = next++;
+      const p = packages[i]!;
+      let installed: string | null = null;
+      for (const file of [`${p.name}:${p.arch}.list`, `${p.name}.list`]) {
+        try {
+          installed = (await stat(ctx.path(`/var/lib/dpkg/info/${file}`))).mtime.toISOString();
+          break;
+        } catch {
+          // try the other name
+        }
+      }
+      out[i] = { ...p, installed_at: installed };
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  return out;
+}
+
+export async function collectPackages(ctx: CollectContext): Promise<CollectionResult<ReportPackage>> {
+  const items: ReportPackage[] = [];
+  const problems: string[] = [];
+  let databases = 0;
+
+  const dpkg = await ctx.readText('/var/lib/dpkg/status');
+  if (dpkg !== null) {
+    databases++;
+    items.push(...(await dpkgInstallTimes(ctx, parseDpkgStatus(dpkg))));
+  }
+  const apk = await ctx.readText('/lib/apk/db/installed');
+  if (apk !== null) {
+    databases++;
+    items.push(...parseApkInstalled(apk));
+  }
+  const rpmDb = (await Promise.all(['/var/lib/rpm', '/usr/lib/sysimage/rpm'].map((p) => stat(ctx.path(p)).then(() => true, () => false)))).some(Boolean);
+  if (rpmDb) {
+    const rpm = await ctx.which('rpm');
+    if (!rpm) problems.push('an RPM database exists but the rpm command is missing');
+    else {
+      // A mounted host (--root) is read with rpm's own --root, which opens that root's database.
+      const args = [...(ctx.root === '/' ? [] : ['--root', ctx.root]), '-qa', '--qf', RPM_FORMAT];
+      const result = await ctx.run(rpm, args, { timeoutMs: 120_000 });
+      if (result.ok) {
+        databases++;
+        items.push(...parseRpmQuery(result.stdout));
+      } else problems.push(`rpm -qa failed: ${result.error ?? firstLine(result.stderr)}`);
+    }
+  }
+  if (databases === 0) throw new Skip(problems.length ? problems.join('; ') : 'no package database found (dpkg, rpm or apk)');
+  return problems.length ? { items, status: 'partial', reason: problems.join('; ') } : { items };
+}

@@ -1,0 +1,236 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../platform/db/schema.js';
+import { json } from '../../platform/db/schema.js';
+import type { Scope } from '../../platform/db/scope.js';
+import type { NewEvent } from '../../platform/events/outbox.js';
+import { findingCreated, findingReopened, findingResolved, severityChanged } from '../compliance/audit/finding-events.js';
+import { findingId, groupIdOf } from '../compliance/findings/identity.js';
+import type { FrameworkMapping, Severity } from '../compliance/rules/rule-types.js';
+import '../compliance/tables.js';
+
+/**
+ * Brings the findings one report decides in line with it: the ingest computes the findings that
+ * should be open for the host (CVE matches, host rules, drift), this creates, updates, reopens and
+ * resolves rows of the compliance findings table accordingly, and returns the events to emit in the
+ * same transaction. Findings of the compliance engine are never touched: only the rule ids passed in
+ * (or the prefix) are read.
+ */
+
+export interface HostResource {
+  id: string;
+  type: string;
+  name: string;
+  region: string;
+  account_id: string;
+}
+
+export interface DesiredFinding {
+  rule_id: string;
+  framework: string;
+  control_id: string;
+  framework_mappings: FrameworkMapping[];
+  base_severity: Severity;
+  severity: Severity;
+  title: string;
+  description: string;
+  remediation: string;
+  cve_ids: string[];
+  tags: string[];
+  details: Record<string, unknown>;
+  /** Why the severity is what it is, for finding.severity_changed (e.g. known_exploited). */
+  severity_reason?: string;
+}
+
+export interface SyncCounts {
+  created: number;
+  reopened: number;
+  resolved: number;
+  updated: number;
+}
+
+export const emptyCounts = (): SyncCounts => ({ created: 0, reopened: 0, resolved: 0, updated: 0 });
+
+export function addCounts(a: SyncCounts, b: SyncCounts): SyncCounts {
+  return { created: a.created + b.created, reopened: a.reopened + b.reopened, resolved: a.resolved + b.resolved, updated: a.updated + b.updated };
+}
+
+interface Existing {
+  id: string;
+  rule_id: string;
+  status: 'open' | 'resolved';
+  severity: Severity;
+  base_severity: Severity;
+  title: string;
+  description: string;
+  remediation: string;
+  cve_ids: string[];
+  tags: string[];
+  details: Record<string, unknown>;
+  created_at: Date;
+}
+
+/** JSON with sorted keys: jsonb does not keep key order, so stored and new details compare this way. */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object' && !(value instanceof Date)) {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value instanceof Date ? value.toISOString() : value) ?? 'null';
+}
+
+export interface SyncOptions {
+  /** Which existing findings this sync decides: exact rule ids, or every rule id with the prefix. */
+  rules: { ids: string[] } | { prefix: string };
+  /** Open findings of those rules that are not desired any more are resolved (false for drift). */
+  resolveMissing: boolean;
+  /** Desired findings that are open already get their content replaced (false: left as they are). */
+  updateOpen?: (existing: { details: Record<string, unknown> }, desired: DesiredFinding) => DesiredFinding;
+}
+
+const INSERT_CHUNK = 500;
+
+export async function syncFindings(
+  trx: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  resource: HostResource,
+  desired: DesiredFinding[],
+  options: SyncOptions,
+): Promise<{ counts: SyncCounts; events: NewEvent[] }> {
+  const counts = emptyCounts();
+  const events: NewEvent[] = [];
+  let query = trx
+    .selectFrom('findings')
+    .select(['id', 'rule_id', 'status', 'severity', 'base_severity', 'title', 'description', 'remediation', 'cve_ids', 'tags', 'details', 'created_at'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('resource_id', '=', resource.id);
+  if ('ids' in options.rules) {
+    if (options.rules.ids.length === 0 && desired.length === 0) return { counts, events };
+    query = query.where('rule_id', '=', sql<string>`ANY(${options.rules.ids}::text[])`);
+  } else {
+    query = query.where('rule_id', 'like', `${options.rules.prefix.replace(/[%_\\]/g, '\\$&')}%`);
+  }
+  const existing = new Map(((await query.execute()) as Existing[]).map((f) => [f.id, f]));
+
+  const eventFinding = (id: string, d: DesiredFinding, createdAt: Date) => ({
+    id,
+    rule_id: d.rule_id,
+    framework: d.framework,
+    control_id: d.control_id,
+    severity: d.severity,
+    title: d.title,
+    description: d.description,
+    resource_id: resource.id,
+    resource_type: resource.type,
+    resource_name: resource.name,
+    region: resource.region,
+    remediation: d.remediation,
+    created_at: createdAt,
+  });
+
+  const inserts: Array<Record<string, unknown>> = [];
+  const touch: string[] = [];
+  const wanted = new Set<string>();
+  for (const original of desired) {
+    const id = findingId(original.rule_id, resource.id);
+    wanted.add(id);
+    const found = existing.get(id);
+    if (!found) {
+      inserts.push({
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        id,
+        rule_id: original.rule_id,
+        framework: original.framework,
+        control_id: original.control_id,
+        framework_mappings: json(original.framework_mappings),
+        base_severity: original.base_severity,
+        severity: original.severity,
+        status: 'open',
+        title: original.title,
+        description: original.description,
+        remediation: original.remediation,
+        resource_id: resource.id,
+        resource_type: resource.type,
+        resource_name: resource.name,
+        region: resource.region,
+        account_id: resource.account_id,
+        cve_ids: original.cve_ids,
+        tags: original.tags,
+        details: json(original.details),
+        group_id: groupIdOf(original.rule_id, resource.account_id, resource.region),
+        first_seen: now,
+        last_seen: now,
+        created_at: now,
+        updated_at: now,
+      });
+      events.push(findingCreated(scope, eventFinding(id, original, now)));
+      counts.created++;
+      continue;
+    }
+    const d = found.status === 'open' && options.updateOpen ? options.updateOpen(found, original) : original;
+    const contentChanged =
+      found.title !== d.title ||
+      found.description !== d.description ||
+      found.remediation !== d.remediation ||
+      canonical(found.cve_ids) !== canonical(d.cve_ids) ||
+      canonical(found.tags) !== canonical(d.tags) ||
+      canonical(found.details) !== canonical(d.details);
+    const severityMoved = found.severity !== d.severity;
+    if (found.status === 'resolved' || contentChanged || severityMoved || found.base_severity !== d.base_severity) {
+      await trx
+        .updateTable('findings')
+        .set({
+          status: 'open',
+          title: d.title,
+          description: d.description,
+          remediation: d.remediation,
+          cve_ids: d.cve_ids,
+          tags: d.tags,
+          details: json(d.details),
+          base_severity: d.base_severity,
+          severity: d.severity,
+          resource_name: resource.name,
+          last_seen: now,
+          updated_at: now,
+          ...(found.status === 'resolved' ? { resolved_at: null, resolved_by: null } : {}),
+        })
+        .where('workspace_id', '=', scope.workspaceId)
+        .where('id', '=', id)
+        .execute();
+      if (found.status === 'resolved') {
+        events.push(findingReopened(scope, eventFinding(id, d, found.created_at), now));
+        counts.reopened++;
+      } else {
+        counts.updated++;
+        if (severityMoved) events.push(severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? 'agent_report'));
+      }
+    } else {
+      touch.push(id);
+    }
+  }
+  for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
+    await trx.insertInto('findings').values(inserts.slice(i, i + INSERT_CHUNK) as never).execute();
+  }
+  if (touch.length) {
+    await trx.updateTable('findings').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
+  }
+  if (options.resolveMissing) {
+    const resolve = [...existing.values()].filter((f) => f.status === 'open' && !wanted.has(f.id));
+    if (resolve.length) {
+      await trx
+        .updateTable('findings')
+        .set({ status: 'resolved', resolved_at: now, resolved_by: 'agent', updated_at: now })
+        .where('workspace_id', '=', scope.workspaceId)
+        .where('id', '=', sql<string>`ANY(${resolve.map((f) => f.id)}::text[])`)
+        .execute();
+      for (const f of resolve) events.push(findingResolved(scope, { id: f.id, rule_id: f.rule_id, resource_id: resource.id }, now, 'agent'));
+      counts.resolved += resolve.length;
+    }
+  }
+  return { counts, events };
+}

@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AppDeps } from '../../deps.js';
+import type { Database } from '../../platform/db/schema.js';
+import type { Scope } from '../../platform/db/scope.js';
+import type { RequestContext } from '../../platform/auth/actor.js';
+import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { conflict, notFound } from '../../platform/http/errors.js';
+import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { compileFilter, storedFilter } from './filter/sql.js';
+import { syncDerivedApplications } from './derived.js';
+import { memberPage, rollups, type Rollup } from './rollup.js';
+import type { Criticality } from './tables.js';
+import './tables.js';
+
+type Deps = Pick<AppDeps, 'database' | 'clock'>;
+export type ApplicationRow = Selectable<Database['applications']>;
+
+export interface ApplicationInput {
+  name: string;
+  description?: string;
+  filter: string;
+}
+
+export function creatorOf(context: RequestContext): string {
+  return `${context.actor.type}:${context.actor.id}`;
+}
+
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** A unique-index violation (both drivers report SQLSTATE 23505). */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === '23505';
+}
+
+export async function applicationById(db: Kysely<Database>, scope: Scope, id: string): Promise<ApplicationRow | undefined> {
+  return db
+    .selectFrom('applications')
+    .selectAll()
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The business services listing each application. */
+export async function servicesOf(db: Kysely<Database>, appIds: string[]): Promise<Map<string, Array<{ id: string; name: string; criticality: Criticality }>>> {
+  const byApp = new Map<string, Array<{ id: string; name: string; criticality: Criticality }>>();
+  if (appIds.length === 0) return byApp;
+  const rows = await db
+    .selectFrom('business_service_applications as bsa')
+    .innerJoin('business_services as s', 's.id', 'bsa.service_id')
+    .select(['bsa.application_id', 's.id', 's.name', 's.criticality'])
+    .where('bsa.application_id', '=', sql<string>`ANY(${appIds}::uuid[])`)
+    .orderBy('s.name')
+    .execute();
+  for (const row of rows) {
+    let list = byApp.get(row.application_id);
+    if (!list) byApp.set(row.application_id, (list = []));
+    list.push({ id: row.id, name: row.name, criticality: row.criticality });
+  }
+  return byApp;
+}
+
+function present(row: ApplicationRow, rollup: Rollup, services: Array<{ id: string; name: string; criticality: Criticality }>) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    filter: row.filter,
+    derived: row.derived,
+    derived_from: row.derived ? { tag_value: row.derived_value!, tag_keys: row.derived_keys } : null,
+    resource_count: rollup.resource_count,
+    findings_by_severity: rollup.findings_by_severity,
+    health: rollup.health,
+    services,
+    created_by: row.created_by,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function createApplicationService(deps: Deps) {
+  const db = deps.database.db;
+
+  async function required(scope: Scope, id: string): Promise<ApplicationRow> {
+    const row = await applicationById(db, scope, id);
+    if (!row) throw notFound('application not found');
+    return row;
+  }
+
+  async function presentAll(scope: Scope, rows: ApplicationRow[]) {
+    const now = deps.clock.now();
+    const [stats, services] = await Promise.all([
+      rollups(
+        db,
+        scope,
+        now,
+        rows.map((row) => ({ key: row.id, predicate: storedFilter(row.filter).predicate('n') })),
+      ),
+      servicesOf(
+        db,
+        rows.map((r) => r.id),
+      ),
+    ]);
+    return rows.map((row) => present(row, stats.get(row.id)!, services.get(row.id) ?? []));
+  }
+
+  function readOnlyIfDerived(row: ApplicationRow) {
+    if (row.derived) {
+      throw conflict(
+        `application "${row.name}" is derived from resource tags and follows them: change the tags, or create a defined application with your own filter`,
+        { derived_from: { tag_value: row.derived_value, tag_keys: row.derived_keys } },
+      );
+    }
+  }
+
+  return {
+    async list(scope: Scope, query: { derived?: boolean; search?: string }, page: PageRequest) {
+      await syncDerivedApplications(db, scope, deps.clock.now());
+      let q = db.selectFrom('applications').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
+      if (query.derived !== undefined) q = q.where('derived', '=', query.derived);
+      if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
+      const [rows, count] = await Promise.all([
+        q.selectAll().orderBy(sql`lower(name)`).orderBy('derived').orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return toPage(await presentAll(scope, rows), Number(count.n), page);
+    },
+
+    async get(scope: Scope, id: string, page: PageRequest) {
+      const row = await required(scope, id);
+      const [app] = await presentAll(scope, [row]);
+      const items = await memberPage(db, scope, deps.clock.now(), storedFilter(row.filter).predicate('n'), page.perPage, offsetOf(page));
+      return { ...app!, resources: toPage(items, app!.resource_count, page) };
+    },
+
+    async create(context: RequestContext, input: ApplicationInput) {
+      const { scope } = context;
+      const filter = compileFilter(input.filter.trim());
+      const now = deps.clock.now();
+      const row = await db
+        .transaction()
+        .execute(async (trx) => {
+          const inserted = await trx
+            .insertInto('applications')
+            .values({
+              id: randomUUID(),
+              tenant_id: scope.tenantId,
+              workspace_id: scope.workspaceId,
+              name: input.name.trim(),
+              description: input.description?.trim() ?? '',
+              filter: filter.text,
+              derived: false,
+              derived_value: null,
+              derived_keys: [],
+              created_by: creatorOf(context),
+              created_at: now,
+              updated_at: now,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await writeAudit(trx, deps.clock, actorOf(context), {
+            tenantId: scope.tenantId,
+            workspaceId: scope.workspaceId,
+            action: 'application.created',
+            targetType: 'application',
+            targetId: inserted.id,
+            details: { name: inserted.name, filter: inserted.filter },
+          });
+          return inserted;
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error)) throw conflict(`an application named "${input.name.trim()}" already exists`);
+          throw error;
+        });
+      return (await presentAll(scope, [row]))[0]!;
+    },
+
+    async update(context: RequestContext, id: string, input: ApplicationInput) {
+      const { scope } = context;
+      const current = await required(scope, id);
+      readOnlyIfDerived(current);
+      const filter = compileFilter(input.filter.trim());
+      const row = await db
+        .transaction()
+        .execute(async (trx) => {
+          const updated = await trx
+            .updateTable('applications')
+            .set({ name: input.name.trim(), description: input.description?.trim() ?? '', filter: filter.text, updated_at: deps.clock.now() })
+            .where('id', '=', id)
+            .where('workspace_id', '=', scope.workspaceId)
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          await writeAudit(trx, deps.clock, actorOf(context), {
+            tenantId: scope.tenantId,
+            workspaceId: scope.workspaceId,
+            action: 'application.updated',
+            targetType: 'application',
+            targetId: id,
+            details: { previous: { name: current.name, filter: current.filter }, name: updated.name, filter: updated.filter },
+          });
+          return updated;
+        })
+        .catch((error: unknown) => {
+          if (isUniqueViolation(error)) throw conflict(`an application named "${input.name.trim()}" already exists`);
+          throw error;
+        });
+      return (await presentAll(scope, [row]))[0]!;
+    },
+
+    async remove(context: RequestContext, id: string) {
+      const { scope } = context;
+      const current = await required(scope, id);
+      readOnlyIfDerived(current);
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('applications').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId: scope.tenantId,
+          workspaceId: scope.workspaceId,
+          action: 'application.deleted',
+          targetType: 'application',
+          targetId: id,
+          details: { name: current.name, filter: current.filter },
+        });
+      });
+    },
+  };
+}
+
+export type ApplicationService = ReturnType<typeof createApplicationService>;

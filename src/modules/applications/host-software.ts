@@ -1,0 +1,249 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { PackageURL } from 'packageurl-js';
+import type { Database } from '../../platform/db/schema.js';
+import type { Scope } from '../../platform/db/scope.js';
+
+/**
+ * Where the software of a service's hosts comes from.
+ *
+ * Hosts: the service's member resources of type `host.os.instance` (the agent's host node), the
+ * `host.os.instance` nodes joined to a member by a `same_as` or `runs_on` edge in either direction
+ * (the agent links its host node to the cloud instance it runs on with `same_as`), and members whose
+ * `properties.packages` is an array.
+ *
+ * Packages of a host, first found wins:
+ * 1. a `HostPackageSource`, the signature of the agents module's `hostPackages(db, scope, nodeIds)`
+ *    (its inventory tables, issue 9): `Map<nodeId, [{name, version, source, purl?, arch?,
+ *    source_name?, source_version?, installed_at?, cves?}]>`;
+ * 2. the node's `properties.packages`, an array of the same objects (agent data carried on the node
+ *    itself, e.g. imported by a discovery plugin).
+ * `source` is the package manager (dpkg, apt, rpm, apk, pip, npm, gem, cargo, go, maven, nuget,
+ * composer); `source_name`/`source_version` the distribution's source package (dpkg's
+ * ${source:Package}); `cves` the CVE ids known for the package. The host's OS is the node's
+ * `properties.os` (os-release fields `id`, `version_id`, `name`, `version`): it makes the purl's
+ * distro qualifier and the OSV ecosystem of the vulnerability matcher (`Debian:12`, `Alpine:v3.18`).
+ */
+export interface HostPackageRecord {
+  name: string;
+  version: string;
+  source: string;
+  purl?: string;
+  arch?: string | null;
+  source_name?: string | null;
+  source_version?: string | null;
+  installed_at?: string | null;
+  cves?: string[];
+}
+
+export type HostPackageSource = (db: Kysely<Database>, scope: Scope, nodeIds: readonly string[]) => Promise<Map<string, HostPackageRecord[]>>;
+
+export const HOST_NODE_TYPE = 'host.os.instance';
+export const HOST_LINK_EDGE_TYPES = ['same_as', 'runs_on'] as const;
+
+export interface HostPackage {
+  name: string;
+  version: string;
+  manager: string | null;
+  installedAt: string | null;
+  cves: string[];
+  sourceName: string | null;
+  sourceVersion: string | null;
+  arch: string | null;
+  purl: string;
+  /** OSV ecosystem for the vulnerability matcher, or null when the manager has none we match. */
+  ecosystem: string | null;
+}
+
+export interface HostOs {
+  id: string | null;
+  versionId: string | null;
+  name: string | null;
+  version: string | null;
+}
+
+export interface Host {
+  id: string;
+  name: string;
+  type: string;
+  os: HostOs;
+  packages: HostPackage[];
+  /** The member resources that brought the host in (itself, or the instance it is the same as). */
+  members: string[];
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+function osOf(raw: unknown): HostOs {
+  const o = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  return {
+    id: str(o.id)?.toLowerCase() ?? null,
+    versionId: str(o.version_id) ?? str(o.versionId),
+    name: str(o.name) ?? str(o.pretty_name),
+    version: str(o.version),
+  };
+}
+
+type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
+
+const FAMILIES: Record<string, Family> = {
+  dpkg: 'deb', apt: 'deb', deb: 'deb', debian: 'deb',
+  rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
+  apk: 'apk', alpine: 'apk',
+  pip: 'pypi', pypi: 'pypi', python: 'pypi', poetry: 'pypi',
+  npm: 'npm', yarn: 'npm', pnpm: 'npm', node: 'npm',
+  gem: 'gem', rubygems: 'gem', bundler: 'gem',
+  cargo: 'cargo', crates: 'cargo', 'crates.io': 'cargo',
+  go: 'golang', golang: 'golang',
+  maven: 'maven', gradle: 'maven',
+  nuget: 'nuget', dotnet: 'nuget',
+  composer: 'composer', packagist: 'composer',
+};
+
+function majorMinor(version: string | null): string | null {
+  const m = version?.match(/^(\d+)(?:\.(\d+))?/);
+  return m ? (m[2] !== undefined ? `${m[1]}.${m[2]}` : m[1]!) : null;
+}
+
+/** The OSV ecosystem of a package, as the vulndb matcher names them. */
+export function ecosystemOf(family: Family, os: HostOs): string | null {
+  switch (family) {
+    case 'deb':
+      if (os.id === 'ubuntu' && os.versionId) return `Ubuntu:${os.versionId}${/LTS/i.test(os.version ?? os.name ?? '') ? ':LTS' : ''}`;
+      if (os.id === 'debian' && os.versionId) return `Debian:${os.versionId.split('.')[0]}`;
+      return null;
+    case 'apk': {
+      const release = majorMinor(os.versionId);
+      return release ? `Alpine:v${release}` : null;
+    }
+    case 'pypi':
+      return 'PyPI';
+    case 'npm':
+      return 'npm';
+    case 'gem':
+      return 'RubyGems';
+    case 'cargo':
+      return 'crates.io';
+    case 'golang':
+      return 'Go';
+    case 'maven':
+      return 'Maven';
+    case 'nuget':
+      return 'NuGet';
+    case 'composer':
+      return 'Packagist';
+    default:
+      return null;
+  }
+}
+
+function splitLast(name: string, separator: string): [string | undefined, string] {
+  const at = name.lastIndexOf(separator);
+  return at > 0 ? [name.slice(0, at), name.slice(at + 1)] : [undefined, name];
+}
+
+/** The package URL (purl-spec) of a package. */
+export function purlOf(family: Family, name: string, version: string, os: HostOs, arch: string | null, sourceName: string | null): string {
+  const distroQualifiers = (): Record<string, string> => {
+    const q: Record<string, string> = {};
+    if (arch) q.arch = arch;
+    if (os.id && os.versionId) q.distro = `${os.id}-${os.versionId}`;
+    return q;
+  };
+  switch (family) {
+    case 'deb': {
+      const q = distroQualifiers();
+      if (sourceName && sourceName !== name) q.upstream = sourceName;
+      return new PackageURL('deb', os.id === 'ubuntu' ? 'ubuntu' : 'debian', name, version, q, undefined).toString();
+    }
+    case 'rpm':
+      return new PackageURL('rpm', os.id ?? undefined, name, version, distroQualifiers(), undefined).toString();
+    case 'apk':
+      return new PackageURL('apk', 'alpine', name.toLowerCase(), version, distroQualifiers(), undefined).toString();
+    case 'pypi':
+      return new PackageURL('pypi', undefined, name.toLowerCase().replace(/[-_.]+/g, '-'), version, undefined, undefined).toString();
+    case 'npm':
+    case 'golang':
+    case 'composer': {
+      const [namespace, base] = name.startsWith('@') || family !== 'npm' ? splitLast(name, '/') : [undefined, name];
+      return new PackageURL(family, namespace, base, version, undefined, undefined).toString();
+    }
+    case 'maven': {
+      const [group, artifact] = splitLast(name, ':');
+      return new PackageURL('maven', group, artifact, version, undefined, undefined).toString();
+    }
+    default:
+      return new PackageURL(family, undefined, name, version, undefined, undefined).toString();
+  }
+}
+
+function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
+  if (!Array.isArray(raw)) return [];
+  const out: HostPackage[] = [];
+  for (const entry of raw) {
+    if (!entry || typeof entry !== 'object') continue;
+    const p = entry as Record<string, unknown>;
+    const name = str(p.name);
+    const version = str(p.version);
+    if (!name || !version) continue;
+    const manager = str(p.source)?.toLowerCase() ?? str(p.manager)?.toLowerCase() ?? null;
+    const family: Family = (manager && FAMILIES[manager]) || 'generic';
+    const arch = str(p.arch) ?? str(p.architecture);
+    const sourceName = str(p.source_name);
+    const given = str(p.purl);
+    let purl = given;
+    if (!purl || !purl.startsWith('pkg:')) {
+      try {
+        purl = purlOf(family, name, version, os, arch, sourceName);
+      } catch {
+        purl = new PackageURL('generic', undefined, name, version, undefined, undefined).toString();
+      }
+    }
+    out.push({
+      name,
+      version,
+      manager,
+      installedAt: str(p.installed_at),
+      cves: Array.isArray(p.cves) ? p.cves.filter((c): c is string => typeof c === 'string' && /^CVE-\d{4}-\d{4,}$/i.test(c.trim())).map((c) => c.trim().toUpperCase()) : [],
+      sourceName,
+      sourceVersion: str(p.source_version),
+      arch,
+      purl,
+      ecosystem: str(p.ecosystem) ?? ecosystemOf(family, os),
+    });
+  }
+  return out;
+}
+
+/**
+ * The hosts with software data among the resources matched by `members` (a predicate over
+ * `nodes AS n`), with their packages (see the top of this file).
+ */
+export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBuilder<boolean>, source?: HostPackageSource): Promise<Host[]> {
+  const rows = await sql<{ id: string; name: string; type: string; os: unknown; packages: unknown; via: string[] }>`
+    WITH m AS MATERIALIZED (
+      SELECT n.id FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND ${members}
+    ), h AS (
+      SELECT id, id AS via FROM m
+      UNION SELECT e.target, e.source FROM edges e JOIN m ON e.source = m.id
+        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+      UNION SELECT e.source, e.target FROM edges e JOIN m ON e.target = m.id
+        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+    )
+    SELECT n.id, n.name, n.type, n.properties -> 'os' AS os,
+      CASE WHEN jsonb_typeof(n.properties -> 'packages') = 'array' THEN n.properties -> 'packages' END AS packages,
+      array_agg(DISTINCT h.via ORDER BY h.via) AS via
+    FROM nodes n JOIN h ON h.id = n.id
+    WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId}
+      AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
+    GROUP BY n.workspace_id, n.id
+    ORDER BY n.id`.execute(db);
+  const external = source && rows.rows.length ? await source(db, scope, rows.rows.map((r) => r.id)) : new Map<string, HostPackageRecord[]>();
+  const hosts: Host[] = [];
+  for (const row of rows.rows) {
+    const raw = external.get(row.id) ?? row.packages;
+    if (!Array.isArray(raw)) continue;
+    const os = osOf(row.os);
+    hosts.push({ id: row.id, name: row.name, type: row.type, os, packages: packagesOf(raw, os), members: row.via });
+  }
+  return hosts;
+}

@@ -1,0 +1,180 @@
+import { Type } from 'typebox';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { pageRequest } from '../../platform/http/pagination.js';
+import { withErrors } from '../../platform/http/schemas.js';
+import { createBusinessServiceService } from './business-service.js';
+import { createServiceSbom } from './sbom.js';
+import { createCveExposure } from './cve-exposure.js';
+import type { HostPackageSource } from './host-software.js';
+import { CveExposure, CveExposureQuery, CycloneDxBom } from './exposure-schemas.js';
+import {
+  AddApplicationsBody, Paged, Service, ServiceBody, ServiceDetail, ServiceListQuery, ServiceMemberParams, ServiceParams, ServiceSubParams, TenantParams,
+} from './schemas.js';
+
+const tags = ['business services'];
+
+/** Business services: criticality, SLA tier, owner and member applications; roll-ups, SBOM, CVE exposure. */
+export function serviceRoutes(options: { hostPackages?: HostPackageSource } = {}): RoutePlugin {
+  return async (app, { deps }) => {
+    const services = createBusinessServiceService(deps);
+    const sbom = createServiceSbom(deps, options.hostPackages);
+    const exposure = createCveExposure(deps, options.hostPackages);
+
+    app.get(
+      '/tenants/:tenantID/services',
+      {
+        config: { permission: 'findings:read' },
+        schema: {
+          operationId: 'listBusinessServices',
+          tags,
+          summary: 'Business services with the roll-up of their applications (resources, findings by severity, health)',
+          params: TenantParams,
+          querystring: ServiceListQuery,
+          response: withErrors({ 200: Paged(Service) }, [401, 403]),
+        },
+      },
+      async (request) => {
+        const { page, per_page, ...query } = request.query;
+        return services.list(contextOf(request).scope, query, pageRequest({ page, per_page }));
+      },
+    );
+
+    app.post(
+      '/tenants/:tenantID/services',
+      {
+        config: { permission: 'applications:write' },
+        schema: {
+          operationId: 'createBusinessService',
+          tags,
+          summary: 'Create a business service, optionally with its member applications',
+          description: '400 for unknown application ids (listed in details.unknown_application_ids); 409 when the name is taken.',
+          params: TenantParams,
+          body: ServiceBody,
+          response: withErrors({ 201: ServiceDetail }, [401, 403, 409]),
+        },
+      },
+      async (request, reply) => reply.status(201).send(await services.create(contextOf(request), request.body)),
+    );
+
+    app.get(
+      '/tenants/:tenantID/services/:svcID',
+      {
+        config: { permission: 'findings:read' },
+        schema: {
+          operationId: 'getBusinessService',
+          tags,
+          summary: 'A business service with each member application and the roll-up from resources to applications to the service',
+          params: ServiceParams,
+          response: withErrors({ 200: ServiceDetail }, [401, 403, 404]),
+        },
+      },
+      async (request) => services.get(contextOf(request).scope, request.params.svcID),
+    );
+
+    app.put(
+      '/tenants/:tenantID/services/:svcID',
+      {
+        config: { permission: 'applications:write' },
+        schema: {
+          operationId: 'updateBusinessService',
+          tags,
+          summary: 'Replace the fields of a business service (members too when application_ids is given)',
+          params: ServiceParams,
+          body: ServiceBody,
+          response: withErrors({ 200: ServiceDetail }, [401, 403, 404, 409]),
+        },
+      },
+      async (request) => services.update(contextOf(request), request.params.svcID, request.body),
+    );
+
+    app.delete(
+      '/tenants/:tenantID/services/:svcID',
+      {
+        config: { permission: 'applications:write' },
+        schema: {
+          operationId: 'deleteBusinessService',
+          tags,
+          summary: 'Delete a business service (its applications stay)',
+          params: ServiceParams,
+          response: withErrors({ 204: Type.Null() }, [401, 403, 404]),
+        },
+      },
+      async (request, reply) => {
+        await services.remove(contextOf(request), request.params.svcID);
+        return reply.status(204).send();
+      },
+    );
+
+    app.post(
+      '/tenants/:tenantID/services/:svcID/applications',
+      {
+        config: { permission: 'applications:write' },
+        schema: {
+          operationId: 'addBusinessServiceApplications',
+          tags,
+          summary: 'Add member applications (already-members are ignored)',
+          description: '400 for unknown application ids (details.unknown_application_ids).',
+          params: ServiceParams,
+          body: AddApplicationsBody,
+          response: withErrors({ 200: ServiceDetail }, [401, 403, 404]),
+        },
+      },
+      async (request) => services.addApplications(contextOf(request), request.params.svcID, request.body.application_ids),
+    );
+
+    app.delete(
+      '/tenants/:tenantID/services/:svcID/applications/:appID',
+      {
+        config: { permission: 'applications:write' },
+        schema: {
+          operationId: 'removeBusinessServiceApplication',
+          tags,
+          summary: 'Remove a member application; 404 when it is not a member',
+          params: ServiceMemberParams,
+          response: withErrors({ 200: ServiceDetail }, [401, 403, 404]),
+        },
+      },
+      async (request) => services.removeApplication(contextOf(request), request.params.svcID, request.params.appID),
+    );
+
+    app.get(
+      '/tenants/:tenantID/services/:serviceID/sbom',
+      {
+        config: { permission: 'nodes:read' },
+        schema: {
+          operationId: 'getBusinessServiceSbom',
+          tags,
+          summary: "CycloneDX 1.5 JSON of the software on the service's hosts (from host-agent data)",
+          description:
+            'Hosts are the member resources with agent data (properties.packages) and the agent host nodes joined to a member by a same_as or runs_on edge. Without agent data the answer is an empty, valid BOM whose metadata property controlgraph:hosts is 0.',
+          params: ServiceSubParams,
+          response: withErrors({ 200: CycloneDxBom }, [401, 403, 404]),
+        },
+      },
+      async (request, reply) => {
+        const bom = await sbom(contextOf(request).scope, request.params.serviceID);
+        return reply.header('content-type', 'application/vnd.cyclonedx+json; version=1.5').send(bom);
+      },
+    );
+
+    app.get(
+      '/tenants/:tenantID/services/:serviceID/cve-exposure',
+      {
+        config: { permission: 'findings:read' },
+        schema: {
+          operationId: 'getBusinessServiceCveExposure',
+          tags,
+          summary: 'CVEs reachable in the service (findings and host packages) with KEV and EPSS, sorted by risk',
+          params: ServiceSubParams,
+          querystring: CveExposureQuery,
+          response: withErrors({ 200: CveExposure }, [401, 403, 404]),
+        },
+      },
+      async (request) => {
+        const { page, per_page, ...query } = request.query;
+        return exposure(contextOf(request).scope, request.params.serviceID, query, pageRequest({ page, per_page }));
+      },
+    );
+  };
+}

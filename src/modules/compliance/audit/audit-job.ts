@@ -1,0 +1,55 @@
+import type { AppDeps } from '../../../deps.js';
+import { json } from '../../../platform/db/schema.js';
+import type { JobDefinition } from '../../../platform/jobs/definition.js';
+import { allRules } from '../rule-catalog.js';
+import { enabledFrameworks } from '../settings-service.js';
+import type { FrameworkId } from '../rules/rule-types.js';
+import { runAudit } from './engine.js';
+import { AUDIT_JOB, requestAudit } from './audit-service.js';
+
+/** The audit as a queued job: the run row follows the job through running, succeeded and failed. */
+export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): JobDefinition {
+  const db = deps.database.db;
+  return {
+    kind: AUDIT_JOB,
+    maxAttempts: 3,
+    leaseMs: 120_000,
+    async run(_payload, ctx) {
+      const run = await db
+        .updateTable('audit_runs')
+        .set({ status: 'running', started_at: ctx.clock.now(), error: null })
+        .where('id', '=', ctx.job.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (!run) return { skipped: 'run deleted' };
+      const scope = { tenantId: run.tenant_id, workspaceId: run.workspace_id };
+      const enabled = await enabledFrameworks(db, scope.tenantId);
+      const frameworks = run.frameworks.filter((f): f is FrameworkId => (enabled as string[]).includes(f));
+      const stats = await runAudit({
+        db,
+        clock: ctx.clock,
+        scope,
+        runId: run.id,
+        frameworks,
+        enabled,
+        rules: await allRules(db, scope.tenantId),
+        signal: ctx.signal,
+      });
+      return stats;
+    },
+    async onSucceeded(job, result, trx) {
+      const run = await trx
+        .updateTable('audit_runs')
+        .set({ status: 'succeeded', finished_at: deps.clock.now(), stats: json(result) })
+        .where('id', '=', job.id)
+        .returningAll()
+        .executeTakeFirst();
+      if (run && run.pending_frameworks.length > 0) {
+        await requestAudit(trx, deps, { tenantId: run.tenant_id, workspaceId: run.workspace_id }, run.pending_frameworks as FrameworkId[], 'follow-up', run.requested_by);
+      }
+    },
+    async onFailed(job, error, trx) {
+      await trx.updateTable('audit_runs').set({ status: 'failed', finished_at: deps.clock.now(), error }).where('id', '=', job.id).execute();
+    },
+  };
+}

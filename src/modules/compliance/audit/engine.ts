@@ -1,0 +1,165 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../platform/db/schema.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import type { Clock } from '../../../platform/clock.js';
+import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
+import { compiledCondition, ruleControls, ruleTouches, type Rule } from '../rule-catalog.js';
+import { controlState, controlKey, type ControlState } from '../controls/control-state.js';
+import { controlTitle } from '../frameworks.js';
+import type { FrameworkId } from '../rules/rule-types.js';
+import { evaluateBatch, type AuditNode, type CompiledRule } from './evaluate.js';
+import { reconcileBatch, resolveVanished } from './reconcile.js';
+
+export interface AuditStats {
+  resources_evaluated: number;
+  rules_evaluated: number;
+  evaluations: number;
+  evaluation_errors: number;
+  findings_created: number;
+  findings_resolved: number;
+  findings_reopened: number;
+  severity_changes: number;
+}
+
+export interface AuditInput {
+  db: Kysely<Database>;
+  clock: Clock;
+  scope: Scope;
+  runId: string;
+  /** Frameworks of this run (already intersected with the tenant's enabled ones). */
+  frameworks: FrameworkId[];
+  /** Every framework the tenant has enabled (the score covers them all). */
+  enabled: FrameworkId[];
+  rules: Rule[];
+  signal?: AbortSignal;
+  batchSize?: number;
+}
+
+export function emptyStats(): AuditStats {
+  return {
+    resources_evaluated: 0,
+    rules_evaluated: 0,
+    evaluations: 0,
+    evaluation_errors: 0,
+    findings_created: 0,
+    findings_resolved: 0,
+    findings_reopened: 0,
+    severity_changes: 0,
+  };
+}
+
+/** Overall score moves of this many points or more emit compliance.score_changed. */
+export const SCORE_EVENT_THRESHOLD = 5;
+
+/**
+ * Evaluates the rules of the run's frameworks over the workspace's nodes in batches (keyset paging by
+ * id, so memory stays flat), reconciles findings per batch with their events, resolves findings of
+ * vanished resources, then emits control and score changes.
+ */
+export async function runAudit(input: AuditInput): Promise<AuditStats> {
+  const { db, scope, clock } = input;
+  const selected = input.rules.filter((r) => input.frameworks.some((f) => ruleTouches(r, f)));
+  const rulesByType = new Map<string, CompiledRule[]>();
+  for (const rule of selected) {
+    const list = rulesByType.get(rule.resource_type) ?? [];
+    list.push({ rule, compiled: compiledCondition(rule) });
+    rulesByType.set(rule.resource_type, list);
+  }
+  const ruleIds = selected.map((r) => r.id);
+  const types = [...rulesByType.keys()];
+  const before = await controlState(db, scope, input.enabled, input.rules, clock.now());
+  const stats: AuditStats = { ...emptyStats(), rules_evaluated: selected.length };
+  const batchSize = input.batchSize ?? 1000;
+  const fetchAfter = (after: string) =>
+    db
+      .selectFrom('nodes')
+      .select(['id', 'type', 'name', 'region', 'account_id', 'properties', 'tags'])
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('type', '=', sql<string>`ANY(${types}::text[])`)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(batchSize)
+      .execute() as Promise<AuditNode[]>;
+  let next = types.length ? fetchAfter('') : Promise.resolve([] as AuditNode[]);
+  // Batches touch disjoint resources, so the writes of one batch may run while the next is read and
+  // evaluated: on PostgreSQL the database works on another core meanwhile. At most two in flight.
+  const inFlight: Array<Promise<void>> = [];
+  const settle = async () => {
+    await inFlight.shift();
+  };
+  let loopError: unknown = null;
+  try {
+    for (;;) {
+      if (input.signal?.aborted) throw new Error('audit aborted');
+      const nodes = await next;
+      if (nodes.length === 0) break;
+      next = nodes.length < batchSize ? Promise.resolve([]) : fetchAfter(nodes[nodes.length - 1]!.id);
+      next.catch(() => undefined);
+      const batch = evaluateBatch(nodes, rulesByType);
+      stats.resources_evaluated += nodes.length;
+      stats.evaluations += batch.evaluations;
+      stats.evaluation_errors += batch.errors;
+      const write = reconcileBatch(db, scope, clock.now(), batch, nodes.map((n) => n.id), ruleIds).then((counts) => {
+        stats.findings_created += counts.created;
+        stats.findings_resolved += counts.resolved;
+        stats.findings_reopened += counts.reopened;
+        stats.severity_changes += counts.severityChanged;
+      });
+      write.catch(() => undefined);
+      inFlight.push(write);
+      if (inFlight.length >= 2) await settle();
+    }
+  } catch (error) {
+    loopError = error;
+  }
+  // Every write finishes (or fails) before the audit reports, so no batch is left half-applied.
+  const results = await Promise.allSettled(inFlight.splice(0));
+  if (loopError) throw loopError;
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  stats.findings_resolved += await resolveVanished(db, scope, clock.now(), ruleIds);
+  const now = clock.now();
+  const afterState = await controlState(db, scope, input.enabled, input.rules, now);
+  const events = controlEvents(scope, input.runId, before, afterState, new Set(selected.flatMap((r) => ruleControls(r).map((m) => controlKey(m.framework, m.control_id)))));
+  if (events.length) await db.transaction().execute((trx) => emitEvents(trx, clock, events));
+  return stats;
+}
+
+/**
+ * compliance.control_failed / control_passed for controls of the audited rules whose state flipped,
+ * and compliance.score_changed for the overall score and each framework moving 5 points or more.
+ */
+function controlEvents(scope: Scope, runId: string, before: ControlState, after: ControlState, audited: Set<string>): NewEvent[] {
+  const events: NewEvent[] = [];
+  const base = { tenantId: scope.tenantId, workspaceId: scope.workspaceId };
+  const newFailures: Record<string, number> = {};
+  const newPasses: Record<string, number> = {};
+  for (const key of audited) {
+    const [framework, controlId] = key.split('\u0000') as [string, string];
+    const wasFailing = before.failing.has(key);
+    const isFailing = after.failing.has(key);
+    if (wasFailing === isFailing || !after.applicable.get(framework as FrameworkId)) continue;
+    const data = { framework, control_id: controlId, title: controlTitle(framework, controlId), triggered_by: runId };
+    if (isFailing) {
+      newFailures[framework] = (newFailures[framework] ?? 0) + 1;
+      events.push({ ...base, type: 'compliance.control_failed', data });
+    } else {
+      newPasses[framework] = (newPasses[framework] ?? 0) + 1;
+      events.push({ ...base, type: 'compliance.control_passed', data });
+    }
+  }
+  const scoreEvent = (framework: string, previous: number, current: number, failures: number, passes: number) => {
+    if (Math.abs(current - previous) < SCORE_EVENT_THRESHOLD) return;
+    events.push({
+      ...base,
+      type: 'compliance.score_changed',
+      data: { framework, previous_score: previous, current_score: current, delta: current - previous, triggered_by: runId, new_failures: failures, new_passes: passes },
+    });
+  };
+  const sum = (record: Record<string, number>) => Object.values(record).reduce((a, b) => a + b, 0);
+  scoreEvent('overall', before.overall, after.overall, sum(newFailures), sum(newPasses));
+  for (const [framework, current] of after.scores) {
+    scoreEvent(framework, before.scores.get(framework) ?? 100, current, newFailures[framework] ?? 0, newPasses[framework] ?? 0);
+  }
+  return events;
+}

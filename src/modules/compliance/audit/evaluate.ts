@@ -1,0 +1,64 @@
+import { evaluateCondition, type CompiledCondition } from '../rules/cel.js';
+import type { Rule } from '../rule-catalog.js';
+import { findingId } from '../findings/identity.js';
+
+export interface AuditNode {
+  id: string;
+  type: string;
+  name: string;
+  region: string;
+  account_id: string | null;
+  properties: Record<string, unknown>;
+  tags: Record<string, unknown>;
+}
+
+export interface CompiledRule {
+  rule: Rule;
+  compiled: CompiledCondition;
+}
+
+export interface BatchResult {
+  /** Finding id → the rule and node that violate. */
+  violations: Map<string, { rule: Rule; node: AuditNode }>;
+  /** Finding ids evaluated cleanly and not violated. */
+  passes: Set<string>;
+  evaluations: number;
+  errors: number;
+  /** A few error samples for the run's stats (rule, resource, message). */
+  errorSamples: Array<{ rule_id: string; resource_id: string; error: string }>;
+}
+
+/**
+ * Evaluates every applicable rule against every node of a batch, in memory. An evaluation error (a
+ * missing field) is counted, and leaves the finding as it was: neither violated nor passed.
+ */
+export function evaluateBatch(nodes: AuditNode[], rulesByType: Map<string, CompiledRule[]>): BatchResult {
+  const result: BatchResult = { violations: new Map(), passes: new Set(), evaluations: 0, errors: 0, errorSamples: [] };
+  for (const node of nodes) {
+    const rules = rulesByType.get(node.type);
+    if (!rules) continue;
+    const resource = {
+      id: node.id,
+      type: node.type,
+      name: node.name,
+      region: node.region,
+      account_id: node.account_id ?? '',
+      properties: node.properties,
+      tags: node.tags,
+    };
+    for (const { rule, compiled } of rules) {
+      result.evaluations++;
+      const outcome = evaluateCondition(compiled, resource);
+      const id = findingId(rule.id, node.id);
+      if ('error' in outcome) {
+        result.errors++;
+        if (result.errorSamples.length < 20) result.errorSamples.push({ rule_id: rule.id, resource_id: node.id, error: outcome.error.slice(0, 300) });
+      } else if (outcome.violated) {
+        result.violations.set(id, { rule, node });
+      } else {
+        result.passes.add(id);
+      }
+    }
+  }
+  return result;
+}

@@ -1,0 +1,80 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../platform/db/schema.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import { activeAt, hasLiveAcceptances } from '../findings/accepted.js';
+import { ruleControls, type Rule } from '../rule-catalog.js';
+import type { FrameworkId } from '../rules/rule-types.js';
+
+export const controlKey = (framework: string, controlId: string) => `${framework}\u0000${controlId}`;
+
+export interface ControlState {
+  /** Controls that count, per framework: mapped by a rule, or covered by a questionnaire. */
+  applicable: Map<FrameworkId, Set<string>>;
+  /** Controls with at least one active finding (open, not accepted). */
+  failing: Set<string>;
+  /** Controls attested and not expired at the moment of the computation. */
+  attested: Set<string>;
+  /** Controls mapped by at least one rule (checked automatically). */
+  automated: Set<string>;
+  scores: Map<FrameworkId, number>;
+  overall: number;
+}
+
+/**
+ * The compliance score of the spec: (passing automated controls + attested controls) / applicable
+ * controls x 100. A rule-mapped control passes while no active finding maps to it; a control passes
+ * by attestation while its attestation is current and no active finding maps to it.
+ */
+export async function controlState(db: Kysely<Database>, scope: Scope, enabled: FrameworkId[], rules: Rule[], now: Date): Promise<ControlState> {
+  const enabledSet = new Set<string>(enabled);
+  const applicable = new Map<FrameworkId, Set<string>>(enabled.map((f) => [f, new Set<string>()]));
+  const automated = new Set<string>();
+  for (const rule of rules) {
+    for (const m of ruleControls(rule)) {
+      if (!enabledSet.has(m.framework)) continue;
+      applicable.get(m.framework)!.add(m.control_id);
+      automated.add(controlKey(m.framework, m.control_id));
+    }
+  }
+  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
+  const [failingRows, attestationRows] = await Promise.all([
+    // Few distinct (control, mappings) combinations exist however many findings there are: take
+    // those and expand the mappings here, instead of expanding every finding in SQL.
+    sql<{ framework: string; control_id: string; framework_mappings: Array<{ framework: string; control_id: string }> }>`
+      SELECT DISTINCT f.framework, f.control_id, f.framework_mappings
+      FROM findings f
+      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}`.execute(db),
+    db
+      .selectFrom('control_attestations')
+      .select(['framework', 'control_id', 'status', 'expires_at'])
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('tenant_id', '=', scope.tenantId)
+      .execute(),
+  ]);
+  const failing = new Set<string>();
+  for (const row of failingRows.rows) {
+    failing.add(controlKey(row.framework, row.control_id));
+    for (const m of row.framework_mappings) failing.add(controlKey(m.framework, m.control_id));
+  }
+  const attested = new Set<string>();
+  for (const row of attestationRows) {
+    if (!enabledSet.has(row.framework)) continue;
+    applicable.get(row.framework as FrameworkId)!.add(row.control_id);
+    if (row.status === 'attested' && row.expires_at && new Date(row.expires_at) > now) attested.add(controlKey(row.framework, row.control_id));
+  }
+  const scores = new Map<FrameworkId, number>();
+  let passingAll = 0;
+  let applicableAll = 0;
+  for (const [framework, controls] of applicable) {
+    let passing = 0;
+    for (const control of controls) {
+      const key = controlKey(framework, control);
+      if (!failing.has(key) && (automated.has(key) || attested.has(key))) passing++;
+    }
+    passingAll += passing;
+    applicableAll += controls.size;
+    scores.set(framework, controls.size === 0 ? 100 : Math.round((100 * passing) / controls.size));
+  }
+  const overall = applicableAll === 0 ? 100 : Math.round((100 * passingAll) / applicableAll);
+  return { applicable, failing, attested, automated, scores, overall };
+}

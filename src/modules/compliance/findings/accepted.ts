@@ -1,0 +1,44 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../../../platform/db/schema.js';
+import '../../risk/tables.js';
+
+/**
+ * True when a live risk acceptance (not revoked, not expired at `now`) covers the finding — through
+ * a single-finding acceptance or a group acceptance whose snapshot holds it. Computed from the clock
+ * at read time, so an acceptance stops applying at the exact moment it expires.
+ */
+export function acceptedAt(alias: string, now: Date): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (
+    SELECT 1 FROM risk_acceptance_findings raf
+    JOIN risk_acceptances ra ON ra.id = raf.acceptance_id
+    WHERE raf.workspace_id = ${sql.ref(`${alias}.workspace_id`)}
+      AND raf.finding_id = ${sql.ref(`${alias}.id`)}
+      AND ra.revoked_at IS NULL
+      AND ra.expires_at > ${now}
+  )`;
+}
+
+/**
+ * Whether the workspace has any live acceptance at `now`. When it has none (the common case), queries
+ * skip the per-finding acceptance check altogether.
+ */
+export async function hasLiveAcceptances(db: Kysely<Database>, workspaceId: string, now: Date): Promise<boolean> {
+  const row = await db
+    .selectFrom('risk_acceptances')
+    .select('id')
+    .where('workspace_id', '=', workspaceId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Open and not covered by a live acceptance: what counts, scores and alerts see. With `live` false
+ * (the workspace has no live acceptance) it is just "open".
+ */
+export function activeAt(alias: string, now: Date, live = true): RawBuilder<boolean> {
+  if (!live) return sql<boolean>`(${sql.ref(`${alias}.status`)} = 'open')`;
+  return sql<boolean>`(${sql.ref(`${alias}.status`)} = 'open' AND NOT ${acceptedAt(alias, now)})`;
+}

@@ -1,0 +1,117 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Database } from '../../../platform/db/schema.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import { offsetOf, type PageRequest } from '../../../platform/http/pagination.js';
+import { acceptedAt, hasLiveAcceptances } from './accepted.js';
+import { SEVERITIES } from '../rules/rule-types.js';
+import '../tables.js';
+
+export type FindingStatusFilter = 'open' | 'resolved' | 'accepted' | 'all';
+
+export interface FindingFilter {
+  ids?: string[];
+  framework?: string;
+  severities?: string[];
+  status: FindingStatusFilter;
+  resourceType?: string;
+  resourceId?: string;
+  controlId?: string;
+  ruleId?: string;
+  groupId?: string;
+  search?: string;
+}
+
+export const FINDING_SORTS = ['severity', 'created_at', 'resource_id', 'last_seen', 'first_seen'] as const;
+
+/**
+ * Whether findings queries of a workspace must check acceptances at `now`; false when it has no live
+ * acceptance, which spares every query a per-finding anti-join.
+ */
+export interface AcceptanceView {
+  now: Date;
+  live: boolean;
+}
+
+export async function acceptanceView(db: Kysely<Database>, scope: Scope, now: Date): Promise<AcceptanceView> {
+  return { now, live: await hasLiveAcceptances(db, scope.workspaceId, now) };
+}
+
+/** The columns a finding is shown with; `status` is the effective one (accepted while covered). */
+export function findingSelection(view: AcceptanceView) {
+  const status = view.live
+    ? sql<'open' | 'resolved' | 'accepted'>`CASE WHEN f.status = 'open' AND ${acceptedAt('f', view.now)} THEN 'accepted' ELSE f.status END`
+    : sql<'open' | 'resolved' | 'accepted'>`f.status`;
+  return [
+    'f.id', 'f.rule_id', 'f.framework', 'f.control_id', 'f.framework_mappings', 'f.severity', 'f.base_severity', 'f.title',
+    'f.description', 'f.remediation', 'f.resource_id', 'f.resource_type', 'f.resource_name', 'f.region', 'f.account_id',
+    'f.cve_ids', 'f.tags', 'f.details', 'f.group_id', 'f.first_seen', 'f.last_seen', 'f.created_at', 'f.updated_at',
+    'f.resolved_at', 'f.resolved_by',
+    status.as('status'),
+  ] as const;
+}
+
+type FindingsQuery = SelectQueryBuilder<Database & { f: Database['findings'] }, 'f', object>;
+
+const RANK: Record<string, number> = Object.fromEntries(SEVERITIES.map((s, i) => [s, 5 - i]));
+
+/**
+ * Applies a filter to `findings as f` of the scope. The workspace id alone scopes findings: workspace
+ * ids are unique across tenants and the authenticator checked the workspace belongs to the tenant,
+ * so a tenant_id predicate would only force heap visits on index scans.
+ */
+export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilter, view: AcceptanceView): FindingsQuery {
+  let q = db.selectFrom('findings as f').where('f.workspace_id', '=', scope.workspaceId) as unknown as FindingsQuery;
+  if (filter.status === 'open') {
+    q = q.where('f.status', '=', 'open');
+    if (view.live) q = q.where(sql<boolean>`NOT ${acceptedAt('f', view.now)}`);
+  } else if (filter.status === 'accepted') {
+    q = view.live ? q.where('f.status', '=', 'open').where(acceptedAt('f', view.now)) : q.where(sql<boolean>`false`);
+  } else if (filter.status === 'resolved') q = q.where('f.status', '=', 'resolved');
+  if (filter.ids?.length) q = q.where('f.id', '=', sql<string>`ANY(${filter.ids}::text[])`);
+  // Through severity_rank, which the list index holds.
+  if (filter.severities?.length) q = q.where(sql<boolean>`f.severity_rank = ANY(${filter.severities.map((s) => RANK[s])}::smallint[])`);
+  if (filter.resourceType) q = q.where('f.resource_type', '=', filter.resourceType);
+  if (filter.resourceId) q = q.where('f.resource_id', '=', filter.resourceId);
+  if (filter.ruleId) q = q.where('f.rule_id', '=', filter.ruleId);
+  if (filter.groupId) q = q.where('f.group_id', '=', filter.groupId);
+  // framework and control match the finding's own control or any of its cross-framework mappings.
+  if (filter.framework && filter.controlId) {
+    const mapping = JSON.stringify([{ framework: filter.framework, control_id: filter.controlId }]);
+    q = q.where((eb) =>
+      eb.or([
+        eb.and([eb('f.framework', '=', filter.framework!), eb('f.control_id', '=', filter.controlId!)]),
+        sql<boolean>`f.framework_mappings @> ${mapping}::jsonb`,
+      ]),
+    );
+  } else if (filter.framework) {
+    const mapping = JSON.stringify([{ framework: filter.framework }]);
+    q = q.where((eb) => eb.or([eb('f.framework', '=', filter.framework!), sql<boolean>`f.framework_mappings @> ${mapping}::jsonb`]));
+  } else if (filter.controlId) {
+    const mapping = JSON.stringify([{ control_id: filter.controlId }]);
+    q = q.where((eb) => eb.or([eb('f.control_id', '=', filter.controlId!), sql<boolean>`f.framework_mappings @> ${mapping}::jsonb`]));
+  }
+  if (filter.search) {
+    const pattern = `%${filter.search.replace(/[%_\\]/g, '\\$&')}%`;
+    q = q.where((eb) => eb.or([eb('f.title', 'ilike', pattern), eb('f.description', 'ilike', pattern), eb('f.resource_id', 'ilike', pattern)]));
+  }
+  return q;
+}
+
+export async function listFindings(db: Kysely<Database>, scope: Scope, filter: FindingFilter, sort: string, page: PageRequest, now: Date) {
+  const desc = sort.startsWith('-');
+  const key = sort.replace(/^-/, '');
+  const direction = desc ? 'desc' : 'asc';
+  const view = await acceptanceView(db, scope, now);
+  let query = filtered(db, scope, filter, view).select(findingSelection(view));
+  query = key === 'severity' ? query.orderBy('f.severity_rank', direction).orderBy('f.created_at', 'desc') : query.orderBy(`f.${key}` as 'f.created_at', direction);
+  const [items, count] = await Promise.all([
+    query.orderBy('f.id').limit(page.perPage).offset(offsetOf(page)).execute(),
+    filtered(db, scope, filter, view).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { items, total: Number(count.n) };
+}
+
+export async function getFinding(db: Kysely<Database>, scope: Scope, id: string, now: Date) {
+  const view = await acceptanceView(db, scope, now);
+  return filtered(db, scope, { status: 'all', ids: [id] }, view).select(findingSelection(view)).executeTakeFirst();
+}

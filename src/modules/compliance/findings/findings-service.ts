@@ -1,0 +1,99 @@
+import type { AppDeps } from '../../../deps.js';
+import type { RequestContext } from '../../../platform/auth/actor.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import { actorOf, writeAudit } from '../../../platform/audit/audit-log.js';
+import { emitEvents } from '../../../platform/events/outbox.js';
+import { badRequest, conflict, notFound } from '../../../platform/http/errors.js';
+import { toPage, type PageRequest } from '../../../platform/http/pagination.js';
+import { SEVERITIES } from '../rules/rule-types.js';
+import { findingResolved } from '../audit/finding-events.js';
+import { getFinding, listFindings, type FindingFilter } from './findings-repo.js';
+
+type Deps = Pick<AppDeps, 'database' | 'clock'>;
+
+export interface ListQuery {
+  id?: string;
+  framework?: string;
+  severity?: string;
+  status?: FindingFilter['status'];
+  resource_type?: string;
+  resource_id?: string;
+  control_id?: string;
+  rule_id?: string;
+  group_id?: string;
+  search?: string;
+  sort?: string;
+}
+
+export function parseSeverities(csv: string | undefined): string[] | undefined {
+  if (!csv) return undefined;
+  const values = csv.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const bad = values.filter((v) => !(SEVERITIES as readonly string[]).includes(v));
+  if (bad.length) throw badRequest(`severity: "${bad.join(', ')}" is not one of ${SEVERITIES.join(', ')}`);
+  return values;
+}
+
+/** The list query's filter fields as a repository filter (status defaults to open). */
+export function filterOf(query: Omit<ListQuery, 'id' | 'sort'>): FindingFilter {
+  return {
+    framework: query.framework,
+    severities: parseSeverities(query.severity),
+    status: query.status ?? 'open',
+    resourceType: query.resource_type,
+    resourceId: query.resource_id,
+    controlId: query.control_id,
+    ruleId: query.rule_id,
+    groupId: query.group_id,
+    search: query.search,
+  };
+}
+
+export function createFindingsService(deps: Deps) {
+  const db = deps.database.db;
+  return {
+    async list(scope: Scope, query: ListQuery, page: PageRequest) {
+      const filter: FindingFilter = {
+        ...filterOf(query),
+        ids: query.id ? [query.id] : undefined,
+        // Asking for one finding by id shows it whatever its status.
+        status: query.status ?? (query.id ? 'all' : 'open'),
+      };
+      const { items, total } = await listFindings(db, scope, filter, query.sort ?? '-severity', page, deps.clock.now());
+      return toPage(items, total, page);
+    },
+
+    async get(scope: Scope, id: string) {
+      const finding = await getFinding(db, scope, id, deps.clock.now());
+      if (!finding) throw notFound('finding not found');
+      return finding;
+    },
+
+    /** Marks an open (or accepted) finding resolved by a user; the next audit reopens it if it still fails. */
+    async resolve(context: RequestContext, id: string, comment?: string) {
+      const { scope } = context;
+      const now = deps.clock.now();
+      const current = await this.get(scope, id);
+      if (current.status === 'resolved') throw conflict('finding is already resolved');
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('findings')
+          .set({ status: 'resolved', resolved_at: now, resolved_by: `${context.actor.type}:${context.actor.id}`, updated_at: now })
+          .where('workspace_id', '=', scope.workspaceId)
+          .where('id', '=', id)
+          .execute();
+        await emitEvents(trx, deps.clock, [findingResolved(scope, current, now, 'user')]);
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId: scope.tenantId,
+          workspaceId: scope.workspaceId,
+          action: 'finding.resolved',
+          targetType: 'finding',
+          targetId: id,
+          details: comment ? { comment } : {},
+        });
+      });
+      return this.get(scope, id);
+    },
+  };
+}
+
+export type FindingsService = ReturnType<typeof createFindingsService>;

@@ -1,0 +1,68 @@
+import { sql } from 'kysely';
+import type { AppDeps } from '../../../deps.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import { toPage, type PageRequest, offsetOf } from '../../../platform/http/pagination.js';
+import { SEVERITIES } from '../rules/rule-types.js';
+import { acceptanceView, filtered, type FindingFilter } from './findings-repo.js';
+
+export function groupLabel(title: string, accountId: string, region: string, count: number): string {
+  return `${title} — account ${accountId || 'unknown'}, ${region || 'global'} (${count} resource${count === 1 ? '' : 's'})`;
+}
+
+/**
+ * Root-cause groups: findings of one rule in one account and region (see identity.ts), newest
+ * activity first, with the group's highest severity and a sample of its resources.
+ */
+export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>) {
+  const db = deps.database.db;
+  return async function grouped(scope: Scope, filter: FindingFilter, page: PageRequest) {
+    const now = deps.clock.now();
+    const base = filtered(db, scope, filter, await acceptanceView(db, scope, now));
+    const [rows, count] = await Promise.all([
+      base
+        .select([
+          'f.group_id',
+          sql<string>`min(f.rule_id)`.as('rule_id'),
+          sql<string>`min(f.title)`.as('title'),
+          sql<string>`min(f.framework)`.as('framework'),
+          sql<string>`min(f.control_id)`.as('control_id'),
+          sql<string>`min(f.account_id)`.as('account_id'),
+          sql<string>`min(f.region)`.as('region'),
+          sql<string>`min(f.resource_type)`.as('resource_type'),
+          sql<number>`max(f.severity_rank)::int`.as('top'),
+          sql<number>`count(*)::int`.as('findings'),
+          sql<string[]>`(array_agg(f.resource_id ORDER BY f.resource_id))[1:20]`.as('resource_ids'),
+          sql<Date>`min(f.first_seen)`.as('first_seen'),
+          sql<Date>`max(f.last_seen)`.as('last_seen'),
+        ])
+        .groupBy('f.group_id')
+        .orderBy(sql`max(f.severity_rank)`, 'desc')
+        .orderBy(sql`count(*)`, 'desc')
+        .orderBy('f.group_id')
+        .limit(page.perPage)
+        .offset(offsetOf(page))
+        .execute(),
+      db
+        .selectFrom(base.select('f.group_id').groupBy('f.group_id').as('g'))
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow(),
+    ]);
+    const items = rows.map((r) => ({
+      group_id: r.group_id,
+      label: groupLabel(r.title, r.account_id, r.region, r.findings),
+      rule_id: r.rule_id,
+      title: r.title,
+      framework: r.framework,
+      control_id: r.control_id,
+      account_id: r.account_id,
+      region: r.region,
+      resource_type: r.resource_type,
+      severity: SEVERITIES[5 - r.top]!,
+      findings: r.findings,
+      resource_ids: r.resource_ids,
+      first_seen: r.first_seen,
+      last_seen: r.last_seen,
+    }));
+    return toPage(items, Number(count.n), page);
+  };
+}

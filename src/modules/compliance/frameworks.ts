@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { projectPath } from '../../platform/paths.js';
+import { FRAMEWORKS, type FrameworkId } from './rules/rule-types.js';
+
+export interface Control {
+  id: string;
+  title: string;
+  family: string;
+  parent?: string;
+  withdrawn?: boolean;
+}
+
+export interface Framework {
+  id: FrameworkId;
+  name: string;
+  version: string;
+  controls: Map<string, Control>;
+}
+
+/**
+ * The control catalogs under content/frameworks/ (see its README for sources), loaded and checked
+ * once; a malformed catalog stops the start naming the file.
+ */
+function loadFramework(id: FrameworkId): Framework {
+  const file = projectPath('content', 'frameworks', `${id}.json`);
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as { id: string; name: string; version: string; controls: Control[] };
+  if (raw.id !== id || !Array.isArray(raw.controls) || raw.controls.length === 0) {
+    throw new Error(`${file}: not a framework catalog for "${id}"`);
+  }
+  const controls = new Map<string, Control>();
+  for (const control of raw.controls) {
+    if (!control.id || !control.title) throw new Error(`${file}: control without id or title`);
+    if (controls.has(control.id)) throw new Error(`${file}: duplicate control ${control.id}`);
+    controls.set(control.id, control);
+  }
+  return { id, name: raw.name, version: raw.version, controls };
+}
+
+let catalogs: Map<FrameworkId, Framework> | null = null;
+
+export function frameworks(): Map<FrameworkId, Framework> {
+  catalogs ??= new Map(FRAMEWORKS.map((id) => [id, loadFramework(id)]));
+  return catalogs;
+}
+
+export function isFrameworkId(value: string): value is FrameworkId {
+  return (FRAMEWORKS as readonly string[]).includes(value);
+}
+
+export function controlTitle(framework: string, controlId: string): string | null {
+  return isFrameworkId(framework) ? (frameworks().get(framework)?.controls.get(controlId)?.title ?? null) : null;
+}

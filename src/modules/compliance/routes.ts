@@ -1,0 +1,175 @@
+import { Type } from 'typebox';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { pageRequest } from '../../platform/http/pagination.js';
+import { Paged, withErrors } from '../../platform/http/schemas.js';
+import { createSettingsService } from './settings-service.js';
+import { createRulesService } from './rules-service.js';
+import { createAuditService } from './audit/audit-service.js';
+import { createControlsService } from './controls/controls-service.js';
+import { ControlGap, ControlsQuery, ControlsStatus, GapsQuery } from './findings/schemas.js';
+import {
+  AuditRun, AuditRunBody, ComplianceSettings, ComplianceSettingsUpdate, RuleInput, RuleListQuery, RuleParams, RuleSchema, RuleUpdate, RunParams,
+  TenantParams,
+} from './schemas.js';
+
+/** Framework settings, rules, audit runs and control status. */
+export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
+  const settings = createSettingsService(deps);
+  const rules = createRulesService(deps);
+  const audits = createAuditService(deps);
+  const controls = createControlsService(deps);
+
+  app.get(
+    '/tenants/:tenantID/settings/compliance',
+    {
+      config: { permission: 'tenant:read' },
+      schema: { operationId: 'getComplianceSettings', tags: ['compliance'], params: TenantParams, response: withErrors({ 200: ComplianceSettings }, [401, 403]) },
+    },
+    async (request) => settings.get(contextOf(request).scope.tenantId),
+  );
+  app.put(
+    '/tenants/:tenantID/settings/compliance',
+    {
+      config: { permission: 'tenant:update' },
+      schema: {
+        operationId: 'updateComplianceSettings',
+        tags: ['compliance'],
+        summary: 'Enable or disable frameworks for the tenant',
+        params: TenantParams,
+        body: ComplianceSettingsUpdate,
+        response: withErrors({ 200: ComplianceSettings }, [401, 403]),
+      },
+    },
+    async (request) => settings.update(contextOf(request), request.body.frameworks),
+  );
+
+  app.get(
+    '/tenants/:tenantID/rules',
+    {
+      config: { permission: 'rules:read' },
+      schema: { operationId: 'listRules', tags: ['rules'], params: TenantParams, querystring: RuleListQuery, response: withErrors({ 200: Paged(RuleSchema) }, [401, 403]) },
+    },
+    async (request) => {
+      const { page, per_page, ...filter } = request.query;
+      return rules.list(contextOf(request), filter, pageRequest({ page, per_page }));
+    },
+  );
+  app.get(
+    '/tenants/:tenantID/rules/:ruleID',
+    {
+      config: { permission: 'rules:read' },
+      schema: { operationId: 'getRule', tags: ['rules'], params: RuleParams, response: withErrors({ 200: RuleSchema }, [401, 403, 404]) },
+    },
+    async (request) => rules.get(contextOf(request), request.params.ruleID),
+  );
+  app.post(
+    '/tenants/:tenantID/rules',
+    {
+      config: { permission: 'rules:write' },
+      schema: {
+        operationId: 'createRule',
+        tags: ['rules'],
+        summary: 'Create a custom rule; its CEL condition is true when a resource violates it',
+        params: TenantParams,
+        body: RuleInput,
+        response: withErrors({ 201: RuleSchema }, [401, 403, 409]),
+      },
+    },
+    async (request, reply) => reply.status(201).send(await rules.create(contextOf(request), request.body)),
+  );
+  app.put(
+    '/tenants/:tenantID/rules/:ruleID',
+    {
+      config: { permission: 'rules:write' },
+      schema: {
+        operationId: 'updateRule',
+        tags: ['rules'],
+        summary: 'Replace a custom rule (built-in rules are read-only: 403)',
+        params: RuleParams,
+        body: RuleUpdate,
+        response: withErrors({ 200: RuleSchema }, [401, 403, 404]),
+      },
+    },
+    async (request) => rules.update(contextOf(request), request.params.ruleID, request.body),
+  );
+  app.delete(
+    '/tenants/:tenantID/rules/:ruleID',
+    {
+      config: { permission: 'rules:write' },
+      schema: {
+        operationId: 'deleteRule',
+        tags: ['rules'],
+        summary: 'Delete a custom rule and resolve its open findings (built-in rules: 403)',
+        params: RuleParams,
+        response: withErrors({ 204: Type.Null() }, [401, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      await rules.delete(contextOf(request), request.params.ruleID);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/tenants/:tenantID/findings/run',
+    {
+      config: { permission: 'audit:run' },
+      schema: {
+        operationId: 'runAudit',
+        tags: ['findings'],
+        summary: 'Queue an audit of the workspace ({} = every enabled framework)',
+        description: 'One audit per workspace is queued or running at a time: asking again returns that run.',
+        params: TenantParams,
+        body: AuditRunBody,
+        response: withErrors({ 202: AuditRun }, [401, 403]),
+      },
+    },
+    async (request, reply) => {
+      const { scope, actor } = contextOf(request);
+      return reply.status(202).send(await audits.start(scope, request.body?.framework, `${actor.type}:${actor.id}`));
+    },
+  );
+  app.get(
+    '/tenants/:tenantID/findings/runs/:jobID',
+    {
+      config: { permission: 'findings:read' },
+      schema: { operationId: 'getAuditRun', tags: ['findings'], params: RunParams, response: withErrors({ 200: AuditRun }, [401, 403, 404]) },
+    },
+    async (request) => audits.get(contextOf(request).scope, request.params.jobID),
+  );
+
+  app.get(
+    '/tenants/:tenantID/controls/status',
+    {
+      config: { permission: 'findings:read' },
+      schema: {
+        operationId: 'getControlsStatus',
+        tags: ['controls'],
+        summary: 'Compliance score, active findings by severity and by framework',
+        params: TenantParams,
+        querystring: ControlsQuery,
+        response: withErrors({ 200: ControlsStatus }, [401, 403]),
+      },
+    },
+    async (request) => controls.status(contextOf(request).scope, request.query.framework),
+  );
+  app.get(
+    '/tenants/:tenantID/controls/gaps',
+    {
+      config: { permission: 'findings:read' },
+      schema: {
+        operationId: 'listControlGaps',
+        tags: ['controls'],
+        summary: 'Applicable controls that do not pass: failing, or covered only by questionnaires and not attested',
+        params: TenantParams,
+        querystring: GapsQuery,
+        response: withErrors({ 200: Paged(ControlGap) }, [401, 403]),
+      },
+    },
+    async (request) => {
+      const { page, per_page, framework } = request.query;
+      return controls.gaps(contextOf(request).scope, framework, pageRequest({ page, per_page }));
+    },
+  );
+};

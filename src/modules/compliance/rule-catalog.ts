@@ -1,0 +1,104 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/db/schema.js';
+import { loadBuiltinRules } from './rules/content-loader.js';
+import { compileCondition, type CompiledCondition } from './rules/cel.js';
+import type { FrameworkMapping, Remediation, RuleDefinition, Severity } from './rules/rule-types.js';
+import './tables.js';
+
+/** A rule as the engine and the API see it: built-in (from content) or custom (per tenant). */
+export interface Rule {
+  id: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  resource_type: string;
+  framework: string;
+  control_id: string;
+  framework_mappings: FrameworkMapping[];
+  condition: string;
+  remediation: Remediation;
+  builtin: boolean;
+  definition: RuleDefinition | null;
+  updated_at?: Date;
+}
+
+let builtins: Rule[] | null = null;
+
+/** Built-in rules, loaded and compiled once per process; a bad rule file stops the start. */
+export function builtinRules(): Rule[] {
+  builtins ??= loadBuiltinRules().map((d) => ({
+    id: d.id,
+    title: d.title,
+    description: d.description,
+    severity: d.severity,
+    resource_type: d.resource_type,
+    framework: d.framework,
+    control_id: d.control_id,
+    framework_mappings: d.framework_mappings,
+    condition: d.condition,
+    remediation: d.remediation,
+    builtin: true,
+    definition: d,
+  }));
+  return builtins;
+}
+
+export function builtinRule(id: string): Rule | undefined {
+  return builtinRules().find((r) => r.id === id);
+}
+
+export async function customRules(db: Kysely<Database>, tenantId: string): Promise<Rule[]> {
+  const rows = await db.selectFrom('custom_rules').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    title: r.title,
+    description: r.description,
+    severity: r.severity,
+    resource_type: r.resource_type,
+    framework: r.framework,
+    control_id: r.control_id,
+    framework_mappings: r.framework_mappings,
+    condition: r.condition,
+    remediation: r.remediation,
+    builtin: false,
+    definition: null,
+    updated_at: new Date(r.updated_at),
+  }));
+}
+
+/** Every rule of the tenant: built-in first, then custom. */
+export async function allRules(db: Kysely<Database>, tenantId: string): Promise<Rule[]> {
+  return [...builtinRules(), ...(await customRules(db, tenantId))];
+}
+
+/** True when the rule's failure affects the framework (its own or a mapped control). */
+export function ruleTouches(rule: Rule, framework: string): boolean {
+  return rule.framework === framework || rule.framework_mappings.some((m) => m.framework === framework);
+}
+
+/** Every (framework, control) the rule's failure affects. */
+export function ruleControls(rule: Pick<Rule, 'framework' | 'control_id' | 'framework_mappings'>): FrameworkMapping[] {
+  const seen = new Set<string>();
+  const out: FrameworkMapping[] = [];
+  for (const m of [{ framework: rule.framework, control_id: rule.control_id } as FrameworkMapping, ...rule.framework_mappings]) {
+    const key = `${m.framework}\u0000${m.control_id}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(m);
+    }
+  }
+  return out;
+}
+
+const compiled = new Map<string, CompiledCondition>();
+
+/** Compiled conditions are cached by expression text: custom rules recompile only when edited. */
+export function compiledCondition(rule: Rule): CompiledCondition {
+  let c = compiled.get(rule.condition);
+  if (!c) {
+    c = compileCondition(rule.condition);
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(rule.condition, c);
+  }
+  return c;
+}

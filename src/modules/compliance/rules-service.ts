@@ -1,0 +1,178 @@
+import type { Static } from 'typebox';
+import type { AppDeps } from '../../deps.js';
+import type { RequestContext } from '../../platform/auth/actor.js';
+import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { badRequest, conflict, forbidden, notFound } from '../../platform/http/errors.js';
+import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { json } from '../../platform/db/schema.js';
+import { emitEvents } from '../../platform/events/outbox.js';
+import { ConditionCompileError, compileCondition } from './rules/cel.js';
+import { frameworks } from './frameworks.js';
+import { allRules, builtinRule, customRules, ruleTouches, type Rule } from './rule-catalog.js';
+import type { RuleInput, RuleUpdate } from './schemas.js';
+import type { FrameworkId } from './rules/rule-types.js';
+
+type Deps = Pick<AppDeps, 'database' | 'clock'>;
+
+export function presentRule(rule: Rule) {
+  return {
+    id: rule.id,
+    title: rule.title,
+    description: rule.description,
+    severity: rule.severity,
+    resource_type: rule.resource_type,
+    framework: rule.framework,
+    control_id: rule.control_id,
+    framework_mappings: rule.framework_mappings,
+    condition: rule.condition,
+    remediation: rule.remediation,
+    builtin: rule.builtin,
+    terraform_fix_available: Boolean(rule.definition?.terraform),
+  };
+}
+
+/** A condition that does not compile is the client's mistake: 400 with the compiler's message. */
+function checkCondition(condition: string): void {
+  try {
+    compileCondition(condition);
+  } catch (error) {
+    if (error instanceof ConditionCompileError) {
+      throw badRequest(`condition does not compile: ${error.summary ?? error.message}`, { compiler_message: error.message });
+    }
+    throw error;
+  }
+}
+
+function checkControls(input: Static<typeof RuleUpdate>): void {
+  for (const m of [{ framework: input.framework, control_id: input.control_id }, ...(input.framework_mappings ?? [])]) {
+    if (!frameworks().get(m.framework as FrameworkId)?.controls.has(m.control_id)) {
+      throw badRequest(`unknown control ${m.control_id} in ${m.framework}`);
+    }
+  }
+}
+
+export function createRulesService(deps: Deps) {
+  const db = deps.database.db;
+
+  return {
+    async list(context: RequestContext, filter: { framework?: string; resource_type?: string; severity?: string; builtin?: boolean }, page: PageRequest) {
+      const rules = (await allRules(db, context.scope.tenantId)).filter(
+        (r) =>
+          (!filter.framework || ruleTouches(r, filter.framework)) &&
+          (!filter.resource_type || r.resource_type === filter.resource_type) &&
+          (!filter.severity || r.severity === filter.severity) &&
+          (filter.builtin === undefined || r.builtin === filter.builtin),
+      );
+      const start = offsetOf(page);
+      return toPage(rules.slice(start, start + page.perPage).map(presentRule), rules.length, page);
+    },
+
+    async get(context: RequestContext, id: string) {
+      const rule = builtinRule(id) ?? (await customRules(db, context.scope.tenantId)).find((r) => r.id === id);
+      if (!rule) throw notFound('rule not found');
+      return presentRule(rule);
+    },
+
+    async create(context: RequestContext, input: Static<typeof RuleInput>) {
+      if (builtinRule(input.id)) throw conflict(`"${input.id}" is the id of a built-in rule`);
+      checkCondition(input.condition);
+      checkControls(input);
+      const now = deps.clock.now();
+      const exists = await db.selectFrom('custom_rules').select('id').where('tenant_id', '=', context.scope.tenantId).where('id', '=', input.id).executeTakeFirst();
+      if (exists) throw conflict(`a custom rule "${input.id}" already exists`);
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('custom_rules')
+          .values({
+            tenant_id: context.scope.tenantId,
+            id: input.id,
+            ...ruleColumns(input),
+            created_by: context.actor.id,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await writeAudit(trx, deps.clock, actorOf(context), { tenantId: context.scope.tenantId, action: 'rule.created', targetType: 'rule', targetId: input.id });
+      });
+      return this.get(context, input.id);
+    },
+
+    async update(context: RequestContext, id: string, input: Static<typeof RuleUpdate>) {
+      if (builtinRule(id)) throw forbidden('built-in rules are read-only');
+      checkCondition(input.condition);
+      checkControls(input);
+      const result = await db.transaction().execute(async (trx) => {
+        const updated = await trx
+          .updateTable('custom_rules')
+          .set({
+            ...ruleColumns(input),
+            updated_at: deps.clock.now(),
+          })
+          .where('tenant_id', '=', context.scope.tenantId)
+          .where('id', '=', id)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return false;
+        await writeAudit(trx, deps.clock, actorOf(context), { tenantId: context.scope.tenantId, action: 'rule.updated', targetType: 'rule', targetId: id });
+        return true;
+      });
+      if (!result) throw notFound('rule not found');
+      return this.get(context, id);
+    },
+
+    /** Deletes a custom rule and resolves its open findings in every workspace of the tenant. */
+    async delete(context: RequestContext, id: string) {
+      if (builtinRule(id)) throw forbidden('built-in rules are read-only');
+      const now = deps.clock.now();
+      const deleted = await db.transaction().execute(async (trx) => {
+        const result = await trx.deleteFrom('custom_rules').where('tenant_id', '=', context.scope.tenantId).where('id', '=', id).executeTakeFirst();
+        if (Number(result.numDeletedRows) === 0) return false;
+        const resolved = await trx
+          .updateTable('findings')
+          .set({ status: 'resolved', resolved_at: now, resolved_by: 'rule_deleted', updated_at: now })
+          .where('tenant_id', '=', context.scope.tenantId)
+          .where('rule_id', '=', id)
+          .where('status', '=', 'open')
+          .returning(['id', 'workspace_id', 'resource_id'])
+          .execute();
+        await emitEvents(
+          trx,
+          deps.clock,
+          resolved.map((f) => ({
+            tenantId: context.scope.tenantId,
+            workspaceId: f.workspace_id,
+            type: 'finding.resolved',
+            data: { finding_id: f.id, resolved_at: now.toISOString(), rule_id: id, resource_id: f.resource_id, resolved_by: 'rule_deleted' },
+          })),
+        );
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId: context.scope.tenantId,
+          action: 'rule.deleted',
+          targetType: 'rule',
+          targetId: id,
+          details: { findings_resolved: resolved.length },
+        });
+        return true;
+      });
+      if (!deleted) throw notFound('rule not found');
+    },
+  };
+}
+
+/** The stored columns of a custom rule's editable fields. */
+function ruleColumns(input: Static<typeof RuleUpdate>) {
+  return {
+    title: input.title,
+    description: input.description,
+    severity: input.severity,
+    resource_type: input.resource_type,
+    framework: input.framework,
+    control_id: input.control_id,
+    framework_mappings: json(input.framework_mappings ?? []),
+    condition: input.condition,
+    remediation: json(withOrder(input.remediation)),
+  };
+}
+
+function withOrder(remediation: Static<typeof RuleInput>['remediation']) {
+  return { summary: remediation.summary, steps: remediation.steps.map((s, i) => ({ order: i + 1, action: s.action, command: s.command })) };
+}

@@ -1,0 +1,160 @@
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { projectPath } from '../../../platform/paths.js';
+import { serviceOf } from '../../../../test/fixtures/rules/fixtures.js';
+import { compileCondition } from './cel.js';
+import { loadBuiltinRules, RuleContentError } from './content-loader.js';
+
+const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'kms', 'lambda', 'rds', 's3', 'vpc'];
+
+describe('built-in rule content', () => {
+  const rules = loadBuiltinRules();
+
+  it('loads at least 60 rules covering the 11 services', () => {
+    expect(rules.length).toBeGreaterThanOrEqual(60);
+    expect([...new Set(rules.map(serviceOf))].sort()).toEqual(SERVICES);
+  });
+
+  it('has unique ids without colons, and every condition compiles', () => {
+    expect(new Set(rules.map((r) => r.id)).size).toBe(rules.length);
+    for (const rule of rules) {
+      expect(rule.id).toMatch(/^[a-z0-9-]+$/);
+      expect(() => compileCondition(rule.condition), rule.id).not.toThrow();
+    }
+  });
+
+  it('numbers remediation steps and records where each rule is defined', () => {
+    for (const rule of rules) {
+      expect(rule.builtin).toBe(true);
+      expect(rule.remediation.steps.map((s) => s.order)).toEqual(rule.remediation.steps.map((_, i) => i + 1));
+      const line = readFileSync(projectPath(rule.source.file), 'utf8').split('\n')[rule.source.line - 1];
+      expect(line, `${rule.source.file}:${rule.source.line}`).toBe(`  - id: ${rule.id}`);
+    }
+  });
+
+  it('are all listed in the table of content/rules/README.md', () => {
+    const readme = readFileSync(projectPath('content', 'rules', 'README.md'), 'utf8');
+    for (const rule of rules) {
+      expect(readme, rule.id).toContain(`| \`${rule.id}\` | \`${rule.resource_type}\` | ${rule.severity} | ${rule.framework} ${rule.control_id} |`);
+    }
+  });
+
+  it('keeps quoted control ids as strings and the Terraform fix shape', () => {
+    const cis = rules.find((r) => r.id === 'aws-cloudtrail-multi-region')!;
+    expect(cis).toMatchObject({ framework: 'cis-aws', control_id: '4.1', severity: 'HIGH', resource_type: 'aws.cloudtrail.trail' });
+    expect(cis.terraform).toEqual({ resource: 'aws_cloudtrail', set: { is_multi_region_trail: true, include_global_service_events: true } });
+    const s3 = rules.find((r) => r.id === 'aws-s3-bucket-default-encryption')!;
+    expect(s3.terraform?.add_block).toContain('bucket = ${ref}.id');
+  });
+});
+
+describe('malformed rule files', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const RULE = (overrides: Record<string, string> = {}) => {
+    const fields: Record<string, string> = {
+      id: 'demo-rule',
+      title: 'Demo resource is configured',
+      description: 'A rule used by the loader tests.',
+      severity: 'HIGH',
+      resource_type: 'aws.s3.bucket',
+      config_resource_type: 'AWS::S3::Bucket',
+      framework: 'cis-aws',
+      control_id: '"3.1.4"',
+      framework_mappings: '[{ framework: soc2, control_id: CC6.1 }]',
+      reads: '[configuration.name]',
+      condition: 'resource.properties.configuration.name == "x"',
+      remediation: '{ summary: Fix it., steps: [{ action: Do it, command: aws s3api do-it }] }',
+      ...overrides,
+    };
+    return '  - ' + Object.entries(fields).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\n    ');
+  };
+
+  /** Writes files into a fresh temp dir and returns the loader's error message. */
+  function loadError(files: Record<string, string>): string {
+    dir = mkdtempSync(join(tmpdir(), 'rules-'));
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(join(dir, name, '..'), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
+    try {
+      loadBuiltinRules(dir);
+    } catch (err) {
+      expect(err).toBeInstanceOf(RuleContentError);
+      return (err as Error).message;
+    }
+    throw new Error('expected the load to fail');
+  }
+
+  const file = (...rules: string[]) => `service: demo\nrules:\n${rules.join('\n')}\n`;
+
+  it('accepts a well-formed file (the baseline of the cases below)', () => {
+    dir = mkdtempSync(join(tmpdir(), 'rules-'));
+    writeFileSync(join(dir, 'demo.yaml'), file(RULE()));
+    const [rule] = loadBuiltinRules(dir);
+    expect(rule).toMatchObject({ id: 'demo-rule', control_id: '3.1.4', source: { file: join(dir, 'demo.yaml'), line: 3 } });
+    expect(rule!.remediation.steps).toEqual([{ order: 1, action: 'Do it', command: 'aws s3api do-it' }]);
+  });
+
+  it('reports invalid YAML with its line', () => {
+    const message = loadError({ 'aws/bad.yaml': 'service: demo\nrules:\n  - id: x\n    title: [unclosed\n    severity: HIGH\n' });
+    expect(message).toMatch(/aws\/bad\.yaml:\d+: invalid YAML/);
+  });
+
+  it('reports a missing required field at the rule', () => {
+    const message = loadError({ 'demo.yaml': file(RULE(), RULE({ id: 'second-rule', title: '' })) });
+    expect(message).toBe(`${join(dir, 'demo.yaml')}:15: rule "second-rule": title is required`);
+  });
+
+  it('reports a bad severity at its line', () => {
+    const message = loadError({ 'demo.yaml': file(RULE({ severity: 'SEVERE' })) });
+    expect(message).toBe(`${join(dir, 'demo.yaml')}:6: rule "demo-rule": severity must be one of CRITICAL, HIGH, MEDIUM, LOW, INFO (got "SEVERE")`);
+  });
+
+  it('reports a condition that does not compile, with the compiler message', () => {
+    const message = loadError({ 'demo.yaml': file(RULE({ condition: 'resource.properties.configuration.name ==' })) });
+    expect(message).toMatch(/demo\.yaml:13: rule "demo-rule": condition does not compile: Unexpected token: EOF \(at character \d+ of the condition\)/);
+    const typed = loadError({ 'demo.yaml': file(RULE({ condition: `'"a" + 1 == 2'` })) });
+    expect(typed).toMatch(/demo\.yaml:13: rule "demo-rule": condition does not compile: no such overload: string \+ int/);
+    const notBool = loadError({ 'demo.yaml': file(RULE({ condition: '1 + 2' })) });
+    expect(notBool).toMatch(/condition does not compile: condition must evaluate to bool, not int/);
+  });
+
+  it('reports a duplicate id across files with both places', () => {
+    const message = loadError({ 'a.yaml': file(RULE()), 'b.yaml': file(RULE()) });
+    expect(message).toBe(`${join(dir, 'b.yaml')}:3: rule "demo-rule": duplicate rule id (first defined at ${join(dir, 'a.yaml')}:3)`);
+  });
+
+  it('reports ids with colons, unquoted numeric control ids, unknown fields, bad mappings and empty steps together', () => {
+    const message = loadError({
+      'demo.yaml': file(
+        RULE({ id: 'demo:rule' }),
+        RULE({ id: 'numeric-control', control_id: '3.10' }),
+        RULE({ id: 'typo', serverity: 'HIGH' }),
+        RULE({ id: 'bad-mapping', framework_mappings: '[{ framework: iso27001, control_id: A.5.1 }]' }),
+        RULE({ id: 'no-steps', remediation: '{ summary: Fix it., steps: [] }' }),
+        RULE({ id: 'wrong-type', resource_type: 'aws.ec2.instance' }),
+      ),
+    });
+    expect(message).toMatch(/^6 problems in rule content:/);
+    expect(message).toContain('demo.yaml:3: rule "demo:rule": id must be lower-case letters, digits and single hyphens');
+    expect(message).toContain('rule "numeric-control": control_id must be a string (quote it)');
+    expect(message).toContain('rule "typo": unknown field "serverity"');
+    expect(message).toContain('rule "bad-mapping": framework must be one of nist-800-53, cis-aws, pci-dss, soc2 (got "iso27001")');
+    expect(message).toContain('rule "no-steps": remediation.steps must be a non-empty list');
+    expect(message).toContain('rule "wrong-type": config_resource_type AWS::S3::Bucket is node type aws.s3.bucket, not aws.ec2.instance');
+  });
+
+  it('reports a terraform fix with both or neither of add_block and set', () => {
+    const message = loadError({ 'demo.yaml': file(RULE({ terraform: '{ resource: aws_s3_bucket, set: { acl: private }, add_block: x }' })) });
+    expect(message).toContain('terraform needs exactly one of add_block or set');
+  });
+
+  it('refuses a missing directory and a file without rules', () => {
+    expect(() => loadBuiltinRules('/nonexistent/rules')).toThrow(/\/nonexistent\/rules:0: rule directory not found/);
+    expect(loadError({ 'demo.yaml': 'service: demo\nrules: []\n' })).toMatch(/demo\.yaml:2: rules must be a non-empty list/);
+  });
+});

@@ -1,0 +1,80 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectPath } from '../../../platform/paths.js';
+
+/**
+ * The AWS property model shipped in `content/aws-config-schema/`: for each AWS Config resource type,
+ * the flattened property paths of its configuration item (`configuration.ipPermissions.fromPort`,
+ * lists unmarked) and their leaf types. A path "exists" for a type when it is a leaf of the schema or
+ * an object/list on the way to one (`configuration.ipPermissions`), because conditions test whole
+ * blocks with `has()` and range over lists.
+ */
+export interface PropertyModel {
+  /** Every AWS Config resource type in the schema, e.g. `AWS::S3::Bucket`, sorted. */
+  resourceTypes(): string[];
+  hasResourceType(configType: string): boolean;
+  hasPath(configType: string, path: string): boolean;
+  /** The leaf type (`string`, `boolean`, `integer`, …), `object` for an inner path, undefined if absent. */
+  typeOf(configType: string, path: string): string | undefined;
+  /** The leaf paths of a type with their types; empty for an unknown type. */
+  paths(configType: string): ReadonlyMap<string, string>;
+}
+
+const SUFFIX = '.properties.json';
+
+export const defaultSchemaDir = (): string => projectPath('content', 'aws-config-schema');
+
+/**
+ * Reads the list of types eagerly (one directory listing) and each type's file on first use: rules
+ * touch a few dozen of the 413 types, so loading all of them would be wasted start-up time.
+ */
+export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyModel {
+  const typesDir = join(dir, 'resource-types');
+  if (!existsSync(typesDir)) throw new Error(`AWS Config schema not found: ${typesDir}`);
+  const types = readdirSync(typesDir)
+    .filter((f) => f.endsWith(SUFFIX))
+    .map((f) => f.slice(0, -SUFFIX.length))
+    .sort();
+  const known = new Set(types);
+  const cache = new Map<string, { leaves: Map<string, string>; inner: Set<string> }>();
+
+  function load(configType: string) {
+    let entry = cache.get(configType);
+    if (entry) return entry;
+    const leaves = new Map<string, string>();
+    const inner = new Set<string>();
+    if (known.has(configType)) {
+      const raw = JSON.parse(readFileSync(join(typesDir, configType + SUFFIX), 'utf8')) as Record<string, string>;
+      for (const [path, type] of Object.entries(raw)) {
+        leaves.set(path, type);
+        const parts = path.split('.');
+        for (let i = 1; i < parts.length; i++) inner.add(parts.slice(0, i).join('.'));
+      }
+    }
+    entry = { leaves, inner };
+    cache.set(configType, entry);
+    return entry;
+  }
+
+  return {
+    resourceTypes: () => [...types],
+    hasResourceType: (configType) => known.has(configType),
+    hasPath: (configType, path) => {
+      const { leaves, inner } = load(configType);
+      return leaves.has(path) || inner.has(path);
+    },
+    typeOf: (configType, path) => {
+      const { leaves, inner } = load(configType);
+      return leaves.get(path) ?? (inner.has(path) ? 'object' : undefined);
+    },
+    paths: (configType) => load(configType).leaves,
+  };
+}
+
+let shared: PropertyModel | undefined;
+
+/** The shipped schema, loaded once per process. */
+export function propertyModel(): PropertyModel {
+  shared ??= loadPropertyModel();
+  return shared;
+}

@@ -1,0 +1,75 @@
+/**
+ * The shape of a compliance rule once loaded. Built-in rules come from `content/rules/**.yaml`
+ * (see content/rules/README.md); custom rules created through the API share every field except
+ * `builtin`, `source`, `reads` and `prowler_checks`, which only the shipped content carries.
+ */
+
+export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+export type FrameworkId = (typeof FRAMEWORKS)[number];
+
+export interface FrameworkMapping {
+  framework: FrameworkId;
+  control_id: string;
+}
+
+export interface RemediationStep {
+  /** 1..n, from the step's position in the file. */
+  order: number;
+  action: string;
+  command: string;
+}
+
+export interface Remediation {
+  summary: string;
+  steps: RemediationStep[];
+}
+
+/**
+ * How to fix the finding in Terraform, for the node's own resource block. Exactly one of `add_block`
+ * (a block appended after the resource; `${name}` is the resource's Terraform name and `${ref}` its
+ * address) or `set` (top-level attributes added or replaced inside the resource's block).
+ */
+export interface TerraformFix {
+  resource: string;
+  add_block?: string;
+  set?: Record<string, TerraformValue>;
+}
+
+export type TerraformScalar = string | number | boolean;
+export type TerraformValue = TerraformScalar | TerraformScalar[];
+
+export interface RuleSource {
+  /** Path relative to the project root when the file is inside it, absolute otherwise. */
+  file: string;
+  /** 1-based line of the rule's first key. */
+  line: number;
+}
+
+export interface RuleDefinition {
+  id: string;
+  title: string;
+  description: string;
+  severity: Severity;
+  /** Node type, `<provider>.<service>.<type>`, e.g. `aws.s3.bucket`. */
+  resource_type: string;
+  /** The AWS Config type the node type derives from, e.g. `AWS::S3::Bucket` (AWS rules only). */
+  config_resource_type?: string;
+  framework: FrameworkId;
+  control_id: string;
+  framework_mappings: FrameworkMapping[];
+  /** CEL over `resource`; true when the resource VIOLATES the rule. */
+  condition: string;
+  remediation: Remediation;
+  terraform?: TerraformFix;
+  /** A violation makes the resource reachable from the Internet (used by the risk score). */
+  exposure?: 'internet';
+  /** Every property path the condition reads, schema form (no `properties.` prefix). */
+  reads: string[];
+  /** The Prowler checks the rule reproduces, which ground its framework mappings. */
+  prowler_checks?: string[];
+  builtin: true;
+  source: RuleSource;
+}

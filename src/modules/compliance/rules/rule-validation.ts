@@ -1,0 +1,257 @@
+import { isMap, isScalar, isSeq, type LineCounter, type Node, type YAMLMap } from 'yaml';
+import { isConfigResourceType, nodeTypeFromConfigType } from './aws-node-type.js';
+import { compileCondition, ConditionCompileError } from './cel.js';
+import type { RuleIssue } from './rule-errors.js';
+import {
+  FRAMEWORKS,
+  SEVERITIES,
+  type FrameworkId,
+  type FrameworkMapping,
+  type RemediationStep,
+  type RuleDefinition,
+  type Severity,
+  type TerraformFix,
+  type TerraformValue,
+} from './rule-types.js';
+
+/**
+ * Turns one rule's YAML map into a RuleDefinition, reporting each problem at the line of the field
+ * that has it. Works on the YAML node tree rather than plain JS values so every error has a line.
+ */
+
+export const RULE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const NODE_TYPE = /^[a-z][a-z0-9]*\.[a-z0-9]+\.[a-z0-9_]+$/;
+const PROPERTY_PATH = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
+const CHECK_ID = /^[a-z0-9_]+$/;
+const TERRAFORM_TYPE = /^[a-z][a-z0-9_]*$/;
+
+const FIELDS = new Set([
+  'id', 'title', 'description', 'severity', 'resource_type', 'config_resource_type', 'framework', 'control_id',
+  'framework_mappings', 'prowler_checks', 'reads', 'condition', 'remediation', 'terraform', 'exposure',
+]);
+
+export interface RuleFile {
+  /** As shown in messages. */
+  file: string;
+  lines: LineCounter;
+}
+
+class Reader {
+  ok = true;
+  constructor(
+    private readonly at: RuleFile,
+    private readonly issues: RuleIssue[],
+    readonly rule: string | undefined,
+  ) {}
+
+  line(node: Node | null | undefined, fallback?: Node): number {
+    const offset = node?.range?.[0] ?? fallback?.range?.[0] ?? 0;
+    return this.at.lines.linePos(offset).line;
+  }
+
+  fail(node: Node | null | undefined, message: string, fallback?: Node): undefined {
+    this.ok = false;
+    this.issues.push({ file: this.at.file, line: this.line(node, fallback), rule: this.rule, message });
+    return undefined;
+  }
+
+  /** The value node of `key`, or undefined (reported when required). */
+  field(map: YAMLMap, key: string, required: boolean): Node | undefined {
+    const pair = map.items.find((p) => isScalar(p.key) && p.key.value === key);
+    const value = pair?.value as Node | null | undefined;
+    if (value === undefined || value === null || (isScalar(value) && value.value === null)) {
+      if (required) this.fail((pair?.key as Node | undefined) ?? map, `${key} is required`);
+      return undefined;
+    }
+    return value;
+  }
+
+  string(map: YAMLMap, key: string, required = true): string | undefined {
+    const node = this.field(map, key, required);
+    if (node === undefined) return undefined;
+    if (!isScalar(node) || typeof node.value !== 'string') {
+      return this.fail(node, `${key} must be a string` + (isScalar(node) ? ' (quote it)' : ''));
+    }
+    if (node.value.trim() === '') return this.fail(node, `${key} must not be empty`);
+    return node.value;
+  }
+
+  oneOf<T extends string>(map: YAMLMap, key: string, allowed: readonly T[]): T | undefined {
+    const value = this.string(map, key);
+    if (value === undefined) return undefined;
+    if (!(allowed as readonly string[]).includes(value)) {
+      return this.fail(this.field(map, key, false), `${key} must be one of ${allowed.join(', ')} (got "${value}")`);
+    }
+    return value as T;
+  }
+
+  stringList(map: YAMLMap, key: string, pattern: RegExp, required: boolean): string[] | undefined {
+    const node = this.field(map, key, required);
+    if (node === undefined) return undefined;
+    if (!isSeq(node) || node.items.length === 0) return this.fail(node, `${key} must be a non-empty list`);
+    const values: string[] = [];
+    for (const item of node.items as Node[]) {
+      if (!isScalar(item) || typeof item.value !== 'string' || !pattern.test(item.value)) {
+        this.fail(item, `${key}: "${isScalar(item) ? String(item.value) : '…'}" must match ${pattern}`, node);
+      } else if (values.includes(item.value)) {
+        this.fail(item, `${key}: "${item.value}" is listed twice`);
+      } else {
+        values.push(item.value);
+      }
+    }
+    return values;
+  }
+}
+
+/** Returns the rule, or undefined when it has problems (all pushed to `issues`). */
+export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDefinition | undefined {
+  if (!isMap(node)) {
+    issues.push({ file: at.file, line: at.lines.linePos(node.range?.[0] ?? 0).line, message: 'each rule must be a mapping' });
+    return undefined;
+  }
+  const idNode = node.items.find((p) => isScalar(p.key) && p.key.value === 'id')?.value;
+  const rawId = isScalar(idNode) && typeof idNode.value === 'string' ? idNode.value : undefined;
+  const r = new Reader(at, issues, rawId);
+
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+    if (!FIELDS.has(key)) r.fail(pair.key as Node, `unknown field "${key}"`);
+  }
+
+  const id = r.string(node, 'id');
+  if (id !== undefined && !RULE_ID.test(id)) {
+    r.fail(idNode as Node, 'id must be lower-case letters, digits and single hyphens (no colons: finding ids are <rule_id>:<resource_id>)');
+  }
+  const title = r.string(node, 'title');
+  const description = r.string(node, 'description');
+  const severity = r.oneOf<Severity>(node, 'severity', SEVERITIES);
+  const resourceType = r.string(node, 'resource_type');
+  if (resourceType !== undefined && !NODE_TYPE.test(resourceType)) {
+    r.fail(r.field(node, 'resource_type', false), `resource_type must be <provider>.<service>.<type> in lower case (got "${resourceType}")`);
+  }
+  const configType = r.string(node, 'config_resource_type', false);
+  if (configType !== undefined) {
+    const configNode = r.field(node, 'config_resource_type', false);
+    if (!isConfigResourceType(configType)) {
+      r.fail(configNode, `config_resource_type must look like AWS::Service::Type (got "${configType}")`);
+    } else if (resourceType !== undefined && nodeTypeFromConfigType(configType) !== resourceType) {
+      r.fail(configNode, `config_resource_type ${configType} is node type ${nodeTypeFromConfigType(configType)}, not ${resourceType}`);
+    }
+  }
+  const framework = r.oneOf<FrameworkId>(node, 'framework', FRAMEWORKS);
+  const controlId = r.string(node, 'control_id');
+  const mappings = readMappings(r, node, framework, controlId);
+  const prowlerChecks = r.stringList(node, 'prowler_checks', CHECK_ID, false);
+  const reads = r.stringList(node, 'reads', PROPERTY_PATH, true);
+  const condition = readCondition(r, node);
+  const remediation = readRemediation(r, node);
+  const terraform = readTerraform(r, node);
+  // Optional: a violation means the resource is reachable from the Internet (a risk-score factor).
+  const exposure = r.field(node, 'exposure', false) === undefined ? undefined : r.oneOf(node, 'exposure', ['internet'] as const);
+
+  if (!r.ok) return undefined;
+  const rule: RuleDefinition = {
+    id: id!,
+    title: title!,
+    description: description!,
+    severity: severity!,
+    resource_type: resourceType!,
+    ...(configType === undefined ? {} : { config_resource_type: configType }),
+    framework: framework!,
+    control_id: controlId!,
+    framework_mappings: mappings!,
+    condition: condition!,
+    remediation: remediation!,
+    ...(terraform === undefined ? {} : { terraform }),
+    ...(exposure === undefined ? {} : { exposure }),
+    reads: reads!,
+    ...(prowlerChecks === undefined ? {} : { prowler_checks: prowlerChecks }),
+    builtin: true,
+    source: { file: at.file, line: r.line(node) },
+  };
+  return rule;
+}
+
+function readMappings(r: Reader, map: YAMLMap, framework?: FrameworkId, controlId?: string): FrameworkMapping[] | undefined {
+  const node = r.field(map, 'framework_mappings', true);
+  if (node === undefined) return undefined;
+  if (!isSeq(node)) return r.fail(node, 'framework_mappings must be a list of {framework, control_id}');
+  const out: FrameworkMapping[] = [];
+  for (const item of node.items as Node[]) {
+    if (!isMap(item)) {
+      r.fail(item, 'each framework_mappings entry must be {framework, control_id}', node);
+      continue;
+    }
+    for (const pair of item.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+      if (key !== 'framework' && key !== 'control_id') r.fail(pair.key as Node, `framework_mappings: unknown field "${key}"`);
+    }
+    const fw = r.oneOf<FrameworkId>(item, 'framework', FRAMEWORKS);
+    const id = r.string(item, 'control_id');
+    if (fw === undefined || id === undefined) continue;
+    if (fw === framework && id === controlId) r.fail(item, `framework_mappings repeats the primary control ${fw} ${id}`);
+    else if (out.some((m) => m.framework === fw && m.control_id === id)) r.fail(item, `framework_mappings lists ${fw} ${id} twice`);
+    else out.push({ framework: fw, control_id: id });
+  }
+  return out;
+}
+
+function readCondition(r: Reader, map: YAMLMap): string | undefined {
+  const condition = r.string(map, 'condition');
+  if (condition === undefined) return undefined;
+  try {
+    compileCondition(condition);
+  } catch (err) {
+    if (!(err instanceof ConditionCompileError)) throw err;
+    const where = err.range ? ` (at character ${err.range.start + 1} of the condition)` : '';
+    return r.fail(r.field(map, 'condition', true), `condition does not compile: ${err.summary}${where}`);
+  }
+  return condition;
+}
+
+function readRemediation(r: Reader, map: YAMLMap): RuleDefinition['remediation'] | undefined {
+  const node = r.field(map, 'remediation', true);
+  if (node === undefined) return undefined;
+  if (!isMap(node)) return r.fail(node, 'remediation must be a mapping with summary and steps');
+  const summary = r.string(node, 'summary');
+  const stepsNode = r.field(node, 'steps', true);
+  if (stepsNode === undefined) return undefined;
+  if (!isSeq(stepsNode) || stepsNode.items.length === 0) return r.fail(stepsNode, 'remediation.steps must be a non-empty list');
+  const steps: RemediationStep[] = [];
+  (stepsNode.items as Node[]).forEach((item, index) => {
+    if (!isMap(item)) {
+      r.fail(item, 'each remediation step must be {action, command}', stepsNode);
+      return;
+    }
+    const action = r.string(item, 'action');
+    const command = r.string(item, 'command');
+    if (action !== undefined && command !== undefined) steps.push({ order: index + 1, action, command });
+  });
+  return summary === undefined ? undefined : { summary, steps };
+}
+
+function readTerraform(r: Reader, map: YAMLMap): TerraformFix | undefined {
+  const node = r.field(map, 'terraform', false);
+  if (node === undefined) return undefined;
+  if (!isMap(node)) return r.fail(node, 'terraform must be a mapping {resource, add_block | set}');
+  const resource = r.string(node, 'resource');
+  if (resource !== undefined && !TERRAFORM_TYPE.test(resource)) r.fail(r.field(node, 'resource', true), 'terraform.resource must be a Terraform resource type');
+  const addBlock = r.string(node, 'add_block', false);
+  const setNode = r.field(node, 'set', false);
+  if ((addBlock === undefined) === (setNode === undefined)) {
+    return r.fail(node, 'terraform needs exactly one of add_block or set');
+  }
+  if (resource === undefined) return undefined;
+  if (addBlock !== undefined) return { resource, add_block: addBlock };
+  if (!isMap(setNode) || setNode.items.length === 0) return r.fail(setNode, 'terraform.set must be a non-empty mapping of attribute: value');
+  const set: Record<string, TerraformValue> = {};
+  for (const pair of setNode.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '';
+    const value = (pair.value as Node | null)?.toJSON() as unknown;
+    const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+    if (!TERRAFORM_TYPE.test(key)) r.fail(pair.key as Node, `terraform.set: "${key}" is not an attribute name`);
+    else if (scalar(value) || (Array.isArray(value) && value.every(scalar))) set[key] = value as TerraformValue;
+    else r.fail(pair.value as Node, `terraform.set.${key} must be a string, number, boolean or list of them`, pair.key as Node);
+  }
+  return { resource, set };
+}

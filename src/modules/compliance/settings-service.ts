@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { AppDeps } from '../../deps.js';
+import type { Database } from '../../platform/db/schema.js';
+import type { RequestContext } from '../../platform/auth/actor.js';
+import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { badRequest } from '../../platform/http/errors.js';
+import { FRAMEWORKS, type FrameworkId } from './rules/rule-types.js';
+import { frameworks, isFrameworkId } from './frameworks.js';
+import { allRules, ruleTouches } from './rule-catalog.js';
+
+/** Frameworks the tenant evaluates: all of them unless switched off (absent row = enabled). */
+export async function enabledFrameworks(db: Kysely<Database>, tenantId: string): Promise<FrameworkId[]> {
+  const rows = await db.selectFrom('compliance_settings').select(['framework', 'enabled']).where('tenant_id', '=', tenantId).execute();
+  const disabled = new Set(rows.filter((r) => !r.enabled).map((r) => r.framework));
+  return FRAMEWORKS.filter((f) => !disabled.has(f));
+}
+
+export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>) {
+  const db = deps.database.db;
+
+  async function get(tenantId: string) {
+    const enabled = new Set(await enabledFrameworks(db, tenantId));
+    const rules = await allRules(db, tenantId);
+    return {
+      frameworks: FRAMEWORKS.map((id) => {
+        const catalog = frameworks().get(id)!;
+        return {
+          id,
+          name: catalog.name,
+          version: catalog.version,
+          enabled: enabled.has(id),
+          controls: catalog.controls.size,
+          rules: rules.filter((r) => ruleTouches(r, id)).length,
+        };
+      }),
+    };
+  }
+
+  return {
+    get,
+    async update(context: RequestContext, changes: Array<{ id: string; enabled: boolean }>) {
+      const unknown = changes.filter((c) => !isFrameworkId(c.id)).map((c) => c.id);
+      if (unknown.length) throw badRequest(`unknown framework: ${unknown.join(', ')} (known: ${FRAMEWORKS.join(', ')})`);
+      const now = deps.clock.now();
+      await db.transaction().execute(async (trx) => {
+        for (const change of changes) {
+          await trx
+            .insertInto('compliance_settings')
+            .values({ tenant_id: context.scope.tenantId, framework: change.id, enabled: change.enabled, updated_at: now })
+            .onConflict((oc) => oc.columns(['tenant_id', 'framework']).doUpdateSet({ enabled: change.enabled, updated_at: now }))
+            .execute();
+        }
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId: context.scope.tenantId,
+          action: 'compliance.settings_changed',
+          targetType: 'compliance_settings',
+          details: { frameworks: changes },
+        });
+      });
+      return get(context.scope.tenantId);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
+import type { FrameworkMapping, Remediation, Severity } from './rules/rule-types.js';
+
+/** Compliance tables (migration 0003). */
+declare module '../../platform/db/schema.js' {
+  interface Database {
+    compliance_settings: { tenant_id: string; framework: string; enabled: boolean; updated_at: Timestamp };
+    custom_rules: {
+      tenant_id: string;
+      id: string;
+      title: string;
+      description: string;
+      severity: Severity;
+      resource_type: string;
+      framework: string;
+      control_id: string;
+      framework_mappings: Json<FrameworkMapping[]>;
+      condition: string;
+      remediation: Json<Remediation>;
+      created_by: string | null;
+      created_at: Timestamp;
+      updated_at: Timestamp;
+    };
+    audit_runs: {
+      id: string;
+      tenant_id: string;
+      workspace_id: string;
+      status: 'queued' | 'running' | 'succeeded' | 'failed';
+      frameworks: string[];
+      pending_frameworks: string[];
+      trigger: string;
+      requested_by: string | null;
+      stats: Json<Record<string, number>>;
+      error: string | null;
+      created_at: Timestamp;
+      started_at: NullableTimestamp;
+      finished_at: NullableTimestamp;
+    };
+    findings: FindingsTable;
+    control_attestations: {
+      tenant_id: string;
+      workspace_id: string;
+      framework: string;
+      control_id: string;
+      status: 'not_assessed' | 'questionnaire_assigned' | 'in_progress' | 'submitted' | 'changes_requested' | 'attested';
+      assessment_id: string | null;
+      attested_at: NullableTimestamp;
+      expires_at: NullableTimestamp;
+      updated_at: Timestamp;
+    };
+  }
+}
+
+export interface FindingsTable {
+  tenant_id: string;
+  workspace_id: string;
+  id: string;
+  rule_id: string;
+  framework: string;
+  control_id: string;
+  framework_mappings: Json<FrameworkMapping[]>;
+  base_severity: Severity;
+  severity: Severity;
+  severity_rank: Generated<number>;
+  status: 'open' | 'resolved';
+  title: string;
+  description: string;
+  remediation: string;
+  resource_id: string;
+  resource_type: string;
+  resource_name: string;
+  region: string;
+  account_id: string;
+  /** Columns with database defaults are optional on insert. */
+  cve_ids: ColumnType<string[], string[] | undefined, string[]>;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  group_id: string;
+  first_seen: Timestamp;
+  last_seen: Timestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  resolved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  resolved_by: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export {};

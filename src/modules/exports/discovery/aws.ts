@@ -1,0 +1,347 @@
+import type { NodeRecord } from '../../graph/node-repo.js';
+import type { EdgeRecord } from '../../graph/edge-repo.js';
+import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory } from './inventory.js';
+
+/**
+ * The aws plugin: reads an account with the AWS SDK for JavaScript v3 and maps each API response
+ * onto the AWS Config property model (AWS Config's configuration items are the describe outputs with
+ * camelCased keys, so `configCase` does most of the work; the differences are set explicitly).
+ *
+ * Each service is read through its own SDK client package, loaded when the plugin runs. Only
+ * @aws-sdk/client-s3 is a dependency of this service today; a service whose client package is not
+ * installed is skipped with a warning in the job's stats (see the README for the packages).
+ */
+
+type Any = Record<string, any>;
+
+export interface SdkClient {
+  send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<Any>;
+}
+
+export interface AwsPluginOptions {
+  /** Loads an SDK client package (`@aws-sdk/client-ec2`, …); null when it is not installed. */
+  loadSdk?: (pkg: string) => Promise<Any | null>;
+  /** Called with every client made (e.g. to set credentials or middleware). */
+  configureClient?: (client: SdkClient, service: string, region: string) => void;
+}
+
+export interface AwsConfig {
+  regions?: string[];
+  services?: string[];
+  account_id?: string;
+}
+
+export const AWS_SERVICES = {
+  ec2: { pkg: '@aws-sdk/client-ec2', client: 'EC2Client', global: false },
+  elbv2: { pkg: '@aws-sdk/client-elastic-load-balancing-v2', client: 'ElasticLoadBalancingV2Client', global: false },
+  elb: { pkg: '@aws-sdk/client-elastic-load-balancing', client: 'ElasticLoadBalancingClient', global: false },
+  rds: { pkg: '@aws-sdk/client-rds', client: 'RDSClient', global: false },
+  lambda: { pkg: '@aws-sdk/client-lambda', client: 'LambdaClient', global: false },
+  s3: { pkg: '@aws-sdk/client-s3', client: 'S3Client', global: true },
+  iam: { pkg: '@aws-sdk/client-iam', client: 'IAMClient', global: true },
+} as const;
+export type AwsService = keyof typeof AWS_SERVICES;
+
+/**
+ * Client packages provided by the embedding process instead of `import()`: an SDK build bundled
+ * elsewhere, or (in this service's tests) stand-ins replaying recorded SDK responses for the client
+ * packages that are not installed here, since no AWS account is reachable.
+ */
+const provided = new Map<string, Any>();
+
+export function provideAwsSdkModule(pkg: string, module: Any | null): void {
+  if (module) provided.set(pkg, module);
+  else provided.delete(pkg);
+}
+
+async function defaultLoadSdk(pkg: string): Promise<Any | null> {
+  const given = provided.get(pkg);
+  if (given) return given;
+  try {
+    return (await import(pkg)) as Any;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+/**
+ * The account of an IAM principal's ARN. Only AWS-managed policies live in the pseudo-account "aws";
+ * a user, group or role ARN naming it (as some recordings do) tells nothing about its account.
+ */
+function principalAccount(arn: unknown): string | null {
+  const account = arnParts(arn).account;
+  return account && /^\d{12}$/.test(account) ? account : null;
+}
+
+function mostCommon(values: string[]): string | null {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [v, n] of counts) if (best === null || n > counts.get(best)!) best = v;
+  return best;
+}
+
+const nameTag = (tags: Record<string, string>, fallback: string) => tags.Name || fallback;
+
+/** Security group rules as AWS Config writes them: ipRanges as strings, ipv4Ranges as objects. */
+function sgRules(rules: unknown): Any[] {
+  return (Array.isArray(rules) ? rules : []).map((r: Any) => {
+    const rule = configCase(r) as Any;
+    const v4 = (rule.ipRanges ?? []) as Any[];
+    return { ...rule, ipv4Ranges: v4, ipRanges: v4.map((x) => x.cidrIp) };
+  });
+}
+
+/** An IAM policy document: the API returns it URL-encoded; the CLI (and recordings of it) decoded. */
+function encodedDocument(doc: unknown): string | undefined {
+  if (doc === undefined || doc === null) return undefined;
+  return typeof doc === 'string' ? doc : encodeURIComponent(JSON.stringify(doc));
+}
+
+export async function awsInventory(config: AwsConfig, options: AwsPluginOptions = {}, signal?: AbortSignal): Promise<Inventory> {
+  const load = options.loadSdk ?? defaultLoadSdk;
+  const regions = config.regions?.length ? config.regions : ['us-east-1'];
+  const wanted = (config.services?.length ? config.services : Object.keys(AWS_SERVICES)) as AwsService[];
+  const nodes: NodeRecord[] = [];
+  const edges: EdgeRecord[] = [];
+  const counts: Record<string, number> = {};
+  const warnings: string[] = [];
+  const lookup = new Map<string, string>();
+  const links: Array<{ source: string; ref: string; type: string }> = [];
+  let account = config.account_id ?? null;
+
+  const add = (node: NodeRecord, ...keys: Array<string | undefined | null>) => {
+    nodes.push(node);
+    counts[node.type] = (counts[node.type] ?? 0) + 1;
+    for (const k of keys) if (k) lookup.set(k, node.id);
+    return node.id;
+  };
+  const refer = (source: string, refs: unknown, type: string) => {
+    for (const ref of Array.isArray(refs) ? refs : [refs]) if (typeof ref === 'string' && ref) links.push({ source, ref, type });
+  };
+
+  const clients = new Map<string, { mod: Any; client: SdkClient } | null>();
+  async function clientFor(service: AwsService, region: string) {
+    const key = `${service}|${region}`;
+    if (!clients.has(key)) {
+      const spec = AWS_SERVICES[service];
+      const mod = await load(spec.pkg);
+      if (!mod) {
+        clients.set(key, null);
+      } else {
+        const client = new mod[spec.client]({ region }) as SdkClient;
+        options.configureClient?.(client, service, region);
+        clients.set(key, { mod, client });
+      }
+    }
+    return clients.get(key)!;
+  }
+
+  /** Every page of a list call (NextToken, Marker or IsTruncated/Marker pagination). */
+  async function all(service: AwsService, region: string, command: string, input: Any = {}): Promise<Any[]> {
+    const c = await clientFor(service, region);
+    if (!c) return [];
+    const pages: Any[] = [];
+    let next: Any = { ...input };
+    for (let page = 0; page < 1000; page++) {
+      signal?.throwIfAborted();
+      const out = await c.client.send(new c.mod[`${command}Command`](next), { abortSignal: signal });
+      pages.push(out);
+      const token = out.NextToken ?? out.NextMarker ?? (out.IsTruncated ? out.Marker : undefined) ?? out.ContinuationToken;
+      if (!token) break;
+      next = { ...input, ...(out.NextToken ? { NextToken: token } : out.ContinuationToken ? { ContinuationToken: token } : { Marker: token }) };
+    }
+    return pages;
+  }
+  /**
+   * One call for a resource's optional configuration. Absent configuration (no policy, no encryption
+   * rule: NoSuch…/…NotFound) is null; a refused call (AccessDenied, a call the endpoint does not
+   * implement) is null too, with a warning, so one unreadable bucket policy does not fail the job.
+   */
+  async function one(service: AwsService, region: string, command: string, input: Any, what: string): Promise<Any | null> {
+    const c = await clientFor(service, region);
+    if (!c) return null;
+    signal?.throwIfAborted();
+    try {
+      return await c.client.send(new c.mod[`${command}Command`](input));
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? '';
+      if (/NoSuch|NotFound/.test(name)) return null;
+      if (/AccessDenied|NotImplemented|MethodNotAllowed|UnsupportedOperation|AuthorizationError/.test(name)) {
+        warnings.push(`${service} ${command} ${what}: ${name}`);
+        return null;
+      }
+      throw error;
+    }
+  }
+
+  for (const service of wanted) {
+    if (!(service in AWS_SERVICES)) {
+      warnings.push(`unknown service ${service}`);
+      continue;
+    }
+    if (!(await clientFor(service, regions[0]!))) {
+      warnings.push(`${service} skipped: ${AWS_SERVICES[service].pkg} is not installed`);
+    }
+  }
+
+  for (const region of regions) {
+    if (wanted.includes('ec2')) {
+      for (const page of await all('ec2', region, 'DescribeVpcs')) {
+        for (const v of page.Vpcs ?? []) {
+          account ??= v.OwnerId ?? null;
+          const tags = tagObject(v.Tags);
+          add(awsNode({ configType: 'AWS::EC2::VPC', nativeId: v.VpcId, name: nameTag(tags, v.VpcId), region, account: v.OwnerId ?? account, configuration: configCase(v) as Any, tags }), v.VpcId);
+        }
+      }
+      for (const page of await all('ec2', region, 'DescribeSubnets')) {
+        for (const s of page.Subnets ?? []) {
+          const tags = tagObject(s.Tags);
+          const id = add(awsNode({ configType: 'AWS::EC2::Subnet', nativeId: s.SubnetId, name: nameTag(tags, s.SubnetId), region, account: s.OwnerId ?? account, configuration: configCase(s) as Any, tags, relationships: [{ resourceType: 'AWS::EC2::VPC', resourceId: s.VpcId, relationshipName: 'Is contained in Vpc' }] }), s.SubnetId);
+          refer(id, s.VpcId, 'in_vpc');
+        }
+      }
+      for (const page of await all('ec2', region, 'DescribeSecurityGroups')) {
+        for (const g of page.SecurityGroups ?? []) {
+          const tags = tagObject(g.Tags);
+          const configuration = { ...(configCase(g) as Any), ipPermissions: sgRules(g.IpPermissions), ipPermissionsEgress: sgRules(g.IpPermissionsEgress) };
+          const id = add(awsNode({ configType: 'AWS::EC2::SecurityGroup', nativeId: g.GroupId, name: g.GroupName ?? g.GroupId, region, account: g.OwnerId ?? account, configuration, tags }), g.GroupId);
+          for (const rule of g.IpPermissions ?? []) refer(id, (rule.UserIdGroupPairs ?? []).map((p: Any) => p.GroupId), 'allows_from');
+        }
+      }
+      for (const page of await all('ec2', region, 'DescribeInstances')) {
+        for (const reservation of page.Reservations ?? []) {
+          for (const i of reservation.Instances ?? []) {
+            const tags = tagObject(i.Tags);
+            const id = add(awsNode({ configType: 'AWS::EC2::Instance', nativeId: i.InstanceId, name: nameTag(tags, i.InstanceId), region: regionOfZone(i.Placement?.AvailabilityZone) ?? region, account: reservation.OwnerId ?? account, configuration: configCase(i) as Any, tags }), i.InstanceId);
+            refer(id, (i.SecurityGroups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+            refer(id, i.IamInstanceProfile?.Arn, 'has_instance_profile');
+          }
+        }
+      }
+      for (const page of await all('ec2', region, 'DescribeNetworkInterfaces')) {
+        for (const n of page.NetworkInterfaces ?? []) {
+          const tags = tagObject(n.TagSet);
+          const id = add(awsNode({ configType: 'AWS::EC2::NetworkInterface', nativeId: n.NetworkInterfaceId, name: nameTag(tags, n.NetworkInterfaceId), region, account: n.OwnerId ?? account, configuration: configCase(n) as Any, tags }), n.NetworkInterfaceId);
+          refer(id, (n.Groups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+          refer(id, n.Attachment?.InstanceId, 'attached_to');
+        }
+      }
+    }
+    if (wanted.includes('elbv2')) {
+      for (const page of await all('elbv2', region, 'DescribeLoadBalancers')) {
+        for (const lb of page.LoadBalancers ?? []) {
+          const id = add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer', nativeId: lb.LoadBalancerArn, name: lb.LoadBalancerName, region, account: arnParts(lb.LoadBalancerArn).account ?? account, arn: lb.LoadBalancerArn, configuration: configCase(lb) as Any }), lb.LoadBalancerArn);
+          refer(id, lb.SecurityGroups, 'uses_security_group');
+        }
+      }
+    }
+    if (wanted.includes('elb')) {
+      for (const page of await all('elb', region, 'DescribeLoadBalancers')) {
+        for (const lb of page.LoadBalancerDescriptions ?? []) {
+          const configuration = { ...(configCase(lb) as Any), vpcId: lb.VPCId };
+          const id = add(awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account, configuration }), `elb:${lb.LoadBalancerName}`);
+          refer(id, lb.SecurityGroups, 'uses_security_group');
+          refer(id, (lb.Instances ?? []).map((i: Any) => i.InstanceId), 'routes_to');
+        }
+      }
+    }
+    if (wanted.includes('rds')) {
+      for (const page of await all('rds', region, 'DescribeDBInstances')) {
+        for (const db of page.DBInstances ?? []) {
+          const nativeId = db.DbiResourceId ?? db.DBInstanceIdentifier;
+          const id = add(awsNode({ configType: 'AWS::RDS::DBInstance', nativeId, name: db.DBInstanceIdentifier, region, account: arnParts(db.DBInstanceArn).account ?? account, arn: db.DBInstanceArn ?? null, configuration: configCase(db) as Any }), nativeId, db.DBInstanceArn);
+          refer(id, (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
+        }
+      }
+    }
+    if (wanted.includes('lambda')) {
+      for (const page of await all('lambda', region, 'ListFunctions')) {
+        for (const f of page.Functions ?? []) {
+          const configuration = { ...(configCase(f) as Any), kmskeyArn: f.KMSKeyArn };
+          const id = add(awsNode({ configType: 'AWS::Lambda::Function', nativeId: f.FunctionName, name: f.FunctionName, region, account: arnParts(f.FunctionArn).account ?? account, arn: f.FunctionArn, configuration }), f.FunctionArn);
+          refer(id, f.Role, 'assumes_role');
+          refer(id, f.VpcConfig?.SecurityGroupIds, 'uses_security_group');
+        }
+      }
+    }
+  }
+
+  // Global services, read once from the first region.
+  const home = regions[0]!;
+  if (wanted.includes('s3')) {
+    for (const page of await all('s3', home, 'ListBuckets')) {
+      for (const b of page.Buckets ?? []) {
+        const get = (command: string) => one('s3', home, command, { Bucket: b.Name }, b.Name);
+        const location = await get('GetBucketLocation');
+        // us-east-1 answers an empty constraint; EU is the legacy name of eu-west-1.
+        const constraint = location?.LocationConstraint || 'us-east-1';
+        const region = constraint === 'EU' ? 'eu-west-1' : constraint;
+        const acl = await get('GetBucketAcl');
+        const policy = await get('GetBucketPolicy');
+        const encryption = await get('GetBucketEncryption');
+        const versioning = await get('GetBucketVersioning');
+        const supplementary: Any = {};
+        if (acl) supplementary.AccessControlList = JSON.stringify(configCase({ Owner: acl.Owner, Grants: acl.Grants }));
+        if (policy?.Policy) supplementary.BucketPolicy = { policyText: policy.Policy };
+        if (encryption?.ServerSideEncryptionConfiguration) supplementary.ServerSideEncryptionConfiguration = configCase(encryption.ServerSideEncryptionConfiguration);
+        if (versioning) supplementary.BucketVersioningConfiguration = { status: versioning.Status ?? 'Off', isMfaDeleteEnabled: versioning.MFADelete === 'Enabled' };
+        add(awsNode({ configType: 'AWS::S3::Bucket', nativeId: b.Name, name: b.Name, region, account, configuration: { name: b.Name, creationDate: configCase(b.CreationDate), owner: configCase(page.Owner) as Any }, supplementaryConfiguration: supplementary }), `arn:aws:s3:::${b.Name}`);
+      }
+    }
+  }
+  if (wanted.includes('iam')) {
+    for (const page of await all('iam', home, 'GetAccountAuthorizationDetails')) {
+      for (const p of page.Policies ?? []) {
+        account ??= principalAccount(p.Arn);
+        const config = configCase(p) as Any;
+        config.policyVersionList = (p.PolicyVersionList ?? []).map((v: Any) => ({ ...(configCase(v) as Any), document: encodedDocument(v.Document) }));
+        add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? account, arn: p.Arn, configuration: config }), p.Arn);
+      }
+      for (const g of page.GroupDetailList ?? []) {
+        const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? account, arn: g.Arn, configuration: configCase(g) as Any }), g.Arn, `group:${g.GroupName}`);
+        refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      }
+      for (const u of page.UserDetailList ?? []) {
+        const config = { ...(configCase(u) as Any), userPolicyList: (u.UserPolicyList ?? []).map((x: Any) => ({ policyName: x.PolicyName, policyDocument: encodedDocument(x.PolicyDocument) })) };
+        const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? account, arn: u.Arn, configuration: config, tags: tagObject(u.Tags) }), u.Arn);
+        refer(id, (u.GroupList ?? []).map((name: string) => `group:${name}`), 'member_of');
+        refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      }
+      for (const r of page.RoleDetailList ?? []) {
+        const config = {
+          ...(configCase(r) as Any),
+          assumeRolePolicyDocument: encodedDocument(r.AssumeRolePolicyDocument),
+          rolePolicyList: (r.RolePolicyList ?? []).map((x: Any) => ({ policyName: x.PolicyName, policyDocument: encodedDocument(x.PolicyDocument) })),
+        };
+        const id = add(awsNode({ configType: 'AWS::IAM::Role', nativeId: r.RoleId, name: r.RoleName, region: 'global', account: principalAccount(r.Arn) ?? account, arn: r.Arn, configuration: config, tags: tagObject(r.Tags) }), r.Arn);
+        refer(id, (r.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+        for (const profile of r.InstanceProfileList ?? []) lookup.set(profile.Arn, id);
+      }
+    }
+  }
+
+  const seen = new Set<string>();
+  for (const l of links) {
+    const target = lookup.get(l.ref);
+    if (!target || target === l.source) continue;
+    const key = `${l.source}|${target}|${l.type}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    edges.push({ source: l.source, target, type: l.type, properties: {} });
+  }
+  // Some describe calls carry no owner (VPCs of older recordings, classic ELBs, buckets): such a
+  // resource belongs to the account being read, which the other responses told.
+  const owner = config.account_id ?? mostCommon(nodes.map((n) => n.account_id).filter((a): a is string => a !== null && /^\d{12}$/.test(a)));
+  if (owner) {
+    for (const n of nodes) {
+      if (n.account_id !== null) continue;
+      n.account_id = owner;
+      (n.properties as Any).accountId = owner;
+    }
+  }
+  // Nodes can repeat across paginated reads; the last one wins.
+  const unique = [...new Map(nodes.map((n) => [n.id, n])).values()];
+  return { nodes: unique, edges, counts: { resources: unique.length, ...counts }, warnings };
+}

@@ -1,0 +1,20 @@
+import type { Module } from '../module.js';
+import { exportRoutes } from './routes.js';
+import { exportJob } from './export-job.js';
+import { RETENTION_JOB, sweepRetention } from './retention.js';
+import { discoveryRoutes } from './discovery/routes.js';
+import { discoveryJob } from './discovery/discovery-job.js';
+import { reportRoutes } from './reports/routes.js';
+import { reportJob } from './reports/report-job.js';
+
+/** Topology exports, discovery jobs and reports (issue 6; docs/exports.md). */
+export const exportsModule: Module = {
+  name: 'exports',
+  routes: async (app, options) => {
+    await app.register(exportRoutes, options);
+    await app.register(discoveryRoutes, options);
+    await app.register(reportRoutes, options);
+  },
+  jobs: (deps) => [exportJob(deps), discoveryJob(deps), reportJob(deps), { kind: RETENTION_JOB, maxAttempts: 3, run: async () => sweepRetention(deps) }],
+  schedules: () => [{ name: 'exports-retention-sweeper', kind: RETENTION_JOB, intervalMs: 60_000 }],
+};

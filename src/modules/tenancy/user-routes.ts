@@ -1,0 +1,92 @@
+import { Type } from 'typebox';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { pageRequest } from '../../platform/http/pagination.js';
+import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
+import { createUserService, rolesList } from './user-service.js';
+import { RoleChangeBody, RoleChangeResult, RoleInfo, TenantParams, TenantUser, TenantUserParams, UserCreate } from './schemas.js';
+
+/** Users of a tenant, the fixed roles, and role changes with the spec's guard rails. */
+export const userRoutes: RoutePlugin = async (app, { deps }) => {
+  const users = createUserService(deps);
+
+  app.get(
+    '/tenants/:tenantID/roles',
+    {
+      config: { permission: 'tenant:read' },
+      schema: {
+        operationId: 'listRoles',
+        tags: ['users'],
+        summary: 'The five roles with their levels and fixed permissions (an array)',
+        params: TenantParams,
+        response: withErrors({ 200: Type.Array(RoleInfo) }, [401, 403]),
+      },
+    },
+    async () => rolesList(),
+  );
+
+  app.get(
+    '/tenants/:tenantID/users',
+    {
+      config: { permission: 'tenant:read' },
+      schema: {
+        operationId: 'listTenantUsers',
+        tags: ['users'],
+        params: TenantParams,
+        querystring: Type.Object(PageQuery),
+        response: withErrors({ 200: Paged(TenantUser) }, [401, 403]),
+      },
+    },
+    async (request) => users.list(contextOf(request), pageRequest(request.query)),
+  );
+
+  app.post(
+    '/tenants/:tenantID/users',
+    {
+      config: { permission: 'roles:manage' },
+      schema: {
+        operationId: 'addTenantUser',
+        tags: ['users'],
+        summary: 'Create a user in the tenant, or link an existing username with a role',
+        params: TenantParams,
+        body: UserCreate,
+        response: withErrors({ 201: TenantUser }, [401, 403, 409]),
+      },
+    },
+    async (request, reply) => reply.status(201).send(await users.add(contextOf(request), request.body)),
+  );
+
+  app.delete(
+    '/tenants/:tenantID/users/:userID',
+    {
+      config: { permission: 'roles:manage' },
+      schema: {
+        operationId: 'removeTenantUser',
+        tags: ['users'],
+        summary: 'Remove the user from the tenant (the user itself remains)',
+        params: TenantUserParams,
+        response: withErrors({ 204: Type.Null() }, [401, 403, 404]),
+      },
+    },
+    async (request, reply) => {
+      await users.remove(contextOf(request), request.params.userID);
+      return reply.status(204).send();
+    },
+  );
+
+  app.put(
+    '/tenants/:tenantID/users/:userID/role',
+    {
+      config: { permission: 'roles:manage' },
+      schema: {
+        operationId: 'changeUserRole',
+        tags: ['users'],
+        summary: "Change a user's role in the tenant (audit-logged with previous and new role)",
+        params: TenantUserParams,
+        body: RoleChangeBody,
+        response: withErrors({ 200: RoleChangeResult }, [401, 403]),
+      },
+    },
+    async (request) => users.changeRole(contextOf(request), request.params.userID, request.body.role ?? undefined),
+  );
+};

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../../deps.js';
+import type { RequestContext } from '../../platform/auth/actor.js';
+import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
+import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { badRequest, conflict, forbidden, notFound } from '../../platform/http/errors.js';
+import { changeAccess } from '../../platform/auth/auth-cache.js';
+import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { isRole, ROLE_LEVEL, ROLES, ROLE_PERMISSIONS, type Role } from '../../platform/rbac/roles.js';
+import { refreshSystemAdminFlag } from './subjects.js';
+
+type Deps = Pick<AppDeps, 'database' | 'clock' | 'authCache'>;
+
+export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._@+-]{2,63}$';
+const INVALID_ROLE = `invalid role: must be one of ${ROLES.join(', ')}`;
+
+/** The spec's role validation messages: empty is "role is required", unknown names the valid roles. */
+export function parseRole(value: string | undefined | null): Role {
+  if (value === undefined || value === null || value.trim() === '') throw badRequest('role is required');
+  if (!isRole(value)) throw badRequest(INVALID_ROLE);
+  return value;
+}
+
+export function rolesList() {
+  return ROLES.map((role) => ({ role, permissions: [...ROLE_PERMISSIONS[role]], level: ROLE_LEVEL[role] }));
+}
+
+/** The acting user's level in the tenant (API keys act with the level of what they may do: none). */
+function actingLevel(context: RequestContext): number {
+  return context.actor.level;
+}
+
+export function createUserService(deps: Deps) {
+  const db = deps.database.db;
+
+  async function membership(tenantId: string, userId: string) {
+    return db
+      .selectFrom('memberships as m')
+      .innerJoin('users as u', 'u.id', 'm.user_id')
+      .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
+      .where('m.tenant_id', '=', tenantId)
+      .where('m.user_id', '=', userId)
+      .executeTakeFirst();
+  }
+
+  /** The role-change guard rails as they apply to adding and removing users (403, the spec's messages). */
+  function guard(context: RequestContext, newRole: Role | null, targetRole: Role | null) {
+    if (newRole && ROLE_LEVEL[newRole] > actingLevel(context)) throw forbidden('cannot assign a role higher than your own');
+    if (targetRole && ROLE_LEVEL[targetRole] > actingLevel(context)) {
+      throw forbidden('cannot modify a user with higher role than your own');
+    }
+  }
+
+  return {
+    async list(context: RequestContext, page: PageRequest) {
+      const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where('m.tenant_id', '=', context.scope.tenantId);
+      const [items, count] = await Promise.all([
+        base
+          .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
+          .orderBy('m.created_at')
+          .orderBy('u.id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return toPage(items, Number(count.n), page);
+    },
+
+    /** Creates a user in the tenant, or links an existing username with the given role. */
+    async add(context: RequestContext, input: { username: string; password?: string; role?: string }) {
+      const role = parseRole(input.role);
+      guard(context, role, null);
+      const tenantId = context.scope.tenantId;
+      const username = input.username.toLowerCase();
+      const now = deps.clock.now();
+      const existing = await db.selectFrom('users').select(['id', 'account_id']).where('username', '=', username).executeTakeFirst();
+      if (existing && (await membership(tenantId, existing.id))) throw conflict(`user "${username}" already belongs to this tenant`);
+      let passwordHash: string | null = null;
+      if (!existing) {
+        const problem = passwordProblem(input.password);
+        if (problem) throw badRequest(problem);
+        passwordHash = await hashPassword(input.password!);
+      }
+      const userId = existing?.id ?? randomUUID();
+      await db.transaction().execute(async (trx) => {
+        if (!existing) {
+          const tenant = await trx.selectFrom('tenants').select('account_id').where('id', '=', tenantId).executeTakeFirstOrThrow();
+          await trx
+            .insertInto('users')
+            .values({ id: userId, username, password_hash: passwordHash, account_id: tenant.account_id, is_system_admin: false, created_at: now, updated_at: now })
+            .execute();
+        }
+        await trx.insertInto('memberships').values({ user_id: userId, tenant_id: tenantId, role, created_at: now, updated_at: now }).execute();
+        await refreshSystemAdminFlag(trx, userId);
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId,
+          action: existing ? 'user.linked' : 'user.created',
+          targetType: 'user',
+          targetId: userId,
+          details: { username, role },
+        });
+      });
+      return (await membership(tenantId, userId))!;
+    },
+
+    /** The spec's four guard rails, checked in its order (membership before the target's level, which needs it). */
+    async changeRole(context: RequestContext, userId: string, requested: string | undefined) {
+      const role = parseRole(requested);
+      const tenantId = context.scope.tenantId;
+      if (context.actor.userId === userId) throw forbidden('cannot change your own role');
+      if (ROLE_LEVEL[role] > actingLevel(context)) throw forbidden('cannot assign a role higher than your own');
+      const target = await membership(tenantId, userId);
+      if (!target) throw forbidden('user does not belong to this tenant');
+      if (ROLE_LEVEL[target.role] > actingLevel(context)) throw forbidden('cannot modify a user with higher role than your own');
+      await changeAccess(db, deps.authCache, async (trx) => {
+        await trx
+          .updateTable('memberships')
+          .set({ role, updated_at: deps.clock.now() })
+          .where('tenant_id', '=', tenantId)
+          .where('user_id', '=', userId)
+          .execute();
+        await refreshSystemAdminFlag(trx, userId);
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId,
+          action: 'user.role_changed',
+          targetType: 'user',
+          targetId: userId,
+          details: { username: target.username, previous_role: target.role, new_role: role },
+        });
+      });
+      return { ...target, role, previous_role: target.role };
+    },
+
+    async remove(context: RequestContext, userId: string) {
+      const tenantId = context.scope.tenantId;
+      const target = await membership(tenantId, userId);
+      if (!target) throw notFound('user not found in this tenant');
+      if (context.actor.userId === userId) throw forbidden('cannot remove yourself from the tenant');
+      guard(context, null, target.role);
+      await changeAccess(db, deps.authCache, async (trx) => {
+        await trx.deleteFrom('memberships').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
+        await refreshSystemAdminFlag(trx, userId);
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId,
+          action: 'user.removed',
+          targetType: 'user',
+          targetId: userId,
+          details: { username: target.username, role: target.role },
+        });
+      });
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

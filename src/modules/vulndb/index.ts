@@ -1,0 +1,37 @@
+import type { Module } from '../module.js';
+import { vulndbRoutes } from './routes.js';
+import { enqueueSeedIfEmpty, parseSourceSpecs, SYNC_JOB, SYNC_SCHEDULE, seedJob, syncJob } from './sync.js';
+
+/**
+ * Vulnerability intelligence: a global store of the CISA KEV catalog, FIRST EPSS scores, NVD CVE
+ * records and OSV advisories; the /api/v1/vulndb endpoints; the scheduled sync; package matching for
+ * the host agent; and the KEV escalation of findings. See README.md in this folder.
+ *
+ * Service API for other modules:
+ * - `createVulnMatcher(db)`: `matchPackage`, `matchPackages` (batch), `matchCpe` (matching/matcher.ts)
+ * - `createKevLookup(db).isKnownExploited(cveIds)`, `createCveIntel(db)` (KEV + EPSS per CVE, the shape of
+ *   the compliance module's `ScoringSources.cveIntel`) and `reconcileKevSeverities(trx, clock)` (escalation.ts)
+ * - `importLocation(...)`, `runSync(...)` for the CLI
+ */
+export const vulndbModule: Module = {
+  name: 'vulndb',
+  routes: vulndbRoutes,
+  jobs: (deps) => [syncJob(deps), seedJob(deps)],
+  schedules: (deps) => [
+    { name: SYNC_SCHEDULE, kind: SYNC_JOB, intervalMs: deps.config.vulndbIntervalMs, payload: { trigger: 'schedule' }, maxAttempts: 3 },
+  ],
+  onStart: async (deps) => {
+    // A wrong CONTROLGRAPH_VULNDB_SOURCES stops the start with the reason, not the first sync 6 h later.
+    parseSourceSpecs(deps.config.vulndbSources);
+    if (deps.config.vulndbSeed && (await enqueueSeedIfEmpty(deps))) deps.log.info('vulndb: empty store, seed import of the shipped KEV and EPSS snapshot queued');
+  },
+};
+
+export { createVulnMatcher } from './matching/matcher.js';
+export type { PackageMatches, PackageQuery, VulnerabilityMatch, VulnMatcher } from './matching/matcher.js';
+export { createCveIntel, createKevLookup, reconcileKevSeverities } from './escalation.js';
+export type { CveIntel, KevLookup, ReconcileResult } from './escalation.js';
+export { importLocation } from './import/importer.js';
+export type { ImportOptions, ImportResult } from './import/importer.js';
+export { runSync, runSeed, parseSourceSpecs } from './sync.js';
+export { EPSS_THRESHOLD } from './service.js';

@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { json } from '../db/schema.js';
+import type { RequestContext } from '../auth/actor.js';
+import type { Clock } from '../clock.js';
+import '../auth/tables.js';
+
+export interface AuditEntry {
+  tenantId: string;
+  workspaceId?: string | null;
+  action: string;
+  targetType?: string;
+  targetId?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditActor {
+  type: 'user' | 'api_key' | 'system';
+  id: string | null;
+  name: string;
+  ip?: string | null;
+  requestId?: string | null;
+}
+
+export function actorOf(context: RequestContext): AuditActor {
+  return {
+    type: context.actor.type,
+    id: context.actor.id,
+    name: context.actor.name,
+    ip: context.ip,
+    requestId: context.requestId,
+  };
+}
+
+export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, name: 'system' };
+
+/**
+ * Records a security-relevant change. Call it with the transaction of the change itself, so the
+ * change and its audit entry commit (or fail) together.
+ */
+export async function writeAudit(trx: Kysely<Database>, clock: Clock, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await trx
+    .insertInto('audit_logs')
+    .values({
+      id: randomUUID(),
+      tenant_id: entry.tenantId,
+      workspace_id: entry.workspaceId ?? null,
+      actor_type: actor.type,
+      actor_id: actor.id,
+      actor_name: actor.name,
+      action: entry.action,
+      target_type: entry.targetType ?? null,
+      target_id: entry.targetId ?? null,
+      details: json(entry.details ?? {}),
+      ip: actor.ip ?? null,
+      request_id: actor.requestId ?? null,
+      created_at: clock.now(),
+    })
+    .execute();
+}

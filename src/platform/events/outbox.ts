@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { json } from '../db/schema.js';
+import type { Clock } from '../clock.js';
+
+/** The channel that announces new outbox rows (payload: the tenant id); sent on commit. */
+export const EVENTS_CHANNEL = 'cg_events';
+
+export type OutboxEvent = Selectable<Database['outbox_events']>;
+
+export interface NewEvent {
+  tenantId: string;
+  workspaceId: string | null;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes domain events to the outbox in the caller's transaction: an event exists exactly when the
+ * change that caused it committed. Webhook deliveries, the SSE stream and e-mail read from here.
+ */
+export async function emitEvents(trx: Kysely<Database>, clock: Clock, events: NewEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = clock.now();
+  // Chunked: one multi-row insert per 500 events keeps statements small.
+  for (let i = 0; i < events.length; i += 500) {
+    const chunk = events.slice(i, i + 500);
+    await trx
+      .insertInto('outbox_events')
+      .values(
+        chunk.map((e) => ({
+          id: randomUUID(),
+          tenant_id: e.tenantId,
+          workspace_id: e.workspaceId,
+          type: e.type,
+          data: json(e.data),
+          created_at: now,
+        })),
+      )
+      .execute();
+  }
+  const tenants = [...new Set(events.map((e) => e.tenantId))];
+  for (const tenant of tenants) await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${tenant})`.execute(trx);
+}
+
+export function emitEvent(trx: Kysely<Database>, clock: Clock, event: NewEvent): Promise<void> {
+  return emitEvents(trx, clock, [event]);
+}

@@ -1,0 +1,37 @@
+/** Per-tenant plans of the spec's Limits table: a token bucket of `burst` refilled at perMinute/60 per second. */
+export const PLAN_LIMITS = {
+  free: { perMinute: 60, burst: 10 },
+  pro: { perMinute: 300, burst: 50 },
+  enterprise: { perMinute: 1000, burst: 100 },
+} as const;
+
+export type Plan = keyof typeof PLAN_LIMITS;
+
+export interface LimitDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the bucket is full again. */
+  resetAt: number;
+  /** Seconds until the next request would be allowed (when refused). */
+  retryAfter: number;
+}
+
+export interface RateLimiter {
+  consume(key: string, plan: Plan, now: Date): Promise<LimitDecision>;
+  close(): Promise<void>;
+}
+
+/** Decision from the bucket's level after this request's refill and (if allowed) spend. */
+export function decide(tokensAfter: number, allowed: boolean, plan: Plan, now: Date): LimitDecision {
+  const { perMinute, burst } = PLAN_LIMITS[plan];
+  const ratePerSecond = perMinute / 60;
+  const nowSeconds = now.getTime() / 1000;
+  return {
+    allowed,
+    limit: perMinute,
+    remaining: Math.max(0, Math.floor(tokensAfter)),
+    resetAt: Math.ceil(nowSeconds + (burst - tokensAfter) / ratePerSecond),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokensAfter) / ratePerSecond)),
+  };
+}

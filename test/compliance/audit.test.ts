@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../harness/app.js';
+import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
+import { putNodes } from '../harness/graph.js';
+import { audit, events, fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
+import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
+
+let t: TestApp;
+let tenant: TenantFixture;
+let token: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  tenant = await buildTenant(t);
+  token = tenant.users['security-analyst'].token;
+});
+afterAll(() => t.close());
+
+const findingsUrl = () => `/api/v1/tenants/${tenant.id}/findings`;
+const getFinding = (id: string) => call(t.app, token, { url: `${findingsUrl()}/${encodeURIComponent(id)}` });
+
+describe('audit over every built-in rule', () => {
+  it('creates a finding for each rule whose violating fixture is in the graph, with finding.created events', async () => {
+    const nodes = builtinRules().map((r) => fixtureNode(r.id, 'violating', `${r.id}-bad`));
+    await putNodes(t, token, tenant.id, nodes);
+    const { started, run } = await audit(t, token, tenant.id);
+    expect(started).toMatchObject({ status: 'queued', frameworks: ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'], job_id: expect.any(String), started_at: expect.any(String) });
+    expect(run.status).toBe('succeeded');
+    expect(run.stats.resources_evaluated).toBe(nodes.length);
+    expect(run.stats.rules_evaluated).toBe(builtinRules().length);
+    expect(run.stats.evaluations).toBeGreaterThanOrEqual(nodes.length);
+    for (const rule of builtinRules()) {
+      const nodeId = nodeIdOf(fixtureNode(rule.id, 'violating', `${rule.id}-bad`));
+      const res = await getFinding(`${rule.id}:${nodeId}`);
+      expect(res.statusCode, rule.id).toBe(200);
+      expect(res.json()).toMatchObject({ rule_id: rule.id, resource_id: nodeId, status: 'open', severity: rule.severity, framework: rule.framework, control_id: rule.control_id });
+    }
+    const created = await events(t, tenant.id, 'finding.created');
+    expect(created.length).toBe(run.stats.findings_created);
+    const sample = created[0]!.data as { finding: Record<string, unknown> };
+    expect(Object.keys(sample.finding).sort()).toEqual(
+      ['control_id', 'created_at', 'description', 'framework', 'id', 'region', 'remediation', 'resource_id', 'resource_name', 'resource_type', 'rule_id', 'severity', 'title'].sort(),
+    );
+    expect(created[0]!.workspace_id).toBe(tenant.defaultWorkspaceId);
+  });
+
+  it('creates no finding for the compliant fixtures', async () => {
+    const nodes = builtinRules().map((r) => fixtureNode(r.id, 'compliant', `${r.id}-good`));
+    await putNodes(t, token, tenant.id, nodes);
+    await audit(t, token, tenant.id);
+    for (const rule of builtinRules()) {
+      const nodeId = nodeIdOf(fixtureNode(rule.id, 'compliant', `${rule.id}-good`));
+      expect((await getFinding(`${rule.id}:${nodeId}`)).statusCode, rule.id).toBe(404);
+    }
+  });
+});
+
+describe('finding life cycle through audits', () => {
+  const ruleId = 'aws-s3-bucket-versioning';
+  const bad = () => fixtureNode(ruleId, 'violating', 'lifecycle-bucket');
+  const good = () => fixtureNode(ruleId, 'compliant', 'lifecycle-bucket');
+  const id = () => `${ruleId}:${nodeIdOf(bad())}`;
+
+  it('keeps first_seen and moves last_seen while the violation stays', async () => {
+    await putNodes(t, token, tenant.id, [bad()]);
+    await audit(t, token, tenant.id);
+    const first = (await getFinding(id())).json();
+    t.clock.advance(60_000);
+    await audit(t, token, tenant.id);
+    const second = (await getFinding(id())).json();
+    expect(second.first_seen).toBe(first.first_seen);
+    expect(second.created_at).toBe(first.created_at);
+    expect(new Date(second.last_seen).getTime()).toBe(new Date(first.last_seen).getTime() + 60_000);
+  });
+
+  it('resolves a finding whose resource was fixed (finding.resolved)', async () => {
+    await putNodes(t, token, tenant.id, [good()]);
+    const { run } = await audit(t, token, tenant.id);
+    expect(run.stats.findings_resolved).toBeGreaterThanOrEqual(1);
+    expect((await getFinding(id())).json()).toMatchObject({ status: 'resolved', resolved_by: 'audit' });
+    const resolved = (await events(t, tenant.id, 'finding.resolved')).find((e) => (e.data as { finding_id: string }).finding_id === id());
+    expect(resolved?.data).toMatchObject({ finding_id: id(), resolved_at: expect.any(String) });
+  });
+
+  it('reopens a resolved finding detected again (finding.reopened)', async () => {
+    await putNodes(t, token, tenant.id, [bad()]);
+    const { run } = await audit(t, token, tenant.id);
+    expect(run.stats.findings_reopened).toBeGreaterThanOrEqual(1);
+    expect((await getFinding(id())).json()).toMatchObject({ status: 'open', resolved_at: null });
+    const reopened = (await events(t, tenant.id, 'finding.reopened')).find((e) => (e.data as { finding: { id: string } }).finding.id === id());
+    expect(reopened).toBeDefined();
+  });
+
+  it('resolves findings of a deleted resource', async () => {
+    await call(t.app, token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent(nodeIdOf(bad()))}`, expect: 204 });
+    await audit(t, token, tenant.id);
+    expect((await getFinding(id())).json().status).toBe('resolved');
+  });
+});
+
+describe('custom rules in audits', () => {
+  const customRule = (severity: string, condition = '!has(resource.tags.owner)') => ({
+    id: 'custom-bucket-owner-tag',
+    title: 'Bucket has an owner tag',
+    description: 'Every bucket names its owner.',
+    severity,
+    resource_type: 'aws.s3.bucket',
+    framework: 'soc2',
+    control_id: 'CC6.1',
+    condition,
+    remediation: { summary: 'Tag the bucket with its owner.', steps: [{ action: 'Tag it', command: 'aws s3api put-bucket-tagging --bucket <bucket-name> --tagging TagSet=[{Key=owner,Value=<team>}]' }] },
+  });
+
+  it('evaluates custom rules and emits finding.severity_changed when the rule severity changes', async () => {
+    await call(t.app, token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/rules`, payload: customRule('LOW'), expect: 201 });
+    await putNodes(t, token, tenant.id, [{ ...fixtureNode('aws-s3-bucket-versioning', 'compliant', 'untagged-bucket'), tags: {} }]);
+    await audit(t, token, tenant.id);
+    const fid = `custom-bucket-owner-tag:${nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'compliant', 'untagged-bucket'))}`;
+    expect((await getFinding(fid)).json().severity).toBe('LOW');
+    const { id: _id, ...update } = customRule('HIGH');
+    void _id;
+    await call(t.app, token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/rules/custom-bucket-owner-tag`, payload: update, expect: 200 });
+    const { run } = await audit(t, token, tenant.id);
+    expect(run.stats.severity_changes).toBeGreaterThanOrEqual(1);
+    expect((await getFinding(fid)).json().severity).toBe('HIGH');
+    const changed = (await events(t, tenant.id, 'finding.severity_changed')).find((e) => (e.data as { finding_id: string }).finding_id === fid);
+    expect(changed?.data).toMatchObject({ previous_severity: 'LOW', severity: 'HIGH', reason: 'rule_severity_changed' });
+  });
+
+  it('counts an expression that fails on a resource as an evaluation error; the run still succeeds', async () => {
+    const { id: _id, ...update } = customRule('HIGH', 'resource.properties.configuration.doesNotExist.deeper == 1');
+    void _id;
+    await call(t.app, token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/rules/custom-bucket-owner-tag`, payload: update, expect: 200 });
+    const { run } = await audit(t, token, tenant.id);
+    expect(run.status).toBe('succeeded');
+    expect(run.stats.evaluation_errors).toBeGreaterThan(0);
+  });
+
+  it('deleting a custom rule resolves its findings', async () => {
+    await call(t.app, token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/rules/custom-bucket-owner-tag`, expect: 204 });
+    const fid = `custom-bucket-owner-tag:${nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'compliant', 'untagged-bucket'))}`;
+    expect((await getFinding(fid)).json()).toMatchObject({ status: 'resolved', resolved_by: 'rule_deleted' });
+  });
+});
+
+describe('runs', () => {
+  it('runs only the rules of the requested framework', async () => {
+    const { started, run } = await audit(t, token, tenant.id, { framework: 'soc2' });
+    expect(started.frameworks).toEqual(['soc2']);
+    const soc2Rules = builtinRules().filter((r) => r.framework === 'soc2' || r.framework_mappings.some((m) => m.framework === 'soc2'));
+    expect(run.stats.rules_evaluated).toBe(soc2Rules.length);
+  });
+
+  it('never queues two audits of one workspace: a second request returns the live run, widened', async () => {
+    const first = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'soc2' }, expect: 202 });
+    const second = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'pci-dss' }, expect: 202 });
+    expect(second.json().job_id).toBe(first.json().job_id);
+    expect([...second.json().frameworks].sort()).toEqual(['pci-dss', 'soc2']);
+    await t.drain();
+    const third = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: {}, expect: 202 });
+    expect(third.json().job_id).not.toBe(first.json().job_id);
+    await t.drain();
+  });
+
+  it('a request during a running audit is remembered and run as a follow-up', async () => {
+    const first = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'soc2' }, expect: 202 });
+    await t.deps.database.db.updateTable('audit_runs').set({ status: 'running' }).where('id', '=', first.json().job_id).execute();
+    await t.deps.database.db.updateTable('jobs').set({ status: 'running', lease_expires_at: new Date(t.clock.now().getTime() + 600_000) }).where('id', '=', first.json().job_id).execute();
+    const second = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'cis-aws' }, expect: 202 });
+    expect(second.json().job_id).toBe(first.json().job_id);
+    const row = await t.deps.database.db.selectFrom('audit_runs').select('pending_frameworks').where('id', '=', first.json().job_id).executeTakeFirstOrThrow();
+    expect(row.pending_frameworks).toEqual(['cis-aws']);
+    // Let the "running" job be taken over and finish; its follow-up covers cis-aws.
+    await t.deps.database.db.updateTable('jobs').set({ status: 'queued', lease_expires_at: null }).where('id', '=', first.json().job_id).execute();
+    await t.drain();
+    const runs = await t.deps.database.db.selectFrom('audit_runs').select(['frameworks', 'trigger', 'status']).where('trigger', '=', 'follow-up').execute();
+    expect(runs).toContainEqual({ frameworks: ['cis-aws'], trigger: 'follow-up', status: 'succeeded' });
+  });
+
+  it('refuses unknown and disabled frameworks with 400; 404 for another workspace run', async () => {
+    expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso-27001' } })).statusCode).toBe(400);
+    await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'pci-dss', enabled: false }] }, expect: 200 });
+    const disabled = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'pci-dss' } });
+    expect(disabled.statusCode).toBe(400);
+    expect(disabled.json().error.message).toBe('framework "pci-dss" is disabled for this tenant');
+    const all = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: {}, expect: 202 });
+    expect(all.json().frameworks).not.toContain('pci-dss');
+    await t.drain();
+    await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'pci-dss', enabled: true }] }, expect: 200 });
+    expect((await call(t.app, token, { url: `${findingsUrl()}/runs/00000000-0000-4000-8000-000000000000` })).statusCode).toBe(404);
+    expect((await call(t.app, tenant.users['read-only'].token, { method: 'POST', url: `${findingsUrl()}/run`, payload: {} })).statusCode).toBe(403);
+  });
+});
+
+describe('fixtures sanity', () => {
+  it('has a fixture for every built-in rule', () => {
+    expect(builtinRules().every((r) => fixtures.has(r.id))).toBe(true);
+  });
+});

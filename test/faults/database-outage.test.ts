@@ -1,0 +1,117 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabaseForChild, dbKind } from '../harness/database.js';
+import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
+import { startTcpProxy } from '../harness/tcp-proxy.js';
+import { api, until } from '../harness/remote.js';
+import { fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
+
+/**
+ * Fault: the database goes away under load and comes back, as a PostgreSQL restart looks to the
+ * service (every connection dropped, new ones refused for a while). Played by a TCP proxy between the
+ * service process and PostgreSQL, so the machine's shared server keeps serving other tests. While it
+ * is down /healthz says so (503); afterwards the same process recovers without a restart, every write
+ * it acknowledged is there, and no job is left running past its lease.
+ */
+const ADMIN = { username: 'outage-admin', password: 'outage-admin-password-1' };
+
+describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () => {
+  let db: { url: string; dispose(): Promise<void> };
+  let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+  let service: ServiceProcess;
+  let direct: pg.Client;
+
+  beforeAll(async () => {
+    db = await createDatabaseForChild();
+    direct = new pg.Client({ connectionString: db.url });
+    await direct.connect();
+    const url = new URL(db.url);
+    proxy = await startTcpProxy(url.hostname, Number(url.port || 5432));
+    url.host = `127.0.0.1:${proxy.port}`;
+    service = await startServiceProcess({
+      DATABASE_URL: url.toString(),
+      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
+      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
+      CONTROLGRAPH_RATE_LIMITS: 'off',
+      CONTROLGRAPH_WORKER_POLL_MS: '100',
+      CONTROLGRAPH_VULNDB_SEED: 'off',
+      LOG_LEVEL: 'fatal',
+    });
+  }, 600_000);
+
+  afterAll(async () => {
+    await service?.stop('SIGKILL');
+    await proxy?.close();
+    await direct?.end();
+    await db?.dispose();
+  });
+
+  it('is honest while down, recovers without a restart, and loses no acknowledged write', async () => {
+    const session = await api(service.base, null, 'POST', '/api/v1/auth/token', ADMIN);
+    const tenant = `/api/v1/tenants/${session.tenant_id}`;
+    const headers = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
+    const ruleIds = [...fixtures.keys()];
+    const acknowledged: string[] = [];
+    const statuses = new Map<number, number>();
+    let batch = 0;
+    let running = true;
+
+    // Writers and auditors keep going through the outage.
+    const load = (async () => {
+      while (running) {
+        const nodes = Array.from({ length: 20 }, (_, i) => fixtureNode(ruleIds[(batch + i) % ruleIds.length]!, 'violating', `outage-${batch}-${i}`));
+        batch++;
+        const res = await fetch(`${service.base}${tenant}/nodes`, { method: 'POST', headers, body: JSON.stringify({ nodes }) }).catch(() => null);
+        const status = res?.status ?? 0;
+        statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        if (res?.ok) acknowledged.push(...nodes.map(nodeIdOf));
+        await res?.text();
+        if (batch % 10 === 0) await fetch(`${service.base}${tenant}/findings/run`, { method: 'POST', headers, body: '{}' }).then((r) => r.text()).catch(() => null);
+      }
+    })();
+
+    await until('writes before the outage', async () => (acknowledged.length >= 200 ? true : undefined), 60_000);
+    proxy.cut();
+    const down = await until(
+      '/healthz to report the outage',
+      async () => {
+        if (service.child.exitCode !== null) throw new Error(`the service died:\n${service.output().slice(-3000)}`);
+        const res = await fetch(`${service.base}/healthz`).catch(() => null);
+        return res?.status === 503 ? await res.json() : undefined;
+      },
+      30_000,
+    );
+    expect(down).toEqual({ status: 'degraded', db_connected: false });
+    await new Promise((r) => setTimeout(r, 3_000));
+    proxy.restore();
+    await until('/healthz to recover', async () => ((await fetch(`${service.base}/healthz`)).status === 200 ? true : undefined), 60_000, 200);
+    const before = acknowledged.length;
+    await until('writes after the outage', async () => (acknowledged.length >= before + 200 ? true : undefined), 60_000);
+    running = false;
+    await load;
+
+    // Failures during the outage were 503s (or refused requests), never anything else.
+    expect([...statuses.keys()].filter((s) => ![200, 201, 503, 0].includes(s))).toEqual([]);
+    const stored = await direct.query('SELECT id FROM nodes WHERE tenant_id = $1', [session.tenant_id]);
+    const ids = new Set(stored.rows.map((r) => r.id as string));
+    expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
+
+    // The audits queued around the outage all finish; nothing stays running past its lease.
+    await until(
+      'the queue to drain',
+      async () => {
+        const { rows } = await direct.query("SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'compliance%' AND status IN ('queued', 'running')");
+        return rows[0].n === 0 ? true : undefined;
+      },
+      180_000,
+      500,
+    );
+    const stuck = await direct.query("SELECT kind FROM jobs WHERE status = 'running' AND lease_expires_at < now()");
+    expect(stuck.rows).toEqual([]);
+    const events = await direct.query(
+      "SELECT count(*)::int AS n, count(DISTINCT data->'finding'->>'id')::int AS distinct_n FROM outbox_events WHERE tenant_id = $1 AND type = 'finding.created'",
+      [session.tenant_id],
+    );
+    expect(events.rows[0].n).toBe(events.rows[0].distinct_n);
+  }, 600_000);
+});

@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { CLI, ensureDistBuilt, startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
+import { createDatabaseForChild } from '../harness/database.js';
+
+const run = promisify(execFile);
+
+describe('controlgraph CLI', () => {
+  it('is built', () => ensureDistBuilt(), 300_000);
+
+  it('prints usage and per-command help', async () => {
+    const usage = await run(process.execPath, [CLI, '--help']);
+    expect(usage.stdout).toMatch(/Usage: controlgraph <command>/);
+    expect(usage.stdout).toMatch(/serve/);
+    expect(usage.stdout).toMatch(/migrate/);
+    const serveHelp = await run(process.execPath, [CLI, 'serve', '--help']);
+    expect(serveHelp.stdout).toMatch(/--role api\|worker\|scheduler/);
+  });
+
+  it('refuses an unknown command with exit code 2', async () => {
+    await expect(run(process.execPath, [CLI, 'frobnicate'])).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('migrate brings an empty database up to date, then reports it current', async () => {
+    const db = await createDatabaseForChild();
+    try {
+      const again = await run(process.execPath, [CLI, 'migrate'], { env: { ...process.env, DATABASE_URL: db.url } });
+      // The test database is already migrated from the template.
+      expect(again.stdout.trim()).toBe('database is up to date');
+    } finally {
+      await db.dispose();
+    }
+  });
+});
+
+describe('controlgraph serve', () => {
+  let db: { url: string; dispose(): Promise<void> };
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    db = await createDatabaseForChild();
+    service = await startServiceProcess({ DATABASE_URL: db.url });
+  });
+  afterAll(async () => {
+    await service?.stop('SIGKILL');
+    await db?.dispose();
+  });
+
+  it('serves /healthz and the OpenAPI document over a real port', async () => {
+    const health = await fetch(`${service.base}/healthz`);
+    expect(await health.json()).toEqual({ status: 'ok', db_connected: true });
+    const doc = YAML.parse(await (await fetch(`${service.base}/api/v1/openapi.yaml`)).text());
+    expect(doc.openapi).toBe('3.0.3');
+    expect(doc.paths['/healthz']).toBeDefined();
+  });
+
+  it('logs structured JSON lines', () => {
+    const first = service.output().split('\n').find((line) => line.startsWith('{'));
+    expect(JSON.parse(first!)).toMatchObject({ service: 'controlgraph', level: expect.any(Number) });
+  });
+
+  it('shuts down gracefully on SIGTERM: stops listening and exits 0', async () => {
+    const code = await service.stop('SIGTERM');
+    expect(code).toBe(0);
+    expect(service.output()).toMatch(/"msg":"shutting down"/);
+    await expect(fetch(`${service.base}/healthz`)).rejects.toThrow();
+  });
+});
