@@ -12,7 +12,8 @@ export type ImportStatus = 'running' | 'succeeded' | 'unchanged' | 'failed';
 /** `date` columns are read back as 'YYYY-MM-DD' strings (see platform/db/database.ts). */
 type DateColumn = string;
 
-interface KevColumns {
+/** Also the row a KEV record becomes on import (import/records.ts): the two must not drift apart. */
+export interface KevColumns {
   cve_id: string;
   vendor_project: string;
   product: string;
@@ -27,7 +28,7 @@ interface KevColumns {
   content_hash: string;
 }
 
-interface CveColumns {
+export interface CveColumns {
   cve_id: string;
   source_identifier: string | null;
   vuln_status: string | null;
@@ -45,7 +46,8 @@ interface CveColumns {
   content_hash: string;
 }
 
-interface CpeColumns {
+/** Also the row an NVD CPE match becomes on import (import/records.ts). */
+export interface CpeColumns {
   cve_id: string;
   config_index: number;
   node_index: number;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ecosystemInfo, packageKey } from '../matching/ecosystems.js';
 import { parseCpe } from '../matching/cpe.js';
-import type { StoredRange } from '../tables.js';
+import type { CpeColumns, CveColumns, KevColumns, StoredRange } from '../tables.js';
 
 /**
  * The rows each source's records become, normalised from the published formats. Pure functions:
@@ -31,20 +31,8 @@ function utc(value: unknown): string | null {
 
 // ---------------------------------------------------------------------------------------------- KEV
 
-export interface KevRow {
-  cve_id: string;
-  vendor_project: string;
-  product: string;
-  vulnerability_name: string;
-  date_added: string;
-  short_description: string;
-  required_action: string;
-  due_date: string | null;
-  known_ransomware_campaign_use: string;
-  notes: string;
-  cwes: string[];
-  content_hash: string;
-}
+/** The stored columns as they are: a KEV record needs no conversion. */
+export type KevRow = KevColumns;
 
 /** A KEV catalog entry, from the JSON (`cwes` an array) or the CSV (`cwes` "CWE-1, CWE-2"). */
 export function kevRow(record: Record<string, unknown>): KevRow {
@@ -111,45 +99,10 @@ export function parseEpssComment(line: string): { model_version: string | null; 
 
 // ---------------------------------------------------------------------------------------------- NVD
 
-export interface CveRow {
-  cve_id: string;
-  source_identifier: string | null;
-  vuln_status: string | null;
-  published: string | null;
-  last_modified: string | null;
-  description: string | null;
-  cvss_v3_score: number | null;
-  cvss_v3_severity: string | null;
-  cvss_v3_vector: string | null;
-  cvss_v4_score: number | null;
-  cvss_v4_severity: string | null;
-  cvss_v2_score: number | null;
-  cwes: string[];
-  reference_urls: string[];
-  content_hash: string;
-}
+/** The stored columns, but with timestamps as the ISO strings the importer writes. */
+export type CveRow = Omit<CveColumns, 'published' | 'last_modified'> & { published: string | null; last_modified: string | null };
 
-export interface CpeRow {
-  cve_id: string;
-  config_index: number;
-  node_index: number;
-  match_index: number;
-  config_operator: string;
-  node_operator: string;
-  negate: boolean;
-  vulnerable: boolean;
-  criteria: string;
-  part: string;
-  vendor: string;
-  product: string;
-  version: string;
-  cpe_update: string;
-  target_sw: string;
-  version_start_including: string | null;
-  version_start_excluding: string | null;
-  version_end_including: string | null;
-  version_end_excluding: string | null;
-}
+export type CpeRow = CpeColumns;
 
 type Json = Record<string, any>;
 
