@@ -5,15 +5,12 @@ import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { isUniqueViolation } from '../../platform/db/postgres.js';
 import { purgeUnreferenced } from './tenant-service.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'authCache'>;
 
 const columns = ['id', 'tenant_id', 'name', 'is_default', 'created_at', 'updated_at'] as const;
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string })?.code === '23505';
-}
 
 /** Workspaces of the request's tenant; a workspace of another tenant reads as not found. */
 export function createWorkspaceService(deps: Deps) {

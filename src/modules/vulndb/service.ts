@@ -1,5 +1,6 @@
 import { sql, type Selectable } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
+import { likePattern } from '../../platform/db/postgres.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -115,10 +116,6 @@ const SORTS: Record<string, [string, 'asc' | 'desc']> = {
   epss: ['e.epss', 'asc'],
   '-epss': ['e.epss', 'desc'],
 };
-
-function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
 
 export function createVulnService(deps: Deps) {
   const db = deps.database.db;
