@@ -4,11 +4,13 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
 import { conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { likePattern } from '../../platform/db/postgres.js';
 import { compileFilter, storedFilter } from './filter/sql.js';
 import { syncDerivedApplications } from './derived.js';
+import { creatorOf, duplicateName, rowInScope } from './named.js';
 import { memberPage, rollups, type Rollup } from './rollup.js';
 import type { Criticality } from './tables.js';
 import './tables.js';
@@ -20,29 +22,6 @@ export interface ApplicationInput {
   name: string;
   description?: string;
   filter: string;
-}
-
-export function creatorOf(context: RequestContext): string {
-  return `${context.actor.type}:${context.actor.id}`;
-}
-
-export function likePattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** A unique-index violation (both drivers report SQLSTATE 23505). */
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === '23505';
-}
-
-export async function applicationById(db: Kysely<Database>, scope: Scope, id: string): Promise<ApplicationRow | undefined> {
-  return db
-    .selectFrom('applications')
-    .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
 }
 
 /** The business services listing each application. */
@@ -86,7 +65,7 @@ export function createApplicationService(deps: Deps) {
   const db = deps.database.db;
 
   async function required(scope: Scope, id: string): Promise<ApplicationRow> {
-    const row = await applicationById(db, scope, id);
+    const row = await rowInScope(db, 'applications', scope, id);
     if (!row) throw notFound('application not found');
     return row;
   }
@@ -162,9 +141,7 @@ export function createApplicationService(deps: Deps) {
             })
             .returningAll()
             .executeTakeFirstOrThrow();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'application.created',
             targetType: 'application',
             targetId: inserted.id,
@@ -172,10 +149,7 @@ export function createApplicationService(deps: Deps) {
           });
           return inserted;
         })
-        .catch((error: unknown) => {
-          if (isUniqueViolation(error)) throw conflict(`an application named "${input.name.trim()}" already exists`);
-          throw error;
-        });
+        .catch(duplicateName('an application', input.name.trim()));
       return (await presentAll(scope, [row]))[0]!;
     },
 
@@ -194,9 +168,7 @@ export function createApplicationService(deps: Deps) {
             .where('workspace_id', '=', scope.workspaceId)
             .returningAll()
             .executeTakeFirstOrThrow();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'application.updated',
             targetType: 'application',
             targetId: id,
@@ -204,10 +176,7 @@ export function createApplicationService(deps: Deps) {
           });
           return updated;
         })
-        .catch((error: unknown) => {
-          if (isUniqueViolation(error)) throw conflict(`an application named "${input.name.trim()}" already exists`);
-          throw error;
-        });
+        .catch(duplicateName('an application', input.name.trim()));
       return (await presentAll(scope, [row]))[0]!;
     },
 
@@ -217,9 +186,7 @@ export function createApplicationService(deps: Deps) {
       readOnlyIfDerived(current);
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('applications').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'application.deleted',
           targetType: 'application',
           targetId: id,

@@ -4,25 +4,20 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
-import { conflict, notFound } from '../../platform/http/errors.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
+import { notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { likePattern } from '../../platform/db/postgres.js';
 import { compileFilter, storedFilter } from './filter/sql.js';
 import { memberIds } from './rollup.js';
-import { creatorOf, isUniqueViolation, likePattern } from './application-service.js';
+import { creatorOf, duplicateName, rowInScope } from './named.js';
 import './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 type AssetGroupRow = Selectable<Database['asset_groups']>;
 
 async function groupRow(db: Kysely<Database>, scope: Scope, id: string): Promise<AssetGroupRow> {
-  const row = await db
-    .selectFrom('asset_groups')
-    .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await rowInScope(db, 'asset_groups', scope, id);
   if (!row) throw notFound('asset group not found');
   return row;
 }
@@ -77,13 +72,6 @@ export function createAssetGroupService(deps: Deps) {
     }));
   }
 
-  function duplicateName(name: string) {
-    return (error: unknown): never => {
-      if (isUniqueViolation(error)) throw conflict(`an asset group named "${name}" already exists`);
-      throw error;
-    };
-  }
-
   return {
     async list(scope: Scope, query: { search?: string }, page: PageRequest) {
       let q = db.selectFrom('asset_groups').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
@@ -122,9 +110,7 @@ export function createAssetGroupService(deps: Deps) {
             })
             .returningAll()
             .executeTakeFirstOrThrow();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'asset_group.created',
             targetType: 'asset_group',
             targetId: inserted.id,
@@ -132,7 +118,7 @@ export function createAssetGroupService(deps: Deps) {
           });
           return inserted;
         })
-        .catch(duplicateName(name));
+        .catch(duplicateName('an asset group', name));
       return (await present(scope, [row]))[0]!;
     },
 
@@ -156,9 +142,7 @@ export function createAssetGroupService(deps: Deps) {
             .where('workspace_id', '=', scope.workspaceId)
             .returningAll()
             .executeTakeFirstOrThrow();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'asset_group.updated',
             targetType: 'asset_group',
             targetId: id,
@@ -166,7 +150,7 @@ export function createAssetGroupService(deps: Deps) {
           });
           return updated;
         })
-        .catch(duplicateName(name));
+        .catch(duplicateName('an asset group', name));
       return (await present(scope, [row]))[0]!;
     },
 
@@ -175,9 +159,7 @@ export function createAssetGroupService(deps: Deps) {
       const current = await groupRow(db, scope, id);
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('asset_groups').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'asset_group.deleted',
           targetType: 'asset_group',
           targetId: id,

@@ -4,12 +4,13 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
-import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
+import { badRequest, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { likePattern } from '../../platform/db/postgres.js';
 import { anyOf, storedFilter } from './filter/sql.js';
 import { rollups, type Group } from './rollup.js';
-import { creatorOf, isUniqueViolation, likePattern } from './application-service.js';
+import { creatorOf, duplicateName, rowInScope } from './named.js';
 import type { Criticality } from './tables.js';
 import './tables.js';
 
@@ -81,13 +82,7 @@ export function createBusinessServiceService(deps: Deps) {
   const db = deps.database.db;
 
   async function serviceRow(scope: Scope, id: string, trx: Kysely<Database> = db): Promise<ServiceRow> {
-    const row = await trx
-      .selectFrom('business_services')
-      .selectAll()
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await rowInScope(trx, 'business_services', scope, id);
     if (!row) throw notFound('business service not found');
     return row;
   }
@@ -127,13 +122,6 @@ export function createBusinessServiceService(deps: Deps) {
         const r = stats.get(m.id)!;
         return { id: m.id, name: m.name, derived: m.derived, added_at: m.added_at, ...r };
       }),
-    };
-  }
-
-  function duplicateName(name: string) {
-    return (error: unknown): never => {
-      if (isUniqueViolation(error)) throw conflict(`a business service named "${name}" already exists`);
-      throw error;
     };
   }
 
@@ -194,9 +182,7 @@ export function createBusinessServiceService(deps: Deps) {
             .returningAll()
             .executeTakeFirstOrThrow();
           await addMembers(trx, scope, inserted.id, input.application_ids ?? []);
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'business_service.created',
             targetType: 'business_service',
             targetId: inserted.id,
@@ -204,7 +190,7 @@ export function createBusinessServiceService(deps: Deps) {
           });
           return inserted;
         })
-        .catch(duplicateName(name));
+        .catch(duplicateName('a business service', name));
       return detail(scope, row);
     },
 
@@ -239,9 +225,7 @@ export function createBusinessServiceService(deps: Deps) {
               .execute();
             await addMembers(trx, scope, id, input.application_ids);
           }
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'business_service.updated',
             targetType: 'business_service',
             targetId: id,
@@ -256,7 +240,7 @@ export function createBusinessServiceService(deps: Deps) {
           });
           return updated;
         })
-        .catch(duplicateName(name));
+        .catch(duplicateName('a business service', name));
       return detail(scope, row);
     },
 
@@ -265,9 +249,7 @@ export function createBusinessServiceService(deps: Deps) {
       const current = await serviceRow(scope, id);
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('business_services').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'business_service.deleted',
           targetType: 'business_service',
           targetId: id,
@@ -283,9 +265,7 @@ export function createBusinessServiceService(deps: Deps) {
         await checkApplications(trx, scope, applicationIds);
         await addMembers(trx, scope, id, applicationIds);
         await trx.updateTable('business_services').set({ updated_at: deps.clock.now() }).where('id', '=', id).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'business_service.applications_added',
           targetType: 'business_service',
           targetId: id,
@@ -307,9 +287,7 @@ export function createBusinessServiceService(deps: Deps) {
           .executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
         await trx.updateTable('business_services').set({ updated_at: deps.clock.now() }).where('id', '=', id).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'business_service.application_removed',
           targetType: 'business_service',
           targetId: id,

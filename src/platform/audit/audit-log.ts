@@ -59,3 +59,8 @@ export async function writeAudit(trx: Kysely<Database>, clock: Clock, actor: Aud
     })
     .execute();
 }
+
+/** `writeAudit` for the common case: a request's change inside its own tenant and workspace. */
+export function auditInScope(trx: Kysely<Database>, clock: Clock, context: RequestContext, entry: Omit<AuditEntry, 'tenantId' | 'workspaceId'>): Promise<void> {
+  return writeAudit(trx, clock, actorOf(context), { tenantId: context.scope.tenantId, workspaceId: context.scope.workspaceId, ...entry });
+}
