@@ -7,6 +7,7 @@ import { createTestApp } from '../harness/app.js';
 import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { buildTenant, call, fresh } from '../harness/identity.js';
+import { api, until } from '../harness/remote.js';
 import { EXPORT_JOB } from '../../src/modules/exports/export-service.js';
 import { EXPORT_LEASE_MS } from '../../src/modules/exports/export-job.js';
 import { estate, loadEstate } from './helpers.js';
@@ -21,28 +22,11 @@ import { estate, loadEstate } from './helpers.js';
 
 const ADMIN = { username: 'crash-admin', password: 'crash-admin-password-1' };
 
-async function api(base: string, token: string | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, everyMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
-describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (PostgreSQL, real CLI processes)', () => {
+/**
+ * Service processes on a fresh database with the bootstrap admin and one artifact directory, for one
+ * describe block: everything is killed and removed after it.
+ */
+function processFixture() {
   const processes: ServiceProcess[] = [];
   const artifacts = mkdtempSync(join(tmpdir(), 'cg-crash-artifacts-'));
   let dispose: (() => Promise<void>) | null = null;
@@ -51,22 +35,36 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     await dispose?.();
     rmSync(artifacts, { recursive: true, force: true });
   });
+  return {
+    async environment(extra: Record<string, string> = {}): Promise<Record<string, string>> {
+      const db = await createDatabaseForChild();
+      dispose = db.dispose;
+      return {
+        DATABASE_URL: db.url,
+        ARTIFACT_STORE: `file://${artifacts}`,
+        CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
+        CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
+        CONTROLGRAPH_RATE_LIMITS: 'off',
+        CONTROLGRAPH_WORKER_POLL_MS: '200',
+        LOG_LEVEL: 'warn',
+        ...extra,
+      };
+    },
+    async start(env: Record<string, string>, args?: string[]): Promise<ServiceProcess> {
+      const p = await startServiceProcess(env, args);
+      processes.push(p);
+      return p;
+    },
+  };
+}
+
+describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (PostgreSQL, real CLI processes)', () => {
+  const fixture = processFixture();
 
   it('retries the export after each killed worker and fails it after the third attempt', async () => {
-    const db = await createDatabaseForChild();
-    dispose = db.dispose;
-    const env = {
-      DATABASE_URL: db.url,
-      ARTIFACT_STORE: `file://${artifacts}`,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
-      CONTROLGRAPH_WORKER_POLL_MS: '200',
-      LOG_LEVEL: 'warn',
-    };
+    const env = await fixture.environment();
     // The API (and scheduler) process never runs jobs; each worker process also answers /healthz.
-    const apiProcess = await startServiceProcess(env, ['--role', 'api,scheduler']);
-    processes.push(apiProcess);
+    const apiProcess = await fixture.start(env, ['--role', 'api,scheduler']);
     const session = await api(apiProcess.base, null, 'POST', '/api/v1/auth/token', ADMIN);
     const tenantId: string = session.tenant_id;
     // Big enough that rendering the PNG takes seconds: the kill lands while the job runs.
@@ -77,8 +75,7 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     const status = () => api(apiProcess.base, session.token, 'GET', job.status_url);
 
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const worker = await startServiceProcess(env, ['--role', 'worker,api']);
-      processes.push(worker);
+      const worker = await fixture.start(env, ['--role', 'worker,api']);
       const running = await until(`attempt ${attempt} running`, async () => {
         const s = await status();
         return s.status === 'running' && s.attempts === attempt ? s : undefined;
@@ -94,8 +91,7 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     }
 
     // A fourth worker finds the third lease expired: the job fails for good with the reason.
-    const last = await startServiceProcess(env, ['--role', 'worker,api']);
-    processes.push(last);
+    await fixture.start(env, ['--role', 'worker,api']);
     const failed = await until('failed', async () => {
       const s = await status();
       return s.status === 'failed' ? s : undefined;
@@ -112,31 +108,12 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
   // PGlite admits one process per data directory, so the one process is API and worker at once: each
   // kill takes both down, and the next process on the same directory (recovering the database as
   // PostgreSQL does after a crash) is the worker that finds the lease expired.
-  const processes: ServiceProcess[] = [];
-  const artifacts = mkdtempSync(join(tmpdir(), 'cg-crash-artifacts-'));
-  let dispose: (() => Promise<void>) | null = null;
-  afterAll(async () => {
-    for (const p of processes) await p.stop('SIGKILL');
-    await dispose?.();
-    rmSync(artifacts, { recursive: true, force: true });
-  });
+  const fixture = processFixture();
 
   it('retries the export after each killed process and fails it after the third attempt', async () => {
-    const db = await createDatabaseForChild();
-    dispose = db.dispose;
-    const env = {
-      DATABASE_URL: db.url,
-      ARTIFACT_STORE: `file://${artifacts}`,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
-      CONTROLGRAPH_VULNDB_SEED: 'off',
-      CONTROLGRAPH_WORKER_POLL_MS: '200',
-      LOG_LEVEL: 'warn',
-    };
+    const env = await fixture.environment({ CONTROLGRAPH_VULNDB_SEED: 'off' });
     const boot = async () => {
-      const p = await startServiceProcess(env);
-      processes.push(p);
+      const p = await fixture.start(env);
       const session = await api(p.base, null, 'POST', '/api/v1/auth/token', ADMIN);
       return { p, session };
     };

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
+import { api, until } from '../harness/remote.js';
 import { fixtureNode } from '../harness/compliance.js';
 import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
@@ -15,27 +16,6 @@ import { reply, startReceiver, type Receiver } from './helpers.js';
  */
 const ADMIN = { username: 'crash-admin', password: 'crash-admin-password-1' };
 const SECRET = 'crash-process-secret';
-
-async function api(base: string, token: string | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.runIf(dbKind() === 'postgres')('SIGKILL of the service mid-request (PostgreSQL, real CLI processes)', () => {
   const processes: ServiceProcess[] = [];
@@ -75,7 +55,7 @@ describe.runIf(dbKind() === 'postgres')('SIGKILL of the service mid-request (Pos
     });
     await api(doomed.base, session.token, 'POST', `${tenant}/nodes`, fixtureNode('aws-s3-bucket-versioning', 'violating', 'crash-bucket'));
     await api(doomed.base, session.token, 'POST', `${tenant}/findings/run`, {});
-    await until('a delivery in flight', () => (receiver!.requests.length > 0 ? true : undefined), 60_000);
+    await until('a delivery in flight', async () => (receiver!.requests.length > 0 ? true : undefined), 60_000);
     doomed.child.kill('SIGKILL');
     expect(await doomed.exited).toBeNull();
     const inFlight = new Map(receiver.requests.map((r) => [r.headers['webhook-id'] as string, r]));
