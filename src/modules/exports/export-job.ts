@@ -3,6 +3,7 @@ import { PermanentJobError, type JobDefinition } from '../../platform/jobs/defin
 import { CONTENT_TYPES } from './render/render.js';
 import { renderInWorker } from './render/runner.js';
 import { loadRenderGraph } from './graph-source.js';
+import { startArtifactRow, succeededColumns, type ArtifactFile } from './artifact-row.js';
 import { EXPORT_JOB, EXPORT_MAX_ATTEMPTS, STORAGE_ABSENT, fileNameOf, formatOf } from './export-service.js';
 
 /**
@@ -11,11 +12,7 @@ import { EXPORT_JOB, EXPORT_MAX_ATTEMPTS, STORAGE_ABSENT, fileNameOf, formatOf }
  */
 export const EXPORT_LEASE_MS = 15_000;
 
-interface ExportResult {
-  artifact_key: string;
-  size_bytes: number;
-  content_type: string;
-  file_name: string;
+interface ExportResult extends ArtifactFile {
   node_count: number;
 }
 
@@ -32,13 +29,7 @@ export function exportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
     leaseMs: EXPORT_LEASE_MS,
     backoffMs: (attempt) => 2_000 * attempt,
     async run(_payload, ctx): Promise<ExportResult | { skipped: string }> {
-      const row = await db
-        .updateTable('exports')
-        .set({ status: 'running', started_at: ctx.clock.now(), attempts: ctx.job.attempts, error: null })
-        .where('id', '=', ctx.job.id)
-        .where('status', 'in', ['queued', 'running'])
-        .returningAll()
-        .executeTakeFirst();
+      const row = await startArtifactRow(db, 'exports', ctx.job, ctx.clock.now());
       if (!row) return { skipped: 'export deleted' };
       if (!deps.artifacts) throw new PermanentJobError(STORAGE_ABSENT);
       const scope = { tenantId: row.tenant_id, workspaceId: row.workspace_id };
@@ -59,18 +50,7 @@ export function exportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
       const now = deps.clock.now();
       await trx
         .updateTable('exports')
-        .set({
-          status: 'succeeded',
-          attempts: job.attempts,
-          artifact_key: r.artifact_key,
-          size_bytes: r.size_bytes,
-          content_type: r.content_type,
-          file_name: r.file_name,
-          node_count: r.node_count,
-          finished_at: now,
-          expires_at: new Date(now.getTime() + deps.config.exportRetentionMs),
-          error: null,
-        })
+        .set({ ...succeededColumns(job.attempts, r, now, new Date(now.getTime() + deps.config.exportRetentionMs)), node_count: r.node_count })
         .where('id', '=', job.id)
         .execute();
     },

@@ -4,17 +4,14 @@ import { json } from '../../../platform/db/schema.js';
 import { emitEvent } from '../../../platform/events/outbox.js';
 import { PermanentJobError, type JobDefinition } from '../../../platform/jobs/definition.js';
 import { STORAGE_ABSENT } from '../export-service.js';
+import { startArtifactRow, succeededColumns, type ArtifactFile } from '../artifact-row.js';
 import { collectReport } from './report-data.js';
 import { csvReport, jsonReport } from './render-data.js';
 import { pdfReport } from './render-pdf.js';
 import { REPORT_CONTENT_TYPES, REPORT_JOB, REPORT_MAX_ATTEMPTS, type ReportFormat } from './report-service.js';
 import { LINK_TTL_MS, signedReportUrl } from './signed-link.js';
 
-interface ReportResult {
-  artifact_key: string;
-  size_bytes: number;
-  content_type: string;
-  file_name: string;
+interface ReportResult extends ArtifactFile {
   summary: { overall_score: number; total_findings: number };
   finished_at: string;
   expires_at: string;
@@ -39,13 +36,7 @@ export function reportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
     maxAttempts: REPORT_MAX_ATTEMPTS,
     leaseMs: 60_000,
     async run(_payload, ctx): Promise<ReportResult | { skipped: string }> {
-      const row = await db
-        .updateTable('reports')
-        .set({ status: 'running', started_at: ctx.clock.now(), attempts: ctx.job.attempts, error: null })
-        .where('id', '=', ctx.job.id)
-        .where('status', 'in', ['queued', 'running'])
-        .returningAll()
-        .executeTakeFirst();
+      const row = await startArtifactRow(db, 'reports', ctx.job, ctx.clock.now());
       if (!row) return { skipped: 'report deleted' };
       if (!deps.artifacts) throw new PermanentJobError(STORAGE_ABSENT);
       const scope = { tenantId: row.tenant_id, workspaceId: row.workspace_id };
@@ -90,18 +81,7 @@ export function reportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
       if ('skipped' in r) return;
       const row = await trx
         .updateTable('reports')
-        .set({
-          status: 'succeeded',
-          attempts: job.attempts,
-          artifact_key: r.artifact_key,
-          size_bytes: r.size_bytes,
-          content_type: r.content_type,
-          file_name: r.file_name,
-          summary: json(r.summary),
-          finished_at: new Date(r.finished_at),
-          expires_at: new Date(r.expires_at),
-          error: null,
-        })
+        .set({ ...succeededColumns(job.attempts, r, new Date(r.finished_at), new Date(r.expires_at)), summary: json(r.summary) })
         .where('id', '=', job.id)
         .returningAll()
         .executeTakeFirstOrThrow();
