@@ -127,32 +127,39 @@ export function createQuestionnaireService(deps: Deps) {
     });
   }
 
-  async function insert(context: RequestContext, values: Omit<QuestionnaireRow, 'id' | 'tenant_id' | 'workspace_id' | 'family_id' | 'version' | 'previous_version_id' | 'status' | 'created_by' | 'created_at' | 'updated_at' | 'published_at' | 'archived_at'>) {
-    const { scope } = context;
-    const now = deps.clock.now();
+  type DraftValues = Omit<
+    QuestionnaireRow,
+    'id' | 'tenant_id' | 'workspace_id' | 'family_id' | 'version' | 'previous_version_id' | 'status' | 'created_by' | 'created_at' | 'updated_at' | 'published_at' | 'archived_at'
+  >;
+  type Lineage = Pick<QuestionnaireRow, 'family_id' | 'version' | 'previous_version_id'>;
+
+  /** A new draft in the request's workspace: the first version of its own family, or the next version of `lineage`. */
+  async function insertDraft(trx: Kysely<Database>, context: RequestContext, now: Date, values: DraftValues, lineage?: Lineage): Promise<QuestionnaireRow> {
     const id = randomUUID();
+    return trx
+      .insertInto('questionnaires')
+      .values({
+        ...values,
+        id,
+        tenant_id: context.scope.tenantId,
+        workspace_id: context.scope.workspaceId,
+        ...(lineage ?? { family_id: id, version: 1, previous_version_id: null }),
+        status: 'draft',
+        questions: json(values.questions),
+        created_by: actorRef(context),
+        created_at: now,
+        updated_at: now,
+        published_at: null,
+        archived_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+
+  async function insert(context: RequestContext, values: DraftValues) {
     return db.transaction().execute(async (trx) => {
-      const row = await trx
-        .insertInto('questionnaires')
-        .values({
-          ...values,
-          id,
-          tenant_id: scope.tenantId,
-          workspace_id: scope.workspaceId,
-          family_id: id,
-          version: 1,
-          previous_version_id: null,
-          status: 'draft',
-          questions: json(values.questions),
-          created_by: actorRef(context),
-          created_at: now,
-          updated_at: now,
-          published_at: null,
-          archived_at: null,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      await audit(trx, context, 'questionnaire.created', id, { title: row.title, template_id: row.template_id, questions: row.questions.length });
+      const row = await insertDraft(trx, context, deps.clock.now(), values);
+      await audit(trx, context, 'questionnaire.created', row.id, { title: row.title, template_id: row.template_id, questions: row.questions.length });
       return row;
     });
   }
@@ -358,36 +365,25 @@ export function createQuestionnaireService(deps: Deps) {
           .execute();
         const draft = family.find((f) => f.status === 'draft');
         if (draft) throw conflict('a draft version of this questionnaire exists already', { draft_id: draft.id });
-        const newId = randomUUID();
-        const created = await trx
-          .insertInto('questionnaires')
-          .values({
-            id: newId,
-            tenant_id: source.tenant_id,
-            workspace_id: source.workspace_id,
-            family_id: source.family_id,
-            version: Math.max(...family.map((f) => f.version)) + 1,
-            previous_version_id: source.id,
+        const created = await insertDraft(
+          trx,
+          context,
+          now,
+          {
             title: source.title,
             description: source.description,
             framework: source.framework,
             template_id: source.template_id,
             template_version: source.template_version,
             lang: source.lang,
-            status: 'draft',
-            questions: json(source.questions),
+            questions: source.questions,
             assignees: source.assignees,
             due_date: source.due_date && source.due_date >= today(now) ? source.due_date : null,
             attestation_validity_days: source.attestation_validity_days,
-            created_by: actorRef(context),
-            created_at: now,
-            updated_at: now,
-            published_at: null,
-            archived_at: null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await audit(trx, context, 'questionnaire.version_created', newId, { previous_version_id: source.id, version: created.version });
+          },
+          { family_id: source.family_id, version: Math.max(...family.map((f) => f.version)) + 1, previous_version_id: source.id },
+        );
+        await audit(trx, context, 'questionnaire.version_created', created.id, { previous_version_id: source.id, version: created.version });
         return created;
       });
       return presentQuestionnaire(row);
