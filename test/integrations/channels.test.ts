@@ -46,8 +46,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   t.clock.advance(S);
-  api.requests.length = 0;
-  api.queue.length = 0;
+  api.reset();
   smtp.messages.length = 0;
   smtp.rejectRecipients.clear();
   // Each fake API answers as the real one does on success.

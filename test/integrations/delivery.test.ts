@@ -5,7 +5,7 @@ import { buildTenant, call, fresh, type TenantFixture } from '../harness/identit
 import { putNodes } from '../harness/graph.js';
 import { audit, fixtureNode } from '../harness/compliance.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
-import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, reply, startReceiver, type Receiver } from './helpers.js';
+import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, removeIntegrations, reply, startReceiver, type Receiver } from './helpers.js';
 
 /**
  * Delivery of outbox events to webhooks: envelope, signatures, filters, the retry schedule (on the
@@ -33,15 +33,12 @@ afterAll(async () => {
 beforeEach(async () => {
   // Integrations receive events from their creation on: a new second keeps tests apart.
   t.clock.advance(S);
-  receiver.requests.length = 0;
-  receiver.queue.length = 0;
-  receiver.fallback = reply(200, 'ok');
+  receiver.reset(reply(200, 'ok'));
   token = (await fresh(t, tenant.admin)).token;
 });
 afterEach(async () => {
   // Each test starts without integrations (and without jobs left for them).
-  await t.deps.database.db.deleteFrom('integrations').where('tenant_id', 'in', [tenant.id, other.id]).execute();
-  await t.drain();
+  await removeIntegrations(t, [tenant.id, other.id]);
 });
 
 const base = () => `/api/v1/tenants/${tenant.id}/integrations`;

@@ -33,6 +33,8 @@ export interface Receiver {
   /** Responses for the next requests, in order; after them `fallback` answers. */
   queue: Responder[];
   fallback: Responder;
+  /** Between tests: forgets the requests and queued responses; `fallback`, when given, answers from now on. */
+  reset(fallback?: Responder): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,7 @@ export const reply =
   };
 
 export async function startReceiver(options: { host?: string; tls?: { key: string; cert: string } } = {}): Promise<Receiver> {
-  const state: Omit<Receiver, 'url' | 'port' | 'close'> = { requests: [], connections: 0, queue: [], fallback: reply(200, 'ok') };
+  const state: Omit<Receiver, 'url' | 'port' | 'reset' | 'close'> = { requests: [], connections: 0, queue: [], fallback: reply(200, 'ok') };
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -68,6 +70,11 @@ export async function startReceiver(options: { host?: string; tls?: { key: strin
   const receiver: Receiver = Object.assign(state, {
     port,
     url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    reset(fallback?: Responder) {
+      state.requests.length = 0;
+      state.queue.length = 0;
+      if (fallback) state.fallback = fallback;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -93,6 +100,12 @@ export function selfSignedCertificate(commonName: string, altNames: string[]): {
 /** A test app whose webhook targets may be 127.0.0.1 (allow-listed, so http:// too). */
 export function createDeliveryApp(options: TestAppOptions & { allowHosts?: string } = {}): Promise<TestApp> {
   return createTestApp({ ...options, env: { CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: options.allowHosts ?? '127.0.0.1', ...options.env } });
+}
+
+/** Between tests: the tenants' integrations deleted and the jobs left for them run (they find nothing to do). */
+export async function removeIntegrations(t: TestApp, tenantIds: string[]): Promise<void> {
+  await t.deps.database.db.deleteFrom('integrations').where('tenant_id', 'in', tenantIds).execute();
+  await t.drain();
 }
 
 /** Writes events to the outbox in one transaction, as a domain service would. */

@@ -11,7 +11,7 @@ import type { JobRow } from '../../src/platform/jobs/queue.js';
 import { DELIVER_JOB, dispatch } from '../../src/modules/integrations/dispatcher.js';
 import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
-import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, startReceiver, waitFor, type Receiver } from './helpers.js';
+import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, removeIntegrations, startReceiver, waitFor, type Receiver } from './helpers.js';
 
 /**
  * What survives a restart of the service: deliveries are rows and queue jobs, so a new process (here:
@@ -45,14 +45,12 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   t.clock.advance(S);
-  receiver.requests.length = 0;
-  receiver.queue.length = 0;
+  receiver.reset();
   token = (await fresh(t, tenant.admin)).token;
 });
 afterEach(async () => {
   // Each test starts without integrations; the jobs left for deleted ones find nothing to do.
-  await t.deps.database.db.deleteFrom('integrations').where('tenant_id', '=', tenant.id).execute();
-  await t.drain();
+  await removeIntegrations(t, [tenant.id]);
 });
 
 /** The service started again over the same database with another environment. */

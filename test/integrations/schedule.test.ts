@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, call, fresh, type TenantFixture } from '../harness/identity.js';
 import { AUTO_DISABLE_WINDOW } from '../../src/modules/integrations/delivery.js';
-import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, reply, startReceiver, type Receiver } from './helpers.js';
+import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, removeIntegrations, reply, startReceiver, type Receiver } from './helpers.js';
 
 /**
  * The retry schedule as configured (CONTROLGRAPH_WEBHOOK_RETRY_SCHEDULE, shortened here to seconds),
@@ -28,14 +28,11 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   t.clock.advance(S);
-  receiver.requests.length = 0;
-  receiver.queue.length = 0;
-  receiver.fallback = (req, res) => reply(JSON.parse(req.body).data.finding?.title?.startsWith('fail') ? 500 : 200, 'answer')(req, res);
+  receiver.reset((req, res) => reply(JSON.parse(req.body).data.finding?.title?.startsWith('fail') ? 500 : 200, 'answer')(req, res));
   token = (await fresh(t, tenant.admin)).token;
 });
 afterEach(async () => {
-  await t.deps.database.db.deleteFrom('integrations').where('tenant_id', '=', tenant.id).execute();
-  await t.drain();
+  await removeIntegrations(t, [tenant.id]);
 });
 
 const base = () => `/api/v1/tenants/${tenant.id}/integrations`;
