@@ -16,25 +16,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { printTable, root, scratchDatabase, startServer } from './lib.js';
+import { api, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { defaultKinds } from './http.js';
 
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 const FIXTURES = join(root, 'test', 'fixtures', 'agents');
 const CLI = join(root, 'bin', 'controlgraph.js');
 const PACKAGES = 2_000;
 const PROCESSES = 500;
 const CONCURRENCY = 4;
-
-async function api(base, token, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
 
 function run(args, env = {}) {
   return new Promise((resolve, reject) => {
@@ -133,19 +122,13 @@ export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts
 
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);
-    const env = {
-      DATABASE_URL: database.url,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
-      CONTROLGRAPH_VULNDB_SEED: 'off',
-    };
+    const env = serviceEnv(database.url, { CONTROLGRAPH_VULNDB_SEED: 'off' });
     const imported = await run(['vulndb', 'import', join(FIXTURES, 'osv-debian12-host-subset.json.gz')], env);
     if (imported.code !== 0) throw new Error(`vulndb import: ${imported.stderr}`);
     const server = await startServer(env);
     const stateDir = mkdtempSync(join(tmpdir(), 'cg-bench-agent-'));
     try {
-      const login = await api(server.base, null, 'POST', '/api/v1/auth/token', ADMIN);
+      const login = await signIn(server.base);
       const { key } = await api(server.base, login.token, 'POST', `/api/v1/tenants/${login.tenant_id}/api-keys`, { name: 'bench agents', permissions: ['agents:write'] });
       const firstRun = await drive(server.base, key, first, Math.max(duration, 60) * 1000);
       const steadyRun = await drive(server.base, key, steady.filter((b) => Number(b.agent.split('-').pop()) < Math.max(1, firstRun.reports)), duration * 1000);

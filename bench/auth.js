@@ -1,28 +1,15 @@
 // GET /api/v1/auth/me with a JWT and with an API key, against GET /healthz in the same run: the cost of
 // authentication as a share of throughput (target: auth/me keeps >= 70% of /healthz's rate).
-import { load, printTable, scratchDatabase, startServer } from './lib.js';
-
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
+import { api, load, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 
 export async function benchAuth({ kinds, duration }) {
   const rows = [];
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);
-    // Rate limits off: the benchmark measures authentication, not the 429 path.
-    const server = await startServer({
-      DATABASE_URL: database.url,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
-    });
+    const server = await startServer(serviceEnv(database.url));
     try {
-      const login = await (await fetch(`${server.base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })).json();
-      const keyRes = await fetch(`${server.base}/api/v1/tenants/${login.tenant_id}/api-keys`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${login.token}` },
-        body: JSON.stringify({ name: 'bench', permissions: ['nodes:read'] }),
-      });
-      const { key } = await keyRes.json();
+      const login = await signIn(server.base);
+      const { key } = await api(server.base, login.token, 'POST', `/api/v1/tenants/${login.tenant_id}/api-keys`, { name: 'bench', permissions: ['nodes:read'] });
       await load({ url: `${server.base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.token}` }, duration: 2 });
       const health = await load({ url: `${server.base}/healthz`, duration });
       const jwt = await load({ url: `${server.base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.token}` }, duration });

@@ -10,9 +10,8 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { printTable, scratchDatabase, startServer } from './lib.js';
+import { api, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 const SELF = fileURLToPath(import.meta.url);
 const run = promisify(execFile);
 
@@ -115,16 +114,6 @@ async function renderChild(format, count) {
   console.log(JSON.stringify({ ms: Math.round(ms), bytes, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), stats }));
 }
 
-async function api(base, token, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
-
 /** Peak resident memory of a process (Linux), in MiB; null elsewhere. */
 function peakRssMb(pid) {
   try {
@@ -157,17 +146,11 @@ function probeHealth(base) {
 
 async function serviceRuns(kind, sizes, rows) {
   const database = await scratchDatabase(kind);
-  const server = await startServer({
-    DATABASE_URL: database.url,
-    CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-    CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-    CONTROLGRAPH_RATE_LIMITS: 'off',
-    CONTROLGRAPH_WORKER_POLL_MS: '100',
-    CONTROLGRAPH_VULNDB_SEED: 'off',
-    CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
-  });
+  const server = await startServer(
+    serviceEnv(database.url, { CONTROLGRAPH_WORKER_POLL_MS: '100', CONTROLGRAPH_VULNDB_SEED: 'off', CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024) }),
+  );
   try {
-    const login = await api(server.base, null, 'POST', '/api/v1/auth/token', ADMIN);
+    const login = await signIn(server.base);
     for (const size of sizes) {
       // A workspace per size, so each export sees exactly `size` nodes.
       const ws = await api(server.base, login.token, 'POST', '/api/v1/workspaces', { name: `bench-${size}-${Date.now()}` });

@@ -11,6 +11,23 @@ import pg from 'pg';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The bootstrap admin of the services the benchmarks start. */
+export const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
+
+/**
+ * The environment of a benchmark's service on `databaseUrl`: the bootstrap ADMIN and rate limits off
+ * (the benchmarks measure the work, not the 429 path), then `extra`.
+ */
+export function serviceEnv(databaseUrl, extra = {}) {
+  return {
+    DATABASE_URL: databaseUrl,
+    CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
+    CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
+    CONTROLGRAPH_RATE_LIMITS: 'off',
+    ...extra,
+  };
+}
+
 export function pgUrl() {
   return process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? null;
 }
@@ -48,11 +65,14 @@ export async function scratchDatabase(kind) {
   };
 }
 
-/** Starts `controlgraph serve` in its own process and waits for /healthz. */
-export async function startServer(env) {
+/**
+ * Starts `controlgraph serve` (or the script and arguments of `argv`) in its own process and waits
+ * for /healthz.
+ */
+export async function startServer(env, argv = [join(root, 'bin', 'controlgraph.js'), 'serve']) {
   const port = await freePort();
   const artifacts = mkdtempSync(join(tmpdir(), 'cg-bench-artifacts-'));
-  const child = spawn(process.execPath, [join(root, 'bin', 'controlgraph.js'), 'serve'], {
+  const child = spawn(process.execPath, argv, {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ARTIFACT_STORE: `file://${artifacts}`, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -78,6 +98,23 @@ export async function startServer(env) {
       rmSync(artifacts, { recursive: true, force: true });
     },
   };
+}
+
+/** A JSON call to the service: throws on an error status; null for an empty answer (204). */
+export async function api(base, token, method, path, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** The session of the bootstrap admin (`token`, `tenant_id`). */
+export function signIn(base, admin = ADMIN) {
+  return api(base, null, 'POST', '/api/v1/auth/token', admin);
 }
 
 /** Runs autocannon and returns requests per second and latency percentiles (ms). */

@@ -6,21 +6,10 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { estate } from './graph-data.js';
-import { pgUrl, printTable, scratchDatabase, startServer } from './lib.js';
+import { api, pgUrl, printTable, scratchDatabase, signIn, startServer } from './lib.js';
 
 const ADMIN = { username: 'load-admin', password: 'load-admin-password' };
 const FINDING_NODES = 5_000;
-
-async function json(base, token, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** Nodes from the rule fixtures (real AWS Config items), most violating a rule, with ids under `prefix`. */
 function nodes(count, prefix, offset = 0) {
@@ -74,21 +63,21 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
   const apis = [processes[0].base, processes[1].base];
   const sse = [];
   try {
-    const login = await json(apis[0], null, 'POST', '/api/v1/auth/token', ADMIN);
-    const tenant = await json(apis[0], login.token, 'POST', '/api/v1/account/tenants', { name: 'load', plan: 'enterprise' });
-    const session = await json(apis[0], login.token, 'POST', '/api/v1/auth/select-tenant', { tenant_id: tenant.id });
+    const login = await signIn(apis[0], ADMIN);
+    const tenant = await api(apis[0], login.token, 'POST', '/api/v1/account/tenants', { name: 'load', plan: 'enterprise' });
+    const session = await api(apis[0], login.token, 'POST', '/api/v1/auth/select-tenant', { tenant_id: tenant.id });
     const token = session.token;
     const base = `/api/v1/tenants/${tenant.id}`;
     for (let i = 0; i < FINDING_NODES; i += 2500) {
-      await json(apis[0], token, 'POST', `${base}/nodes`, { nodes: nodes(2500, 'seed', i) });
+      await api(apis[0], token, 'POST', `${base}/nodes`, { nodes: nodes(2500, 'seed', i) });
     }
-    const audit = await json(apis[0], token, 'POST', `${base}/findings/run`, {});
+    const audit = await api(apis[0], token, 'POST', `${base}/findings/run`, {});
     for (;;) {
-      const status = await json(apis[0], token, 'GET', `${base}/findings/runs/${audit.job_id}`);
+      const status = await api(apis[0], token, 'GET', `${base}/findings/runs/${audit.job_id}`);
       if (['succeeded', 'failed'].includes(status.status)) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    const findings = (await json(apis[0], token, 'GET', `${base}/findings?per_page=500`)).items.map((f) => f.id);
+    const findings = (await api(apis[0], token, 'GET', `${base}/findings?per_page=500`)).items.map((f) => f.id);
     console.log(`load: ${findings.length} findings to work on; ${seconds} s of mixed load through 2 API processes`);
 
     // SSE clients on both API processes for the whole run.
@@ -131,7 +120,7 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
     let audits = 0;
     const auditing = setInterval(() => {
       audits++;
-      json(apis[audits % 2], token, 'POST', `${base}/findings/run`, {}).catch(() => undefined);
+      api(apis[audits % 2], token, 'POST', `${base}/findings/run`, {}).catch(() => undefined);
     }, 5_000);
     const results = await Promise.all(
       mix.flatMap(([route, options]) => apis.map((url) => run({ url, duration: seconds, headers, ...options, connections: Math.max(1, Math.round(options.connections / 2)) }).then((r) => [route, r]))),

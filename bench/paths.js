@@ -8,22 +8,11 @@
 //    graph, more than half of it): p50/p99, and how much of the graph the answers covered.
 // Latencies are of one client (see measure); `truncated` counts answers a time or size bound cut short.
 // Run `npm run build` first (npm run bench does). BENCH_NODES changes the graph size.
-import { printTable, scratchDatabase, startServer } from './lib.js';
+import { api, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 const PAIRS = 200;
 const SOURCES = 200;
-
-async function api(base, token, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.json();
-}
 
 function prng(seed) {
   let s = seed >>> 0;
@@ -106,15 +95,9 @@ export async function benchPaths({ kinds, duration, nodes: count = Number(proces
   }
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);
-    const server = await startServer({
-      DATABASE_URL: database.url,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
-      CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
-    });
+    const server = await startServer(serviceEnv(database.url, { CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024) }));
     try {
-      const login = await api(server.base, null, 'POST', '/api/v1/auth/token', ADMIN);
+      const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
       for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
       for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });

@@ -4,7 +4,6 @@
 // they are scaled up to realistic sizes by generating more records of the same shape (documented per
 // row). Run `npm run build` first. Standalone: `node bench/vulndb.js` (PGlite; PostgreSQL too when
 // BENCH_DATABASE_URL or TEST_DATABASE_URL is set).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +15,11 @@ import { migrate } from '../dist/platform/db/migrator.js';
 import { systemClock } from '../dist/platform/clock.js';
 import { importLocation } from '../dist/modules/vulndb/import/importer.js';
 import { createVulnMatcher } from '../dist/modules/vulndb/matching/matcher.js';
-import { freePort, load, pgUrl, printTable, root, scratchDatabase } from './lib.js';
+import { load, pgUrl, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 
 const log = pino({ level: 'silent' });
 const FIXTURES = join(root, 'test', 'fixtures', 'vulndb');
 const fixture = (name) => join(FIXTURES, name);
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 
 /** Generated inputs of realistic size, built from the real fixtures. */
 function buildInputs(dir) {
@@ -74,36 +72,6 @@ function inventory() {
   return [...host, ...sbom, ...extra];
 }
 
-/** Starts the service with the vulndb module in a child process (this file, --serve). */
-async function startVulndbServer(env) {
-  const port = await freePort();
-  const artifacts = mkdtempSync(join(tmpdir(), 'cg-bench-artifacts-'));
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ARTIFACT_STORE: `file://${artifacts}`, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('server did not start');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return {
-    base,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(artifacts, { recursive: true, force: true });
-    },
-  };
-}
-
 export async function benchVulndb({ kinds, duration = Number(process.env.BENCH_DURATION ?? 10) }) {
   const imports = [];
   const http = [];
@@ -151,16 +119,10 @@ export async function benchVulndb({ kinds, duration = Number(process.env.BENCH_D
         } finally {
           await handle.close();
         }
-        const server = await startVulndbServer({
-          DATABASE_URL: database.url,
-          CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-          CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-          CONTROLGRAPH_RATE_LIMITS: 'off',
-        });
+        // The service with the vulndb module, from this file's --serve mode.
+        const server = await startServer(serviceEnv(database.url), [fileURLToPath(import.meta.url), '--serve']);
         try {
-          const login = await (
-            await fetch(`${server.base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) })
-          ).json();
+          const login = await signIn(server.base);
           const headers = { authorization: `Bearer ${login.token}` };
           const cve = `${server.base}/api/v1/vulndb/cve/CVE-2021-44228`;
           const probe = await fetch(cve, { headers });

@@ -11,22 +11,11 @@
 // Run `npm run build` first (npm run bench does). Standalone: `node bench/webhooks.js`.
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { pgUrl, printTable, scratchDatabase, startServer } from './lib.js';
+import { api, pgUrl, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { verifyWebhook } from '../dist/modules/integrations/receiver.js';
 
-const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
 const SECRET = 'whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==';
-
-async function api(base, token, method, path, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${(await res.text()).slice(0, 300)}`);
-  return res.status === 204 ? null : res.json();
-}
 
 /** A receiver on loopback that verifies each delivery and records when it arrived. */
 async function startSignedReceiver() {
@@ -76,16 +65,12 @@ export async function benchWebhooks({ kinds, duration, nodes: count = Number(pro
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);
     const receiver = await startSignedReceiver();
-    const env = {
-      DATABASE_URL: database.url,
-      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
-      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
-      CONTROLGRAPH_RATE_LIMITS: 'off',
+    const env = serviceEnv(database.url, {
       CONTROLGRAPH_VULNDB_SEED: 'off',
       CONTROLGRAPH_WORKER_POLL_MS: '100',
       CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
       CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024),
-    };
+    });
     const servers = [];
     try {
       const main = await startServer(kind === 'postgres' ? { ...env, CONTROLGRAPH_ROLES: 'api,scheduler' } : env);
@@ -94,7 +79,7 @@ export async function benchWebhooks({ kinds, duration, nodes: count = Number(pro
         for (let i = 0; i < 2; i++) servers.push(await startServer({ ...env, CONTROLGRAPH_ROLES: 'worker,api' }));
       }
       const workers = kind === 'postgres' ? '2 worker processes' : '1 process (API and worker)';
-      const login = await api(main.base, null, 'POST', '/api/v1/auth/token', ADMIN);
+      const login = await signIn(main.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
       await api(main.base, login.token, 'POST', `${t}/integrations`, {
         type: 'webhook',
