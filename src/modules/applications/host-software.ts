@@ -2,6 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
+import type { HostPackageInfo } from '../agents/host-software.js';
 
 /**
  * Where the software of a service's hosts comes from.
@@ -13,8 +14,8 @@ import type { Scope } from '../../platform/db/scope.js';
  *
  * Packages of a host, first found wins:
  * 1. a `HostPackageSource`, the signature of the agents module's `hostPackages(db, scope, nodeIds)`
- *    (its inventory tables, issue 9): `Map<nodeId, [{name, version, source, purl?, arch?,
- *    source_name?, source_version?, installed_at?, cves?}]>`;
+ *    (its inventory tables, issue 9): `Map<nodeId, HostPackageInfo[]>`, the agents module's record
+ *    type, used here rather than restated so the two cannot drift apart;
  * 2. the node's `properties.packages`, an array of the same objects (agent data carried on the node
  *    itself, e.g. imported by a discovery plugin).
  * `source` is the package manager (dpkg, apt, rpm, apk, pip, npm, gem, cargo, go, maven, nuget,
@@ -23,19 +24,7 @@ import type { Scope } from '../../platform/db/scope.js';
  * `properties.os` (os-release fields `id`, `version_id`, `name`, `version`): it makes the purl's
  * distro qualifier and the OSV ecosystem of the vulnerability matcher (`Debian:12`, `Alpine:v3.18`).
  */
-export interface HostPackageRecord {
-  name: string;
-  version: string;
-  source: string;
-  purl?: string;
-  arch?: string | null;
-  source_name?: string | null;
-  source_version?: string | null;
-  installed_at?: string | null;
-  cves?: string[];
-}
-
-export type HostPackageSource = (db: Kysely<Database>, scope: Scope, nodeIds: readonly string[]) => Promise<Map<string, HostPackageRecord[]>>;
+export type HostPackageSource = (db: Kysely<Database>, scope: Scope, nodeIds: readonly string[]) => Promise<Map<string, HostPackageInfo[]>>;
 
 export const HOST_NODE_TYPE = 'host.os.instance';
 export const HOST_LINK_EDGE_TYPES = ['same_as', 'runs_on'] as const;
@@ -237,7 +226,7 @@ export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBu
       AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
     GROUP BY n.workspace_id, n.id
     ORDER BY n.id`.execute(db);
-  const external = source && rows.rows.length ? await source(db, scope, rows.rows.map((r) => r.id)) : new Map<string, HostPackageRecord[]>();
+  const external = source && rows.rows.length ? await source(db, scope, rows.rows.map((r) => r.id)) : new Map<string, HostPackageInfo[]>();
   const hosts: Host[] = [];
   for (const row of rows.rows) {
     const raw = external.get(row.id) ?? row.packages;
