@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../findings/accepted.js';
@@ -6,6 +6,24 @@ import { ruleControls, type Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 
 export const controlKey = (framework: string, controlId: string) => `${framework}\u0000${controlId}`;
+
+/**
+ * Findings per (framework, control) among those `where` selects from `findings f`, with the highest
+ * severity rank: a finding counts for its own control and for each control it maps to.
+ */
+export async function findingsByControl(db: Kysely<Database>, where: RawBuilder<boolean>) {
+  const rows = await sql<{ framework: string; control_id: string; findings: number; top: number }>`
+    SELECT x.framework, x.control_id, count(*)::int AS findings, max(f.severity_rank)::int AS top
+    FROM findings f
+    CROSS JOIN LATERAL (
+      SELECT f.framework AS framework, f.control_id AS control_id
+      UNION
+      SELECT m->>'framework', m->>'control_id' FROM jsonb_array_elements(f.framework_mappings) m
+    ) x
+    WHERE ${where}
+    GROUP BY x.framework, x.control_id`.execute(db);
+  return rows.rows;
+}
 
 export interface ControlState {
   /** Controls that count, per framework: mapped by a rule, or covered by a questionnaire. */

@@ -8,7 +8,7 @@ import { frameworks, isFrameworkId } from '../frameworks.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import { SEVERITIES, type FrameworkId } from '../rules/rule-types.js';
-import { controlKey, controlState } from './control-state.js';
+import { controlKey, controlState, findingsByControl } from './control-state.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
@@ -29,17 +29,8 @@ export function createControlsService(deps: Deps) {
   /** Active findings per (framework, control): the finding's own control and its mappings. */
   async function activeByControl(scope: Scope, now: Date) {
     const live = await hasLiveAcceptances(db, scope.workspaceId, now);
-    const rows = await sql<{ framework: string; control_id: string; findings: number; top: number }>`
-      SELECT x.framework, x.control_id, count(*)::int AS findings, max(f.severity_rank)::int AS top
-      FROM findings f
-      CROSS JOIN LATERAL (
-        SELECT f.framework AS framework, f.control_id AS control_id
-        UNION
-        SELECT m->>'framework', m->>'control_id' FROM jsonb_array_elements(f.framework_mappings) m
-      ) x
-      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
-      GROUP BY x.framework, x.control_id`.execute(db);
-    return new Map(rows.rows.map((r) => [controlKey(r.framework, r.control_id), r]));
+    const rows = await findingsByControl(db, sql<boolean>`f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}`);
+    return new Map(rows.map((r) => [controlKey(r.framework, r.control_id), r]));
   }
 
   /** Controls with an attestation record by status (contracts section 5), and those expiring soon. */

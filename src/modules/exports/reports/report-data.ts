@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../../compliance/findings/accepted.js';
-import { controlKey, controlState } from '../../compliance/controls/control-state.js';
+import { controlKey, controlState, findingsByControl } from '../../compliance/controls/control-state.js';
 import { controlTitle, frameworks as catalogs } from '../../compliance/frameworks.js';
 import { allRules } from '../../compliance/rule-catalog.js';
 import { enabledFrameworks } from '../../compliance/settings-service.js';
@@ -85,17 +85,8 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
 
   const state = await controlState(db, scope, enabled, await allRules(db, scope.tenantId), now);
   // Controls failing within the scope (for the whole workspace this equals state.failing).
-  const failingRows = await sql<{ framework: string; control_id: string; findings: number; top: number }>`
-    SELECT x.framework, x.control_id, count(*)::int AS findings, max(f.severity_rank)::int AS top
-    FROM findings f
-    CROSS JOIN LATERAL (
-      SELECT f.framework AS framework, f.control_id AS control_id
-      UNION
-      SELECT m->>'framework', m->>'control_id' FROM jsonb_array_elements(f.framework_mappings) m
-    ) x
-    WHERE ${where}
-    GROUP BY x.framework, x.control_id`.execute(db);
-  const failing = new Set(failingRows.rows.map((r) => controlKey(r.framework, r.control_id)));
+  const failingRows = await findingsByControl(db, where);
+  const failing = new Set(failingRows.map((r) => controlKey(r.framework, r.control_id)));
 
   const frameworkRows: ReportSummary['frameworks'] = [];
   let passingAll = 0;
@@ -136,7 +127,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
     overall_score: applicableAll === 0 ? 100 : Math.round((100 * passingAll) / applicableAll),
     findings_by_severity: bySeverity,
     total_findings: Object.values(bySeverity).reduce((a, b) => a + b, 0),
-    failing_controls: failingRows.rows
+    failing_controls: failingRows
       .filter((r) => (selected as string[]).includes(r.framework))
       .sort((a, b) => b.top - a.top || b.findings - a.findings || a.framework.localeCompare(b.framework) || a.control_id.localeCompare(b.control_id))
       .map((r) => ({ framework: r.framework, control_id: r.control_id, title: controlTitle(r.framework, r.control_id), findings: r.findings, top_severity: RANK_TO_SEVERITY(r.top) })),
