@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
+import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
@@ -8,6 +10,7 @@ import { ArtifactTooLargeError, type ArtifactStore } from '../../platform/artifa
 import { badRequest, conflict, gone, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
 import { formatPoamId, parsePoamId } from './model.js';
 import { appendComment, findRow } from './poam-repo.js';
+import './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'artifacts' | 'log'>;
 
@@ -26,18 +29,7 @@ export interface EvidenceRecord {
   created_at: string;
 }
 
-interface EvidenceRow {
-  id: string;
-  number: number;
-  filename: string;
-  content_type: string;
-  size_bytes: number;
-  sha256: string;
-  storage_key: string;
-  description: string | null;
-  uploaded_by: string;
-  created_at: Date | string;
-}
+type EvidenceRow = Selectable<Database['poam_evidence']>;
 
 function record(row: EvidenceRow): EvidenceRecord {
   return {
