@@ -148,7 +148,8 @@ export const QuestionnaireListQuery = Type.Object({
   ...PageQuery,
 });
 
-export const TemplateSummary = Type.Object({
+/** What a template's list entry and the full template both show (first, in this order). */
+const templateHead = {
   id: Type.String(),
   lang: StringEnum(LANGUAGES),
   version: Type.Integer(),
@@ -157,22 +158,10 @@ export const TemplateSummary = Type.Object({
   framework: Type.String(),
   frameworks: Type.Array(Type.String()),
   attestation_validity_days: Type.Integer(),
-  question_count: Type.Integer(),
-  references: Type.Array(Type.String()),
-});
+};
+export const TemplateSummary = Type.Object({ ...templateHead, question_count: Type.Integer(), references: Type.Array(Type.String()) });
 export const TemplateList = Paged(TemplateSummary, { lang: StringEnum(LANGUAGES, { description: 'the language served' }) });
-export const Template = Type.Object({
-  id: Type.String(),
-  lang: StringEnum(LANGUAGES),
-  version: Type.Integer(),
-  title: Type.String(),
-  description: Type.String(),
-  framework: Type.String(),
-  frameworks: Type.Array(Type.String()),
-  attestation_validity_days: Type.Integer(),
-  references: Type.Array(Type.String()),
-  questions: Type.Array(Question),
-});
+export const Template = Type.Object({ ...templateHead, references: Type.Array(Type.String()), questions: Type.Array(Question) });
 export const TemplateQuery = Type.Object({ framework: Type.Optional(Text(50)), lang: Lang, ...PageQuery });
 export const LangQuery = Type.Object({ lang: Lang });
 
