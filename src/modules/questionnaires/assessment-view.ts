@@ -106,8 +106,7 @@ export async function presentAssessment(db: Kysely<Database>, row: AssessmentRow
       .selectFrom('assessment_reviews')
       .select(['review_status', 'notes', 'gaps', 'reviewer_id', 'reviewer_name', 'created_at'])
       .where('assessment_id', '=', row.id)
-      .orderBy('created_at')
-      .orderBy('id')
+      .orderBy('seq')
       .execute(),
   ]);
   const order = new Map(questionnaire.questions.map((q, i) => [q.id, i]));

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Database, Json, NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
 import type { Question } from './questions.js';
 
@@ -80,6 +80,8 @@ declare module '../../platform/db/schema.js' {
       reviewer_id: string | null;
       reviewer_name: string;
       created_at: Timestamp;
+      /** Insertion order: the tie-break for reviews made at the same instant. */
+      seq: Generated<string>;
     };
     attestation_evidence: {
       id: string;
