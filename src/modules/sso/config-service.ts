@@ -8,7 +8,7 @@ import { configOfTenant } from './config-repo.js';
 import { createConnectionTest } from './connection-test.js';
 import type { OidcClients } from './oidc-client.js';
 import { clientSecretOf, DEFAULT_SCOPES } from './oidc-service.js';
-import { checkIdpUrl, UrlPolicyError, type SsoSettings } from './outbound.js';
+import { idpUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, XmlProblem } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
 import { JIT_ROLES, type SsoConfigBody } from './schemas.js';
@@ -70,16 +70,6 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
     };
   }
 
-  function policyProblem(raw: string): string | null {
-    try {
-      checkIdpUrl(raw, settings);
-      return null;
-    } catch (error) {
-      if (error instanceof UrlPolicyError) return error.message;
-      throw error;
-    }
-  }
-
   return {
     async get(context: RequestContext) {
       const tenantId = context.scope.tenantId;
@@ -106,13 +96,13 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
       const serviceUrl = normaliseServiceUrl(body.service_url ?? requestOrigin);
       if (!serviceUrl) errors.service_url = 'must be an absolute http(s) URL without query or fragment';
       else {
-        const problem = policyProblem(serviceUrl);
+        const problem = idpUrlProblem(serviceUrl, settings);
         if (problem) errors.service_url = problem;
       }
 
       let appRedirect: string | null = null;
       if (body.app_redirect_url) {
-        const problem = policyProblem(body.app_redirect_url);
+        const problem = idpUrlProblem(body.app_redirect_url, settings);
         if (problem) errors.app_redirect_url = problem;
         else if (new URL(body.app_redirect_url).hash) errors.app_redirect_url = 'must not have a fragment (the tokens are put there)';
         else appRedirect = new URL(body.app_redirect_url).href;
@@ -145,7 +135,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         }
         if (!body.issuer) errors.issuer = 'is required for OIDC';
         else {
-          const problem = policyProblem(body.issuer);
+          const problem = idpUrlProblem(body.issuer, settings);
           if (problem) errors.issuer = problem;
         }
         if (!body.client_id) errors.client_id = 'is required for OIDC';
@@ -169,7 +159,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         if (body.metadata_url && body.metadata_xml) errors.metadata_xml = 'give metadata_url or metadata_xml, not both';
         else if (!body.metadata_url && !body.metadata_xml) errors.metadata_url = 'is required for SAML (or metadata_xml with the metadata itself)';
         else if (body.metadata_url) {
-          const problem = policyProblem(body.metadata_url);
+          const problem = idpUrlProblem(body.metadata_url, settings);
           if (problem) errors.metadata_url = problem;
           row.metadata_url = body.metadata_url;
           if (existing?.metadata_url === body.metadata_url && !existing.metadata_inline) {

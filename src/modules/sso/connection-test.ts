@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
 import { describeOidcError, oauthErrorCode, OidcClients } from './oidc-client.js';
 import { clientSecretOf } from './oidc-service.js';
-import { checkIdpUrl, fetchLimited, FetchProblem, UrlPolicyError, type SsoSettings } from './outbound.js';
+import { fetchLimited, FetchProblem, idpUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, type IdpMetadata } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
 import { deriveSecretKey } from './secret-box.js';
@@ -29,19 +29,9 @@ export interface Check {
  * check, so an admin learns what is wrong before users try to sign in.
  */
 export function createConnectionTest(deps: Deps, settings: SsoSettings, clients: OidcClients, saml: SamlService) {
-  function policyProblem(raw: string): string | null {
-    try {
-      checkIdpUrl(raw, settings);
-      return null;
-    } catch (error) {
-      if (error instanceof UrlPolicyError) return error.message;
-      throw error;
-    }
-  }
-
   async function testOidc(config: SsoConfigRow, slug: string): Promise<Check[]> {
     const checks: Check[] = [];
-    const problem = policyProblem(config.issuer!);
+    const problem = idpUrlProblem(config.issuer!, settings);
     if (problem) return [{ check: 'issuer_url', field: 'issuer', status: 'failed', message: `the issuer ${problem}` }];
     const secret = clientSecretOf(config, deriveSecretKey(await deps.tokenKey()));
     if (!secret) {

@@ -67,6 +67,17 @@ export function checkIdpUrl(raw: string, settings: SsoSettings): { url: URL; ins
   throw new UrlPolicyError('must be an https URL');
 }
 
+/** Why the policy refuses an IdP URL (a 400, or a failed connection check), or null when it may be used. */
+export function idpUrlProblem(raw: string, settings: SsoSettings): string | null {
+  try {
+    checkIdpUrl(raw, settings);
+    return null;
+  } catch (error) {
+    if (error instanceof UrlPolicyError) return error.message;
+    throw error;
+  }
+}
+
 export class FetchProblem extends Error {
   override name = 'FetchProblem';
 }
