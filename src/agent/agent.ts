@@ -5,6 +5,7 @@ import { createContext, type CollectorTable } from './context.js';
 import { runCycle } from './cycle.js';
 import { hostFacts } from './host.js';
 import { DEFAULT_RETRY, flush, type FlushResult, type RetryPolicy, type Target } from './sender.js';
+import { sleep } from './sleep.js';
 import { DEFAULT_SPOOL_LIMITS, Spool, type SpoolLimits } from './spool.js';
 import { AgentState } from './state.js';
 
@@ -143,18 +144,6 @@ export async function runOneCycle(options: AgentOptions, prepared: Awaited<Retur
   };
 }
 
-const wait = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted || ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 /**
  * Runs the agent. With `once`: one cycle, and the summary. Otherwise cycles until the signal aborts;
  * `onCycle` sees each summary.
@@ -182,7 +171,9 @@ export async function runAgent(options: AgentOptions, onCycle?: (summary: CycleS
       // tries again next cycle instead of exiting.
       options.log(`cycle failed: ${(error as Error).message}; next cycle in ${Math.round(options.intervalMs / 1000)} s`);
     }
-    await wait(options.intervalMs - (performance.now() - started), options.signal);
+    // A cycle that overran the interval is followed at once by the next.
+    const pause = options.intervalMs - (performance.now() - started);
+    if (pause > 0) await sleep(pause, options.signal);
   }
   return last;
 }

@@ -1,4 +1,5 @@
 import type { Spool, SpoolEntry } from './spool.js';
+import { sleep } from './sleep.js';
 
 /**
  * Sends spooled reports to `POST /api/v1/agents/{agentID}/report` (gzip JSON), oldest first, with
@@ -112,18 +113,6 @@ export interface FlushResult {
   /** Why sending stopped early, or null when the spool was emptied. */
   stopped: { kind: 'retry' | 'fatal'; status: number | null; message: string } | null;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /** Sends the spool's reports oldest first until it is empty or the server cannot take more. */
 export async function flush(
