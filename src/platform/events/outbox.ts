@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { json } from '../db/schema.js';
+import { unnestInsert } from '../db/unnest-insert.js';
 import type { Clock } from '../clock.js';
 
 /** The channel that announces new outbox rows (payload: the tenant id); sent on commit. */
@@ -23,22 +24,14 @@ export interface NewEvent {
 export async function emitEvents(trx: Kysely<Database>, clock: Clock, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const now = clock.now();
-  // Chunked: one multi-row insert per 500 events keeps statements small.
-  for (let i = 0; i < events.length; i += 500) {
-    const chunk = events.slice(i, i + 500);
-    await trx
-      .insertInto('outbox_events')
-      .values(
-        chunk.map((e) => ({
-          id: randomUUID(),
-          tenant_id: e.tenantId,
-          workspace_id: e.workspaceId,
-          type: e.type,
-          data: json(e.data),
-          created_at: now,
-        })),
-      )
-      .execute();
+  // One array parameter per column (see unnestInsert); chunked so a statement stays bounded.
+  for (let i = 0; i < events.length; i += 5000) {
+    await unnestInsert(trx, {
+      table: 'outbox_events',
+      columns: { id: 'uuid', tenant_id: 'uuid', workspace_id: 'uuid', type: 'text', data: 'jsonb' },
+      constants: { created_at: { type: 'timestamptz', value: now } },
+      rows: events.slice(i, i + 5000).map((e) => ({ id: randomUUID(), tenant_id: e.tenantId, workspace_id: e.workspaceId, type: e.type, data: json(e.data) })),
+    });
   }
   const tenants = [...new Set(events.map((e) => e.tenantId))];
   for (const tenant of tenants) await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${tenant})`.execute(trx);

@@ -1,8 +1,9 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
+import { unnestInsert, type ColumnType } from '../../../platform/db/unnest-insert.js';
 import type { FindingsTable } from '../tables.js';
 import { groupIdOf } from '../findings/identity.js';
 import type { BatchResult } from './evaluate.js';
@@ -29,7 +30,14 @@ const EVENT_COLUMNS = [
   'resource_name', 'region', 'remediation',
 ] as const;
 
-const INSERT_CHUNK = 500;
+/** The per-row columns of a new finding; the rest (scope, status, timestamps) are one value per batch. */
+const NEW_FINDING_COLUMNS: Record<string, ColumnType> = {
+  id: 'text', rule_id: 'text', framework: 'text', control_id: 'text', framework_mappings: 'jsonb', base_severity: 'text',
+  severity: 'text', title: 'text', description: 'text', remediation: 'text', resource_id: 'text', resource_type: 'text',
+  resource_name: 'text', region: 'text', account_id: 'text', group_id: 'text',
+};
+
+const INSERT_CHUNK = 5000;
 
 /**
  * Brings the findings of one evaluated batch in line with what the audit saw, in one short
@@ -57,7 +65,7 @@ export async function reconcileBatch(
       .execute()) as Existing[];
     const byId = new Map(existing.map((f) => [f.id, f]));
     const events: NewEvent[] = [];
-    const inserts: Array<Insertable<FindingsTable>> = [];
+    const inserts: Array<Record<string, unknown>> = [];
     const reopen: string[] = [];
     const touch: string[] = [];
     const resolve: Existing[] = [];
@@ -114,8 +122,17 @@ export async function reconcileBatch(
       if (found?.status === 'open') resolve.push(found);
     }
 
+    const constants = {
+      tenant_id: { type: 'uuid', value: scope.tenantId },
+      workspace_id: { type: 'uuid', value: scope.workspaceId },
+      status: { type: 'text', value: 'open' },
+      first_seen: { type: 'timestamptz', value: now },
+      last_seen: { type: 'timestamptz', value: now },
+      created_at: { type: 'timestamptz', value: now },
+      updated_at: { type: 'timestamptz', value: now },
+    } as const;
     for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
-      await trx.insertInto('findings').values(inserts.slice(i, i + INSERT_CHUNK)).execute();
+      await unnestInsert(trx, { table: 'findings', columns: NEW_FINDING_COLUMNS, constants, rows: inserts.slice(i, i + INSERT_CHUNK) });
     }
     const scoped = () => trx.updateTable('findings').where('workspace_id', '=', scope.workspaceId);
     if (touch.length) await scoped().set({ last_seen: now }).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
