@@ -37,7 +37,7 @@ function run(args, env = {}) {
   });
 }
 
-function packages() {
+export function packages() {
   const real = readFileSync(join(FIXTURES, 'dpkg-packages-with-source.tsv'), 'utf8').trim().split('\n').map((line) => {
     const [name, version, arch, sourceName, sourceVersion] = line.split('\t');
     return { name, version, source: 'dpkg', installed_at: '2025-06-01T00:00:00.000Z', cves: [], arch, source_name: sourceName, source_version: sourceVersion };
@@ -50,7 +50,7 @@ function packages() {
   return out;
 }
 
-function processes() {
+export function processes() {
   return Array.from({ length: PROCESSES }, (_, i) => ({
     pid: 1000 + i, name: `worker-${i % 40}`, user: i % 3 ? 'www-data' : 'root', cmdline: `/usr/bin/worker --queue q${i % 40} --concurrency 4`,
     cpu_percent: (i % 17) / 10, memory_mb: 20 + (i % 50), status: 'sleeping', parent_pid: 1, start_time: '2026-11-20T08:00:00.000Z',
@@ -58,7 +58,7 @@ function processes() {
 }
 
 /** Gzip bodies of reports: host h's s-th scan. */
-function reportBody(h, s, pkgs, procs, baseTime) {
+export function reportBody(h, s, pkgs, procs, baseTime) {
   const machine = `bench${String(h).padStart(27, '0')}`;
   const report = {
     schema_version: '1.0',

@@ -1,15 +1,19 @@
 // npm run bench -- load: a realistic mix for BENCH_LOAD_SECONDS (60) against the scale-out deployment
 // of docs/deployment.md: 2 API and 2 worker processes (worker,scheduler) on one PostgreSQL (and Redis
 // for rate limits when REDIS_URL is set). Reads findings, ingests nodes, accepts and revokes risks,
-// and keeps SSE clients connected, through both API processes. Reports throughput, p50/p99 per route,
+// takes host-agent reports (a new scan of 2,000 packages from a known host) and keeps SSE clients
+// connected, through both API processes. Reports throughput, p50/p99 per route,
 // errors (anything but 2xx and 429) and each process's peak RSS.
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { estate } from './graph-data.js';
 import { api, pgUrl, printTable, scratchDatabase, signIn, startServer } from './lib.js';
+import { packages as agentPackages, processes as agentProcesses, reportBody } from './agents.js';
 
 const ADMIN = { username: 'load-admin', password: 'load-admin-password' };
 const FINDING_NODES = 5_000;
+const AGENT_HOSTS = 8;
+const AGENT_SCANS = 30;
 
 /** Nodes from the rule fixtures (real AWS Config items), most violating a rule, with ids under `prefix`. */
 function nodes(count, prefix, offset = 0) {
@@ -80,6 +84,22 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
     const findings = (await api(apis[0], token, 'GET', `${base}/findings?per_page=500`)).items.map((f) => f.id);
     console.log(`load: ${findings.length} findings to work on; ${seconds} s of mixed load through 2 API processes`);
 
+    // Agent hosts report once before the clock starts (a first report matches every package); the run
+    // sends their later scans, what a fleet does every few minutes.
+    const { key: agentKey } = await api(apis[0], token, 'POST', `${base}/api-keys`, { name: 'load agents', permissions: ['agents:write'] });
+    const agentHeaders = { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    const pkgs = agentPackages();
+    const procs = agentProcesses();
+    const firstScan = Date.now() - 86_400_000;
+    for (let h = 0; h < AGENT_HOSTS; h++) {
+      const { agent, body } = reportBody(h, 0, pkgs, procs, firstScan);
+      const res = await fetch(`${apis[0]}/api/v1/agents/${agent}/report`, { method: 'POST', headers: agentHeaders, body });
+      if (res.status !== 200) throw new Error(`first agent report: ${res.status} ${await res.text()}`);
+    }
+    const scans = [];
+    for (let s = 1; s <= AGENT_SCANS; s++) for (let h = 0; h < AGENT_HOSTS; h++) scans.push(reportBody(h, s, pkgs, procs, firstScan));
+    let scan = 0;
+
     // SSE clients on both API processes for the whole run.
     let sseEvents = 0;
     // Opened together: a stream's headers may wait for its first heartbeat.
@@ -115,6 +135,10 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
         } },
         { method: 'DELETE', setupRequest: (req, context) => ({ ...req, path: `${base}/findings/${encodeURIComponent(context.finding)}/accept`, body: undefined, headers: { authorization: headers.authorization } }) },
       ] }],
+      ['POST /agents/{id}/report (new scan)', { connections: 2, headers: agentHeaders, requests: [{ method: 'POST', setupRequest: (req) => {
+        const { agent, body } = scans[scan++ % scans.length];
+        return { ...req, path: `/api/v1/agents/${agent}/report`, body };
+      } }] }],
     ];
     // An audit every 5 s turns the ingested nodes into findings: their events reach the SSE clients.
     let audits = 0;
