@@ -82,8 +82,13 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     await sql.query('UPDATE jobs SET lease_expires_at = now() - interval \'1 second\' WHERE id = $1', [jobId]);
   }
 
+  /**
+   * Starts a worker that takes the job over and waits for it to finish. The worker is stopped after:
+   * left running, it could claim the next test's job before the worker that test kills.
+   */
   async function finishWithNewWorker(jobId: string) {
-    processes.push(await startServiceProcess(env, ['--role', 'worker']));
+    const worker = await startServiceProcess(env, ['--role', 'worker']);
+    processes.push(worker);
     const { rows } = await until(
       'the job finished',
       async () => {
@@ -96,6 +101,7 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(rows[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
     const stuck = await sql.query("SELECT kind FROM jobs WHERE status = 'running' AND lease_expires_at < now()");
     expect(stuck.rows).toEqual([]);
+    await worker.stop();
   }
 
   it('an audit: taken over after the kill, every finding and its event exactly once', async () => {
