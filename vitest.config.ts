@@ -26,9 +26,6 @@ export default defineConfig({
   test: {
     projects,
     pool: 'forks',
-    // Test files of one worker share its module cache: importing the app for every file cost more than
-    // a third of CI's time. Tests build their own app and database per file, so nothing else is shared.
-    isolate: false,
     maxWorkers: Number(process.env.TEST_WORKERS ?? 4),
     reporters: process.env.VITEST_JSON ? ['default', ['json', { outputFile: process.env.VITEST_JSON }]] : ['default'],
   },
