@@ -37,7 +37,7 @@ function run(args, env = {}) {
   });
 }
 
-export function packages() {
+function packages() {
   const real = readFileSync(join(FIXTURES, 'dpkg-packages-with-source.tsv'), 'utf8').trim().split('\n').map((line) => {
     const [name, version, arch, sourceName, sourceVersion] = line.split('\t');
     return { name, version, source: 'dpkg', installed_at: '2025-06-01T00:00:00.000Z', cves: [], arch, source_name: sourceName, source_version: sourceVersion };
@@ -50,7 +50,7 @@ export function packages() {
   return out;
 }
 
-export function processes() {
+function processes() {
   return Array.from({ length: PROCESSES }, (_, i) => ({
     pid: 1000 + i, name: `worker-${i % 40}`, user: i % 3 ? 'www-data' : 'root', cmdline: `/usr/bin/worker --queue q${i % 40} --concurrency 4`,
     cpu_percent: (i % 17) / 10, memory_mb: 20 + (i % 50), status: 'sleeping', parent_pid: 1, start_time: '2026-11-20T08:00:00.000Z',
@@ -58,7 +58,7 @@ export function processes() {
 }
 
 /** Gzip bodies of reports: host h's s-th scan. */
-export function reportBody(h, s, pkgs, procs, baseTime) {
+function reportBody(h, s, pkgs, procs, baseTime) {
   const machine = `bench${String(h).padStart(27, '0')}`;
   const report = {
     schema_version: '1.0',
@@ -78,6 +78,22 @@ export function reportBody(h, s, pkgs, procs, baseTime) {
   return { agent: report.agent_id, body: gzipSync(JSON.stringify(report)) };
 }
 
+/**
+ * Report bodies of a fleet of `hosts`, made before any clock starts (the load generator shares the
+ * machine's cores): each host's first report, and `rounds` later scans of every host, round by round.
+ */
+export function fleetReports(hosts, rounds, baseTime) {
+  const pkgs = packages();
+  const procs = processes();
+  const first = Array.from({ length: hosts }, (_, h) => reportBody(h, 0, pkgs, procs, baseTime));
+  const scans = [];
+  for (let s = 1; s <= rounds; s++) for (let h = 0; h < hosts; h++) scans.push(reportBody(h, s, pkgs, procs, baseTime));
+  return { first, scans };
+}
+
+/** The headers of a gzip JSON agent report sent with an API key. */
+export const reportHeaders = (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' });
+
 const pct = (sorted, p) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] * 10) / 10;
 
 /** Sends the bodies with CONCURRENCY in flight until they run out or the time is up. */
@@ -93,7 +109,7 @@ async function drive(base, key, bodies, durationMs) {
       const t0 = performance.now();
       const res = await fetch(`${base}/api/v1/agents/${agent}/report`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        headers: reportHeaders(key),
         body,
       });
       const json = await res.json();
@@ -110,14 +126,7 @@ async function drive(base, key, bodies, durationMs) {
 export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts = Number(process.env.BENCH_AGENT_HOSTS ?? 40) } = {}) {
   const results = {};
   const rows = [];
-  const pkgs = packages();
-  const procs = processes();
-  const baseTime = Date.now() - 7 * 24 * 3600_000;
-  // Bodies are made before the clock starts: the load generator shares the machine's two cores.
-  const first = Array.from({ length: hosts }, (_, h) => reportBody(h, 0, pkgs, procs, baseTime));
-  const steadyRounds = 6;
-  const steady = [];
-  for (let s = 1; s <= steadyRounds; s++) for (let h = 0; h < hosts; h++) steady.push(reportBody(h, s, pkgs, procs, baseTime));
+  const { first, scans: steady } = fleetReports(hosts, 6, Date.now() - 7 * 24 * 3600_000);
   console.log(`agents: report of ${PACKAGES} packages and ${PROCESSES} processes is ${first[0].body.length} bytes gzip`);
 
   for (const kind of kinds) {

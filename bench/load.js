@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { estate } from './graph-data.js';
 import { api, pgUrl, printTable, scratchDatabase, signIn, startServer } from './lib.js';
-import { packages as agentPackages, processes as agentProcesses, reportBody } from './agents.js';
+import { fleetReports, reportHeaders } from './agents.js';
 
 const ADMIN = { username: 'load-admin', password: 'load-admin-password' };
 const FINDING_NODES = 5_000;
@@ -87,17 +87,12 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
     // Agent hosts report once before the clock starts (a first report matches every package); the run
     // sends their later scans, what a fleet does every few minutes.
     const { key: agentKey } = await api(apis[0], token, 'POST', `${base}/api-keys`, { name: 'load agents', permissions: ['agents:write'] });
-    const agentHeaders = { authorization: `Bearer ${agentKey}`, 'content-type': 'application/json', 'content-encoding': 'gzip' };
-    const pkgs = agentPackages();
-    const procs = agentProcesses();
-    const firstScan = Date.now() - 86_400_000;
-    for (let h = 0; h < AGENT_HOSTS; h++) {
-      const { agent, body } = reportBody(h, 0, pkgs, procs, firstScan);
+    const agentHeaders = reportHeaders(agentKey);
+    const { first, scans } = fleetReports(AGENT_HOSTS, AGENT_SCANS, Date.now() - 86_400_000);
+    for (const { agent, body } of first) {
       const res = await fetch(`${apis[0]}/api/v1/agents/${agent}/report`, { method: 'POST', headers: agentHeaders, body });
       if (res.status !== 200) throw new Error(`first agent report: ${res.status} ${await res.text()}`);
     }
-    const scans = [];
-    for (let s = 1; s <= AGENT_SCANS; s++) for (let h = 0; h < AGENT_HOSTS; h++) scans.push(reportBody(h, s, pkgs, procs, firstScan));
     let scan = 0;
 
     // SSE clients on both API processes for the whole run.
