@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -509,7 +510,13 @@ describe('finding stream: delivery', () => {
 describe('finding stream: catch-up and slow clients', () => {
   let tuned: { app: FastifyInstance; base: string };
   beforeAll(async () => {
-    tuned = await anotherApp({ hub: { pollIntervalMs: 200 }, maxBufferedBytes: 32 * 1024, slowClientTimeoutMs: 1_000 });
+    // The grace to read the last comment is long: a loaded CI machine may take seconds to drain.
+    tuned = await anotherApp({
+      hub: { pollIntervalMs: 200 },
+      maxBufferedBytes: 32 * 1024,
+      slowClientTimeoutMs: 1_000,
+      closeGraceMs: 20_000,
+    });
   });
 
   it('catches up an event whose notification was missed', async () => {
@@ -551,5 +558,29 @@ describe('finding stream: catch-up and slow clients', () => {
     stream.res.resume();
     await stream.until((s) => s.ended, 10_000, 'the end of the stream');
     expect(stream.comments.at(-1)).toMatch(/^closing: client too slow/);
+  });
+
+  it('destroys the socket of a dropped client that never reads its last comment', async () => {
+    const impatient = await anotherApp({
+      hub: { pollIntervalMs: 200 },
+      maxBufferedBytes: 32 * 1024,
+      slowClientTimeoutMs: 500,
+      closeGraceMs: 500,
+    });
+    const hub = existingSseHub(impatient.app)!;
+    // The server's end of the connection: the client's end, paused, only learns of it by reading.
+    const serverSocket = new Promise<Socket>((resolve) => impatient.app.server.once('connection', resolve));
+    const stream = await open(reader.token, { base: impatient.base });
+    stream.res.pause();
+    const socketClosed = new Promise<void>((resolve) => void serverSocket.then((s) => s.once('close', () => resolve())));
+    const scope = scopeOf(reader);
+    const big = 'x'.repeat(4_000);
+    for (let i = 0; i < 6; i++) {
+      await emit(Array.from({ length: 1_000 }, () => created(scope, { ...finding(), description: big })));
+    }
+    await eventually(() => hub.clientCount === 0, 'the slow client to be dropped', 15_000);
+    await socketClosed;
+    expect((await serverSocket).destroyed).toBe(true);
+    expect(stream.res.complete).toBe(false);
   });
 });

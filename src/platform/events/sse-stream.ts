@@ -17,7 +17,8 @@ import type { HubClient, SseHub, StreamEvent, StreamFilter } from './sse-hub.js'
  * Slow clients: beyond `maxBufferedBytes` in the socket's buffer the client stops taking live events
  * and, once its socket drains, catches up from the database page by page, so a burst (an audit's
  * thousands of findings) costs bounded memory and still arrives complete. A client whose buffer stays
- * full for `slowClientTimeoutMs` is told why in a last comment and disconnected.
+ * full for `slowClientTimeoutMs` is told why in a last comment and disconnected; if it does not read
+ * that comment within `closeGraceMs` its socket is destroyed.
  *
  * Known limit: an event whose transaction commits after the client has moved past its seq (while the
  * client is disconnected or catching up) is not replayed; clients that must see everything reload the
@@ -28,6 +29,8 @@ export interface EventStreamOptions {
   retryMs: number;
   maxBufferedBytes: number;
   slowClientTimeoutMs: number;
+  /** How long a dropped slow client gets to read the rest of its buffer before its socket is destroyed. */
+  closeGraceMs: number;
   replayMaxEvents: number;
   replayMaxAgeMs: number;
   /** Events read per query when a client catches up. */
@@ -41,6 +44,7 @@ export const defaultEventStreamOptions: EventStreamOptions = {
   retryMs: 3_000,
   maxBufferedBytes: 1024 * 1024,
   slowClientTimeoutMs: 30_000,
+  closeGraceMs: 30_000,
   replayMaxEvents: 1_000,
   replayMaxAgeMs: 24 * 60 * 60_000,
   catchUpPageSize: 500,
@@ -281,7 +285,7 @@ class StreamClient implements HubClient {
 
   /**
    * Ends the stream, with a last comment when there is a reason. A slow client may never take the
-   * rest of its buffer: it gets as long again as it was allowed to stall, then its socket is destroyed.
+   * rest of its buffer: it gets `closeGraceMs`, then its socket is destroyed.
    */
   private close(reason?: string, slow = false): void {
     if (this.mode === 'closed') return;
@@ -297,7 +301,7 @@ class StreamClient implements HubClient {
     if (!res.headersSent || res.writableEnded || res.destroyed) return;
     res.end(reason ? `: ${reason}\n\n` : undefined);
     if (slow) {
-      const kill = setTimeout(() => res.destroy(), this.options.slowClientTimeoutMs);
+      const kill = setTimeout(() => res.destroy(), this.options.closeGraceMs);
       kill.unref();
       res.once('close', () => clearTimeout(kill));
     }
