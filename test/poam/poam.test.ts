@@ -258,15 +258,21 @@ describe('PATCH /poam/{id}/status', () => {
       [{ status: 'done' }, 'status must be one of'],
       [{ status: 'open' }, 'is already open'],
       [{ status: 'verification' }, 'cannot move'],
-      [{ status: 'closed' }, 'cannot move'],
     ] as const) {
       const res = await api.status(token, item.id, payload);
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().error.message).toContain(message);
     }
+    // Closing without evidence is the contract's 409 from any state; with evidence, skipping steps is 400.
+    const early = await api.status(token, item.id, { status: 'closed' });
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error.message).toContain('without a linked evidence artifact');
+    await api.upload(token, item.id, 'early proof');
+    const skipped = await api.status(token, item.id, { status: 'closed' });
+    expect(skipped.statusCode).toBe(400);
+    expect(skipped.json().error.message).toContain('cannot move');
     await api.status(token, item.id, { status: 'in_progress' }, 200);
     await api.status(token, item.id, { status: 'verification' }, 200);
-    await api.upload(token, item.id, 'proof');
     await api.status(token, item.id, { status: 'closed' }, 200);
     for (const status of ['open', 'in_progress', 'verification']) {
       const res = await api.status(token, item.id, { status, comment: 'it came back' });

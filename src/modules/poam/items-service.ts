@@ -271,15 +271,7 @@ export function createItemsService(deps: Deps) {
         if (!target || !isPoamStatus(target)) throw badRequest(`status must be one of ${POAM_STATUSES.join(', ')}`);
         const from = current.status;
         if (from === target) throw badRequest(`${formatPoamId(current.number)} is already ${from}`);
-        if (!TRANSITIONS[from].includes(target)) {
-          const allowed = TRANSITIONS[from];
-          throw badRequest(
-            `cannot move ${formatPoamId(current.number)} from ${from} to ${target}` +
-              (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ': closed items are final; raise a new item if the weakness returns'),
-            { from, to: target, allowed: [...allowed] },
-          );
-        }
-        if (isBackward(from, target) && !comment) throw badRequest(`a comment is required to move an item back from ${from} to ${target}`);
+        // Missing evidence is the 409 of the contract from any state, before the order of the moves.
         if (target === 'closed') {
           const evidence = await trx
             .selectFrom('poam_evidence')
@@ -291,6 +283,15 @@ export function createItemsService(deps: Deps) {
             throw conflict(`${formatPoamId(current.number)} cannot be closed without a linked evidence artifact: upload one to /poam/${formatPoamId(current.number)}/evidence first`);
           }
         }
+        if (!TRANSITIONS[from].includes(target)) {
+          const allowed = TRANSITIONS[from];
+          throw badRequest(
+            `cannot move ${formatPoamId(current.number)} from ${from} to ${target}` +
+              (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ': closed items are final; raise a new item if the weakness returns'),
+            { from, to: target, allowed: [...allowed] },
+          );
+        }
+        if (isBackward(from, target) && !comment) throw badRequest(`a comment is required to move an item back from ${from} to ${target}`);
         const updated = await trx
           .updateTable('poam_items')
           .set({ status: target, updated_at: now, closed_at: target === 'closed' ? now : null })
