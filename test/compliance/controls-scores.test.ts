@@ -107,6 +107,17 @@ describe('attested controls in the score', () => {
     // Other frameworks' attestations are not counted under ?framework=.
     expect((await status('?framework=pci-dss')).json().attestations.questionnaire_assigned).toBe(0);
     expect((await gaps('?framework=soc2')).json().items).toContainEqual(expect.objectContaining({ control_id: 'CC1.1', status: 'not_attested', attestation_status: 'questionnaire_assigned', automated: false }));
+    // Expiring soon is the spec's 7-day stage, as in /controls/attestations: 20 days out is not, 5 days out is.
+    const expiresIn = (days: number) =>
+      db
+        .updateTable('control_attestations')
+        .set({ status: 'attested', attested_at: t.clock.now(), expires_at: new Date(t.clock.now().getTime() + days * 86_400_000) })
+        .where('control_id', '=', 'CC1.1')
+        .execute();
+    await expiresIn(20);
+    expect((await status('?framework=soc2')).json().attestations).toMatchObject({ attested: 1, expiring_soon: 0 });
+    await expiresIn(5);
+    expect((await status('?framework=soc2')).json().attestations).toMatchObject({ attested: 1, expiring_soon: 1 });
     await db
       .updateTable('control_attestations')
       .set({ status: 'attested', attested_at: t.clock.now(), expires_at: new Date(t.clock.now().getTime() + 86_400_000) })

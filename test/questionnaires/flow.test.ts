@@ -151,19 +151,24 @@ describe('template → questionnaire → assessment → attested control → exp
     expect([...(event.data as { controls: string[] }).controls].sort()).toEqual([...CONTROLS].sort());
   });
 
-  it('reminders 60, 30 and 7 days before expiry, each exactly once; expiring_soon in the last 7 days', async () => {
+  it('reminders 60, 30 and 7 days before expiry, each exactly once; expiring_soon in the last 7 days, in /controls/status too', async () => {
     const approvedAt = t.clock.now().getTime();
     const expiresAt = approvedAt + 365 * DAY;
     expect(await sendExpiryReminders(t.deps)).toBe(0);
     const days = [];
-    for (const d of [60, 30, 7]) {
+    // 20 and 5 days out lie between the reminder stages: no reminder, but the marks of their stage.
+    for (const d of [60, 30, 20, 7, 5]) {
+      const stage = d === 60 || d === 30 || d === 7;
       t.clock.set(new Date(expiresAt - d * DAY + 60_000));
-      expect(await sendExpiryReminders(t.deps)).toBe(1);
+      expect(await sendExpiryReminders(t.deps)).toBe(stage ? 1 : 0);
       expect(await sendExpiryReminders(t.deps)).toBe(0);
-      days.push(d);
+      if (stage) days.push(d);
       s = await users();
       const marks = (await attestations(s.admin)).items[0];
-      expect(marks).toMatchObject({ status: 'attested', expiring_soon: d === 7, expiry_warning: d === 60 ? 'notice' : d === 30 ? 'warning' : 'urgent' });
+      expect(marks).toMatchObject({ status: 'attested', expiring_soon: d <= 7, expiry_warning: d === 60 ? 'notice' : d >= 20 ? 'warning' : 'urgent' });
+      // Both endpoints mean the same by expiring soon.
+      const status = (await call(t.app, s.admin, { url: `${api(tenant.id)}/controls/status?framework=nist-800-53`, expect: 200 })).json();
+      expect(status.attestations).toMatchObject({ attested: CONTROLS.length, expiring_soon: d <= 7 ? CONTROLS.length : 0 });
     }
     const reminders = await eventsOf(t, tenant.id, 'attestation.expiring');
     expect(reminders.map((e) => (e.data as { days_before: number }).days_before)).toEqual(days);

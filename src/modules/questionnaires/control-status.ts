@@ -5,6 +5,7 @@ import type { Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
+import { EXPIRING_SOON_DAYS } from '../compliance/controls/control-state.js';
 import '../compliance/tables.js';
 import './tables.js';
 import type { AssessmentStatus } from './tables.js';
@@ -31,8 +32,6 @@ export type ControlStatus = (typeof CONTROL_STATUSES)[number];
 const DAY_MS = 86_400_000;
 /** Reminders before an attestation expires (spec Limits), most urgent last. */
 export const REMINDER_DAYS = [60, 30, 7] as const;
-/** Within this many days of expiry a control is marked expiring_soon (the spec's 7-day stage). */
-export const EXPIRING_SOON_DAYS = 7;
 
 const OPEN_RANK: Partial<Record<AssessmentStatus, number>> = { assigned: 1, in_progress: 2, changes_requested: 3, submitted: 4 };
 const OPEN_STATUS: Partial<Record<AssessmentStatus, ControlStatus>> = {

@@ -8,6 +8,12 @@ import type { FrameworkId } from '../rules/rule-types.js';
 export const controlKey = (framework: string, controlId: string) => `${framework}\u0000${controlId}`;
 
 /**
+ * Within this many days of its expiry an attestation is "expiring soon" (the spec's 7-day stage:
+ * "urgent alert, score shows expiring soon"), in /controls/status and /controls/attestations alike.
+ */
+export const EXPIRING_SOON_DAYS = 7;
+
+/**
  * Findings per (framework, control) among those `where` selects from `findings f`, with the highest
  * severity rank: a finding counts for its own control and for each control it maps to.
  */

@@ -8,12 +8,12 @@ import { frameworks, isFrameworkId } from '../frameworks.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import { SEVERITIES, type FrameworkId } from '../rules/rule-types.js';
-import { controlKey, controlState, findingsByControl } from './control-state.js';
+import { controlKey, controlState, EXPIRING_SOON_DAYS, findingsByControl } from './control-state.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
 /** An attestation ending within this window is reported as expiring soon. */
-const EXPIRING_SOON_MS = 30 * 86_400_000;
+const EXPIRING_SOON_MS = EXPIRING_SOON_DAYS * 86_400_000;
 
 export function createControlsService(deps: Deps) {
   const db = deps.database.db;

@@ -122,7 +122,7 @@ export const ControlsStatus = Type.Object({
       submitted: Type.Integer(),
       changes_requested: Type.Integer(),
       attested: Type.Integer(),
-      expiring_soon: Type.Integer({ description: 'attested controls whose attestation ends within 30 days' }),
+      expiring_soon: Type.Integer({ description: 'attested controls whose attestation ends within 7 days' }),
     },
     { description: 'controls with an attestation record (questionnaire controls), by attestation status; an expired attestation counts as not_assessed' },
   ),
