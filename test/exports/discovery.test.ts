@@ -5,9 +5,9 @@ import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, fresh, type Session, type TenantFixture } from '../harness/identity.js';
 import { events } from '../harness/compliance.js';
 import { projectPath } from '../../src/platform/paths.js';
-import { provideAwsSdkModule } from '../../src/modules/exports/discovery/aws.js';
+import { AWS_SERVICES, awsInventory, type AwsService } from '../../src/modules/exports/discovery/aws.js';
 import { DISCOVERY_JOB } from '../../src/modules/exports/discovery/discovery-service.js';
-import { recordedSdkModules, startS3Replay, useS3Replay, type S3Replay } from './aws-recorded.js';
+import { recorded, startAwsReplay, useAwsReplay, type AwsReplay } from './aws-recorded.js';
 
 /**
  * Discovery jobs (/jobs) with the terraform-state plugin (a state written for
@@ -24,7 +24,7 @@ const MAPPED = 10;
 let t: TestApp;
 let tenant: TenantFixture;
 let other: TenantFixture;
-let s3: S3Replay;
+let replay: AwsReplay;
 let restoreEnv: () => void;
 
 const jobsUrl = (tenantId: string, path = '') => `/api/v1/tenants/${tenantId}/jobs${path}`;
@@ -34,12 +34,12 @@ beforeAll(async () => {
   t = await createTestApp({ env: { CONTROLGRAPH_BODY_LIMIT_BYTES: String(256 * 1024) } });
   tenant = await buildTenant(t);
   other = await buildTenant(t);
-  s3 = await startS3Replay();
-  restoreEnv = useS3Replay(s3.endpoint);
+  replay = await startAwsReplay();
+  restoreEnv = useAwsReplay(replay.endpoint);
 });
 afterAll(async () => {
   restoreEnv();
-  await s3.close();
+  await replay.close();
   await t.close();
 });
 
@@ -137,12 +137,12 @@ describe('terraform-state plugin', () => {
   });
 
   it('reads a state referenced in S3, and fails at once (job.failed) when the object is missing', async () => {
-    s3.objects.set('shop-tfstate/env/prod.tfstate', Buffer.from(JSON.stringify(STATE)));
+    replay.objects.set('shop-tfstate/env/prod.tfstate', Buffer.from(JSON.stringify(STATE)));
     const job = await create(tenant.admin, { name: 'from s3', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/prod.tfstate' } }, start: true });
     expect(job.config['terraform-state']).toMatchObject({ source: 's3', state_uri: 's3://shop-tfstate/env/prod.tfstate', files: [] });
     await t.drain();
     expect(await get(job)).toMatchObject({ status: 'completed', stats: { nodes_discovered: MAPPED } });
-    expect(s3.requests).toContain('GET /shop-tfstate/env/prod.tfstate?x-id=GetObject');
+    expect(replay.requests).toContain('GET /shop-tfstate/env/prod.tfstate?x-id=GetObject');
 
     const missing = await create(tenant.admin, { name: 'missing', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/nope.tfstate' } }, start: true });
     await t.drain();
@@ -188,54 +188,129 @@ describe('terraform-state plugin', () => {
 });
 
 describe('aws plugin (recorded SDK responses)', () => {
-  it('reads EC2, ELB, RDS, Lambda, IAM and S3 (the real S3 client against the recordings) into the graph', async () => {
-    const calls: string[] = [];
-    const modules = recordedSdkModules(calls);
-    for (const [pkg, mod] of Object.entries(modules)) provideAwsSdkModule(pkg, mod);
-    try {
-      const job = await create(tenant.admin, { name: 'demo account', plugins: ['aws'], config: { aws: { regions: ['us-east-1'] } }, start: true });
-      await t.drain();
-      const done = await get(job);
-      expect(done.status, JSON.stringify(done.error)).toBe('completed');
-      expect(done.warnings).toEqual([]);
-      const counts = done.details.plugins.aws;
-      expect(counts).toMatchObject({
-        'aws.ec2.vpc': 1,
-        'aws.ec2.subnet': 4,
-        'aws.ec2.security_group': 8,
-        'aws.ec2.instance': 3,
-        'aws.elasticloadbalancingv2.load_balancer': 1,
-        'aws.elasticloadbalancing.load_balancer': 1,
-        'aws.rds.db_instance': 1,
-        'aws.lambda.function': 1,
-        'aws.s3.bucket': 1,
-        'aws.iam.role': 4,
-        'aws.iam.user': 2,
-      });
-      expect(done.stats.nodes_discovered).toBe(counts.resources);
-      expect(done.stats.findings_created).toBeGreaterThan(0);
-      expect(calls).toEqual(expect.arrayContaining(['EC2Client.DescribeVpcs', 'RDSClient.DescribeDBInstances', 'IAMClient.GetAccountAuthorizationDetails']));
-      // The S3 part went over HTTP through @aws-sdk/client-s3.
-      expect(s3.requests).toEqual(expect.arrayContaining(['GET /?x-id=ListBuckets', 'GET /cloudmapper_demo/?location=', 'GET /cloudmapper_demo/?acl=', 'GET /cloudmapper_demo/?policy=']));
-      const bucket = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:us-east-1:aws.s3.bucket:cloudmapper_demo')}`, expect: 200 })).json();
-      expect(bucket.properties.supplementaryConfiguration.BucketPolicy.policyText).toContain('PublicReadGetObject');
-      expect(bucket.properties.supplementaryConfiguration.ServerSideEncryptionConfiguration).toBeUndefined();
-      const instance = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.ec2.instance&region=us-east-1`, expect: 200 })).json();
-      expect(instance.total).toBe(3);
-      expect(instance.items[0].account_id).toBe('123456789012');
-      expect(instance.items[0].properties.configuration.subnetId).toMatch(/^subnet-/);
-    } finally {
-      for (const pkg of Object.keys(modules)) provideAwsSdkModule(pkg, null);
+  it('reads EC2, ELB, RDS, Lambda, IAM and S3 through the real SDK clients (recordings over loopback HTTP) into the graph', async () => {
+    const served = replay.calls.length;
+    const job = await create(tenant.admin, { name: 'demo account', plugins: ['aws'], config: { aws: { regions: ['us-east-1'] } }, start: true });
+    await t.drain();
+    const done = await get(job);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.warnings).toEqual([]);
+    const counts = done.details.plugins.aws;
+    expect(counts).toMatchObject({
+      'aws.ec2.vpc': 1,
+      'aws.ec2.subnet': 4,
+      'aws.ec2.security_group': 8,
+      'aws.ec2.instance': 3,
+      'aws.elasticloadbalancingv2.load_balancer': 1,
+      'aws.elasticloadbalancing.load_balancer': 1,
+      // Both pages of DescribeDBInstances: RDS links them by Marker alone (no IsTruncated).
+      'aws.rds.db_instance': 2,
+      'aws.lambda.function': 1,
+      'aws.s3.bucket': 1,
+      'aws.iam.role': 4,
+      'aws.iam.user': 2,
+    });
+    expect(done.stats.nodes_discovered).toBe(counts.resources);
+    expect(done.stats.findings_created).toBeGreaterThan(0);
+    // Every service went over HTTP through its client package, each list call to its last page.
+    expect(replay.calls.slice(served)).toEqual([
+      'ec2 DescribeVpcs',
+      'ec2 DescribeSubnets',
+      'ec2 DescribeSecurityGroups',
+      'ec2 DescribeSecurityGroups NextToken=replay-page-2',
+      'ec2 DescribeInstances',
+      'ec2 DescribeNetworkInterfaces',
+      'elbv2 DescribeLoadBalancers',
+      'elb DescribeLoadBalancers',
+      'rds DescribeDBInstances',
+      'rds DescribeDBInstances Marker=replay-page-2',
+      'lambda ListFunctions',
+      'iam GetAccountAuthorizationDetails',
+    ]);
+    expect(replay.requests).toEqual(expect.arrayContaining(['GET /?x-id=ListBuckets', 'GET /cloudmapper_demo/?location=', 'GET /cloudmapper_demo/?acl=', 'GET /cloudmapper_demo/?policy=', 'GET /2015-03-31/functions']));
+    const bucket = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:us-east-1:aws.s3.bucket:cloudmapper_demo')}`, expect: 200 })).json();
+    expect(bucket.properties.supplementaryConfiguration.BucketPolicy.policyText).toContain('PublicReadGetObject');
+    expect(bucket.properties.supplementaryConfiguration.ServerSideEncryptionConfiguration).toBeUndefined();
+    const instance = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.ec2.instance&region=us-east-1`, expect: 200 })).json();
+    expect(instance.total).toBe(3);
+    expect(instance.items[0].account_id).toBe('123456789012');
+    expect(instance.items[0].properties.configuration.subnetId).toMatch(/^subnet-/);
+    expect([...replay.unmodelled]).toEqual([]);
+    // What the XML deserializers gave back: timestamps, numbers, booleans and nested lists.
+    const dbs = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.rds.db_instance`, expect: 200 })).json();
+    const reporting = dbs.items.find((n: { name: string }) => n.name === 'reporting');
+    expect(reporting.properties.configuration).toMatchObject({ engine: 'mysql', allocatedStorage: 20, storageEncrypted: false, vpcSecurityGroups: [{ vpcSecurityGroupId: 'sg-00000005', status: 'active' }] });
+    const roles = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.iam.role&per_page=10`, expect: 200 })).json();
+    const exfiller = roles.items.find((n: { name: string }) => n.name === 'exfiller');
+    // IAM sends policy documents URL-encoded; the configuration keeps them so, as AWS Config does.
+    expect(JSON.parse(decodeURIComponent(exfiller.properties.configuration.assumeRolePolicyDocument))).toMatchObject({ Statement: [{ Action: 'sts:AssumeRole' }] });
+  });
+
+  it("gives the recordings back unchanged through each client's deserializer", async () => {
+    type Any = Record<string, any>;
+    // Timestamps come back as Dates, IAM's policy documents URL-encoded (as the API sends them).
+    const normal = (v: unknown): unknown => {
+      if (v instanceof Date) return v.toISOString();
+      if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+(Z|[+-]\d\d:?\d\d)$/.test(v)) return new Date(v).toISOString();
+      if (typeof v === 'string' && v.startsWith('%7B')) return JSON.parse(decodeURIComponent(v));
+      if (Array.isArray(v)) return v.map(normal);
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, normal(x)]));
+      return v;
+    };
+    const merge = (into: Any, page: Any) => {
+      for (const [k, v] of Object.entries(page)) into[k] = Array.isArray(v) ? [...(into[k] ?? []), ...v] : v;
+      return into;
+    };
+    const cases: Array<[AwsService, string, string[]]> = [
+      ['ec2', 'DescribeVpcs', ['ec2-describe-vpcs']],
+      ['ec2', 'DescribeSubnets', ['ec2-describe-subnets']],
+      ['ec2', 'DescribeSecurityGroups', ['ec2-describe-security-groups']],
+      ['ec2', 'DescribeInstances', ['ec2-describe-instances']],
+      ['ec2', 'DescribeNetworkInterfaces', ['ec2-describe-network-interfaces']],
+      ['elbv2', 'DescribeLoadBalancers', ['elbv2-describe-load-balancers']],
+      ['elb', 'DescribeLoadBalancers', ['elb-describe-load-balancers']],
+      ['rds', 'DescribeDBInstances', ['rds-describe-db-instances', 'rds-describe-db-instances.page-2']],
+      ['lambda', 'ListFunctions', ['lambda-list-functions']],
+      ['iam', 'GetAccountAuthorizationDetails', ['iam-get-account-authorization-details']],
+    ];
+    for (const [service, action, files] of cases) {
+      const spec = AWS_SERVICES[service];
+      const mod = (await spec.load()) as Any;
+      const client = new mod[spec.client]({ region: 'us-east-1' });
+      const read: Any = {};
+      let input: Any = {};
+      for (let page = 0; page < 5; page++) {
+        const { $metadata, NextToken, NextMarker, Marker, IsTruncated, ...out } = await client.send(new mod[`${action}Command`](input));
+        expect($metadata.httpStatusCode).toBe(200);
+        merge(read, out);
+        const next = NextToken ? { NextToken } : NextMarker ? { Marker: NextMarker } : Marker && IsTruncated !== false ? { Marker } : null;
+        if (!next) break;
+        input = next;
+      }
+      client.destroy();
+      expect(normal(read), `${service} ${action}`).toEqual(normal(files.map(recorded).reduce(merge, {})));
     }
   });
 
-  it('skips, with a warning, services whose SDK client package is not installed', async () => {
-    const job = await create(tenant.admin, { name: 'only s3 here', plugins: ['aws'], config: { aws: { services: ['ec2', 's3'] } }, start: true });
+  it('reads only the services asked for', async () => {
+    const served = replay.calls.length;
+    const job = await create(tenant.admin, { name: 'ec2 and s3', plugins: ['aws'], config: { aws: { services: ['ec2', 's3'] } }, start: true });
     await t.drain();
     const done = await get(job);
-    expect(done.status).toBe('completed');
-    expect(done.warnings).toEqual(['aws: ec2 skipped: @aws-sdk/client-ec2 is not installed']);
-    expect(done.details.plugins.aws).toMatchObject({ resources: 1, 'aws.s3.bucket': 1 });
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    expect(done.warnings).toEqual([]);
+    expect(done.details.plugins.aws).toMatchObject({ 'aws.ec2.instance': 3, 'aws.s3.bucket': 1 });
+    expect(done.details.plugins.aws['aws.rds.db_instance']).toBeUndefined();
+    expect(new Set(replay.calls.slice(served).map((c) => c.split(' ')[0]))).toEqual(new Set(['ec2']));
+  });
+
+  it('fails with a clear error, before any call, when a client package is missing', async () => {
+    const served = replay.requests.length;
+    const loadSdk = async (pkg: string) => (pkg === '@aws-sdk/client-rds' ? null : ((await import(pkg)) as Record<string, unknown>));
+    await expect(awsInventory({ services: ['ec2', 'rds'] }, { loadSdk })).rejects.toThrow(
+      'aws: cannot read rds: @aws-sdk/client-rds is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)',
+    );
+    expect(replay.requests.length).toBe(served);
   });
 });
 

@@ -1,3 +1,4 @@
+import { PermanentJobError } from '../../../platform/jobs/definition.js';
 import type { NodeRecord } from '../../graph/node-repo.js';
 import type { EdgeRecord } from '../../graph/edge-repo.js';
 import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory } from './inventory.js';
@@ -7,9 +8,8 @@ import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory 
  * onto the AWS Config property model (AWS Config's configuration items are the describe outputs with
  * camelCased keys, so `configCase` does most of the work; the differences are set explicitly).
  *
- * Each service is read through its own SDK client package, loaded when the plugin runs. Only
- * @aws-sdk/client-s3 is a dependency of this service today; a service whose client package is not
- * installed is skipped with a warning in the job's stats (see the README for the packages).
+ * Each service is read through its own SDK client package, all of them dependencies of this service.
+ * A package is imported when a job first reads its service, so starting the service stays cheap.
  */
 
 type Any = Record<string, any>;
@@ -32,20 +32,19 @@ export interface AwsConfig {
 }
 
 export const AWS_SERVICES = {
-  ec2: { pkg: '@aws-sdk/client-ec2', client: 'EC2Client', global: false },
-  elbv2: { pkg: '@aws-sdk/client-elastic-load-balancing-v2', client: 'ElasticLoadBalancingV2Client', global: false },
-  elb: { pkg: '@aws-sdk/client-elastic-load-balancing', client: 'ElasticLoadBalancingClient', global: false },
-  rds: { pkg: '@aws-sdk/client-rds', client: 'RDSClient', global: false },
-  lambda: { pkg: '@aws-sdk/client-lambda', client: 'LambdaClient', global: false },
-  s3: { pkg: '@aws-sdk/client-s3', client: 'S3Client', global: true },
-  iam: { pkg: '@aws-sdk/client-iam', client: 'IAMClient', global: true },
+  ec2: { pkg: '@aws-sdk/client-ec2', client: 'EC2Client', global: false, load: () => import('@aws-sdk/client-ec2') },
+  elbv2: { pkg: '@aws-sdk/client-elastic-load-balancing-v2', client: 'ElasticLoadBalancingV2Client', global: false, load: () => import('@aws-sdk/client-elastic-load-balancing-v2') },
+  elb: { pkg: '@aws-sdk/client-elastic-load-balancing', client: 'ElasticLoadBalancingClient', global: false, load: () => import('@aws-sdk/client-elastic-load-balancing') },
+  rds: { pkg: '@aws-sdk/client-rds', client: 'RDSClient', global: false, load: () => import('@aws-sdk/client-rds') },
+  lambda: { pkg: '@aws-sdk/client-lambda', client: 'LambdaClient', global: false, load: () => import('@aws-sdk/client-lambda') },
+  s3: { pkg: '@aws-sdk/client-s3', client: 'S3Client', global: true, load: () => import('@aws-sdk/client-s3') },
+  iam: { pkg: '@aws-sdk/client-iam', client: 'IAMClient', global: true, load: () => import('@aws-sdk/client-iam') },
 } as const;
 export type AwsService = keyof typeof AWS_SERVICES;
 
 /**
- * Client packages provided by the embedding process instead of `import()`: an SDK build bundled
- * elsewhere, or (in this service's tests) stand-ins replaying recorded SDK responses for the client
- * packages that are not installed here, since no AWS account is reachable.
+ * Client packages provided by the embedding process instead of the dependencies' `import()`, e.g. an
+ * SDK build bundled elsewhere.
  */
 const provided = new Map<string, Any>();
 
@@ -57,10 +56,13 @@ export function provideAwsSdkModule(pkg: string, module: Any | null): void {
 async function defaultLoadSdk(pkg: string): Promise<Any | null> {
   const given = provided.get(pkg);
   if (given) return given;
+  const spec = Object.values(AWS_SERVICES).find((s) => s.pkg === pkg);
+  if (!spec) return null;
   try {
-    return (await import(pkg)) as Any;
+    return (await spec.load()) as Any;
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') return null;
+    // The package itself is missing (a broken install); a package that fails otherwise is an error of its own.
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(pkg)) return null;
     throw error;
   }
 }
@@ -121,36 +123,57 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
     for (const ref of Array.isArray(refs) ? refs : [refs]) if (typeof ref === 'string' && ref) links.push({ source, ref, type });
   };
 
-  const clients = new Map<string, { mod: Any; client: SdkClient } | null>();
+  const clients = new Map<string, { mod: Any; client: SdkClient }>();
   async function clientFor(service: AwsService, region: string) {
     const key = `${service}|${region}`;
     if (!clients.has(key)) {
       const spec = AWS_SERVICES[service];
-      const mod = await load(spec.pkg);
-      if (!mod) {
-        clients.set(key, null);
-      } else {
-        const client = new mod[spec.client]({ region }) as SdkClient;
-        options.configureClient?.(client, service, region);
-        clients.set(key, { mod, client });
+      // Every client package is a dependency: one missing is a broken install, not a service to skip
+      // (reading the account without it would drop that service's resources from the graph).
+      let mod: Any | null;
+      try {
+        mod = await load(spec.pkg);
+      } catch (error) {
+        throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} failed to load (${(error as Error).message}); reinstall the dependencies (npm ci)`);
       }
+      if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
+      const client = new mod[spec.client]({ region }) as SdkClient;
+      options.configureClient?.(client, service, region);
+      clients.set(key, { mod, client });
     }
     return clients.get(key)!;
   }
 
-  /** Every page of a list call (NextToken, Marker or IsTruncated/Marker pagination). */
+  /**
+   * The next page's request token of a list call, by the API's convention: EC2's NextToken; ELB,
+   * ELBv2 and Lambda answer NextMarker for the request's Marker; IAM answers Marker with IsTruncated
+   * (IsTruncated false ends the list); RDS answers Marker alone, present only while pages remain;
+   * S3's ListBuckets a ContinuationToken.
+   */
+  function nextPage(out: Any): Any | null {
+    if (out.NextToken) return { NextToken: out.NextToken };
+    if (out.NextMarker) return { Marker: out.NextMarker };
+    if (out.Marker && out.IsTruncated !== false) return { Marker: out.Marker };
+    if (out.ContinuationToken) return { ContinuationToken: out.ContinuationToken };
+    return null;
+  }
+
+  /** Every page of a list call (see nextPage for the conventions). */
   async function all(service: AwsService, region: string, command: string, input: Any = {}): Promise<Any[]> {
     const c = await clientFor(service, region);
-    if (!c) return [];
     const pages: Any[] = [];
+    const seen = new Set<string>();
     let next: Any = { ...input };
     for (let page = 0; page < 1000; page++) {
       signal?.throwIfAborted();
       const out = await c.client.send(new c.mod[`${command}Command`](next), { abortSignal: signal });
       pages.push(out);
-      const token = out.NextToken ?? out.NextMarker ?? (out.IsTruncated ? out.Marker : undefined) ?? out.ContinuationToken;
-      if (!token) break;
-      next = { ...input, ...(out.NextToken ? { NextToken: token } : out.ContinuationToken ? { ContinuationToken: token } : { Marker: token }) };
+      const token = nextPage(out);
+      // A token seen before would read the same pages again, without end.
+      const key = token && JSON.stringify(token);
+      if (!key || seen.has(key)) break;
+      seen.add(key);
+      next = { ...input, ...token };
     }
     return pages;
   }
@@ -161,7 +184,6 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
    */
   async function one(service: AwsService, region: string, command: string, input: Any, what: string): Promise<Any | null> {
     const c = await clientFor(service, region);
-    if (!c) return null;
     signal?.throwIfAborted();
     try {
       return await c.client.send(new c.mod[`${command}Command`](input));
@@ -181,9 +203,8 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
       warnings.push(`unknown service ${service}`);
       continue;
     }
-    if (!(await clientFor(service, regions[0]!))) {
-      warnings.push(`${service} skipped: ${AWS_SERVICES[service].pkg} is not installed`);
-    }
+    // Loads every wanted client before the first call: a missing package fails the job at once.
+    await clientFor(service, regions[0]!);
   }
 
   for (const region of regions) {
