@@ -50,6 +50,12 @@ describe('error envelope', () => {
     expect(res.json()).toEqual({ error: { code: 'NOT_FOUND', message: 'route GET /api/v1/does-not-exist not found', details: null } });
   });
 
+  it('answers a path parameter over 500 characters with 414 URI_TOO_LONG in the envelope', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/tenants/${'a'.repeat(501)}/nodes` });
+    expect(res.statusCode).toBe(414);
+    expect(res.json()).toEqual({ error: { code: 'URI_TOO_LONG', message: 'a path parameter is too long', details: null } });
+  });
+
   it('answers schema violations with 400 BAD_REQUEST naming the failing field', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/v1/probe/echo', payload: { name: 'a', count: -1 } });
     expect(res.statusCode).toBe(400);

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -40,7 +41,11 @@ describe('controlgraph serve', () => {
   let service: ServiceProcess;
   beforeAll(async () => {
     db = await createDatabaseForChild();
-    service = await startServiceProcess({ DATABASE_URL: db.url });
+    service = await startServiceProcess({
+      DATABASE_URL: db.url,
+      CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username,
+      CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password,
+    });
   });
   afterAll(async () => {
     await service?.stop('SIGKILL');
@@ -60,10 +65,51 @@ describe('controlgraph serve', () => {
     expect(JSON.parse(first!)).toMatchObject({ service: 'controlgraph', level: expect.any(Number) });
   });
 
-  it('shuts down gracefully on SIGTERM: stops listening and exits 0', async () => {
-    const code = await service.stop('SIGTERM');
+  it('shuts down gracefully on SIGTERM: finishes the request in flight, stops listening and exits 0', async () => {
+    const login = await fetch(`${service.base}/api/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const { token, tenant_id: tenantId } = (await login.json()) as { token: string; tenant_id: string };
+    // A batch large enough to still be in the handler when the signal arrives.
+    const nodes = Array.from({ length: 5_000 }, (_, i) => ({
+      provider: 'aws',
+      region: 'eu-west-1',
+      type: 'aws.s3.bucket',
+      native_id: `shutdown-${i}`,
+      name: `shutdown-${i}`,
+      properties: { configuration: { name: `shutdown-${i}`, padding: 'x'.repeat(200) } },
+    }));
+    const response = postJson(`${service.base}/api/v1/tenants/${tenantId}/nodes`, token, { nodes }, () => service.child.kill('SIGTERM'));
+    const { status, body } = await response;
+    expect(status).toBe(201);
+    expect(JSON.parse(body)).toMatchObject({ created: 5_000 });
+    const code = await service.exited;
     expect(code).toBe(0);
     expect(service.output()).toMatch(/"msg":"shutting down"/);
     await expect(fetch(`${service.base}/healthz`)).rejects.toThrow();
   });
 });
+
+const ADMIN = { username: 'shutdown-admin', password: 'a long enough password' };
+
+/** POSTs JSON over node:http and calls `sent` once the whole body is on the wire. */
+function postJson(url: string, token: string, payload: unknown, sent: () => void): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify(payload);
+    const req = http.request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body, sent);
+  });
+}
