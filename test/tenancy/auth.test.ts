@@ -276,3 +276,41 @@ describe('POST /auth/logout', () => {
     expect(res.statusCode).toBe(401);
   });
 });
+
+describe('token lifetimes from the configuration', () => {
+  // CONTROLGRAPH_ACCESS_TOKEN_TTL and CONTROLGRAPH_REFRESH_TOKEN_TTL instead of the defaults (1h, 7d).
+  let custom: TestApp;
+  beforeAll(async () => {
+    custom = await createTestApp({ env: { CONTROLGRAPH_ACCESS_TOKEN_TTL: '15m', CONTROLGRAPH_REFRESH_TOKEN_TTL: '2d' } });
+  });
+  afterAll(() => custom?.close());
+
+  const expectLifetimes = (body: { token: string; expires_at?: unknown; refresh_expires_at?: unknown }, issuedAt: number) => {
+    expect(body.expires_at).toBe(new Date(issuedAt + 15 * 60_000).toISOString());
+    expect(body.refresh_expires_at).toBe(new Date(issuedAt + 2 * 86_400_000).toISOString());
+    const claims = decodeJwt(body.token);
+    expect(claims.exp! * 1000).toBe(issuedAt + 15 * 60_000);
+    expect(claims.exp! - claims.iat!).toBe(15 * 60);
+  };
+
+  it('sets expires_at, refresh_expires_at and the JWT exp at login and refresh, and both are enforced', async () => {
+    expect(custom.deps.config).toMatchObject({ accessTokenTtlMs: 15 * 60_000, refreshTokenTtlMs: 2 * 86_400_000 });
+    const session = await loginAdmin(custom);
+    expectLifetimes(session, custom.clock.now().getTime());
+    const meOf = (token: string) => call(custom.app, token, { url: '/api/v1/auth/me' });
+    // The access token ends after 15 minutes, not an hour.
+    custom.clock.advance(15 * 60_000 - 1000);
+    expect((await meOf(session.token)).statusCode).toBe(200);
+    custom.clock.advance(1000);
+    expect((await meOf(session.token)).statusCode).toBe(401);
+    const refreshed = await custom.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: session.refresh_token } });
+    expect(refreshed.statusCode).toBe(200);
+    expectLifetimes(refreshed.json(), custom.clock.now().getTime());
+    // The refresh token ends after 2 days, not 7.
+    const last = refreshed.json().refresh_token;
+    custom.clock.advance(2 * 86_400_000 + 1000);
+    const expired = await custom.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: last } });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().error.message).toBe('refresh token expired');
+  });
+});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import net from 'node:net';
 import { createTestApp, type TestApp } from '../harness/app.js';
-import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
+import { buildTenant, call, createApiKey, type TenantFixture } from '../harness/identity.js';
 import { buildApp } from '../../src/app.js';
 import { assembleDeps } from '../../src/runtime.js';
 import { createMetrics } from '../../src/platform/metrics.js';
@@ -89,6 +89,78 @@ describe('rate limits per tenant plan', () => {
     } finally {
       await second.close();
     }
+  });
+});
+
+describe('refused authenticated requests', () => {
+  // Fresh tenants, their buckets full: a free one whose users are refused, a pro one they aim at.
+  let home: TenantFixture;
+  let target: TenantFixture;
+  let key: string;
+  let narrowKey: string;
+  beforeAll(async () => {
+    t.clock.advance(120_000);
+    home = await buildTenant(t, { plan: 'free' });
+    target = await buildTenant(t, { plan: 'pro' });
+    key = (await createApiKey(t, home, { permissions: ['nodes:read'] })).key;
+    narrowKey = (await createApiKey(t, home, { permissions: ['findings:read'] })).key;
+    t.clock.advance(120_000);
+  });
+  const remaining = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-ratelimit-remaining']);
+
+  it('403 missing permission spends the bucket and carries the headers', async () => {
+    const res = await call(t.app, home.users['read-only'].token, { url: `/api/v1/tenants/${home.id}/audit-logs` });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toBe('missing permission logs:read');
+    expect(res.headers['x-ratelimit-limit']).toBe('60');
+    expect(remaining(res)).toBe(9);
+    expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThanOrEqual(Math.floor(t.clock.now().getTime() / 1000));
+    // The same bucket as the tenant's allowed requests.
+    expect(remaining(await whoami(home.admin.token))).toBe(8);
+    // An API key without the permission, too.
+    const byKey = await call(t.app, narrowKey, { url: `/api/v1/tenants/${home.id}/nodes` });
+    expect(byKey.statusCode).toBe(403);
+    expect(byKey.json().error.message).toBe('missing permission nodes:read');
+    expect(remaining(byKey)).toBe(7);
+  });
+
+  it("403 no access to this tenant spends the token tenant's bucket, not the path tenant's", async () => {
+    const res = await call(t.app, home.admin.token, { url: `/api/v1/tenants/${target.id}/users` });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toBe('no access to this tenant');
+    // The free plan of the token's tenant, not the pro plan of the tenant in the path.
+    expect(res.headers['x-ratelimit-limit']).toBe('60');
+    expect(remaining(res)).toBe(6);
+    const byKey = await call(t.app, key, { url: `/api/v1/tenants/${target.id}/nodes` });
+    expect(byKey.statusCode).toBe(403);
+    expect(byKey.json().error.message).toBe('no access to this tenant');
+    expect(byKey.headers['x-ratelimit-limit']).toBe('60');
+    expect(remaining(byKey)).toBe(5);
+    // The path tenant's bucket is untouched.
+    const other = await whoami(target.admin.token);
+    expect(other.headers['x-ratelimit-limit']).toBe('300');
+    expect(remaining(other)).toBe(49);
+  });
+
+  it('refused requests exhaust the bucket like any other: then 429, and only for the token tenant', async () => {
+    for (let left = 4; left >= 0; left--) {
+      const res = await call(t.app, home.admin.token, { url: `/api/v1/tenants/${target.id}/users` });
+      expect(res.statusCode).toBe(403);
+      expect(remaining(res)).toBe(left);
+    }
+    const limited = await call(t.app, home.admin.token, { url: `/api/v1/tenants/${target.id}/users` });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['x-ratelimit-remaining']).toBe('0');
+    expect((await whoami(home.users.auditor.token)).statusCode).toBe(429);
+    expect((await whoami(target.admin.token)).statusCode).toBe(200);
+  });
+
+  it('a request without a valid credential spends nothing and has no headers', async () => {
+    t.clock.advance(120_000);
+    const res = await call(t.app, 'not-a-token', { url: `/api/v1/tenants/${home.id}/users` });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['x-ratelimit-remaining']).toBeUndefined();
+    expect(remaining(await whoami(home.admin.token))).toBe(9);
   });
 });
 

@@ -32,6 +32,8 @@ interface JwtRow {
   target_exists: boolean;
   target_plan: Plan | null;
   target_default_workspace: string | null;
+  /** The plan of the token's own tenant: its bucket pays for a request refused on another tenant. */
+  token_plan: Plan | null;
 }
 
 type KeyLookup = {
@@ -47,6 +49,8 @@ type KeyLookup = {
     expires_at: Date | null;
     revoked_at: Date | null;
     last_used_at: Date | null;
+    /** The plan of the key's own tenant. */
+    plan: Plan;
   };
   target: { plan: Plan; default_workspace: string | null } | null;
 } | null;
@@ -58,6 +62,23 @@ interface Resolved {
   plan: Plan;
 }
 
+/** The rate-limit bucket a request spends: one per tenant, sized by its plan. */
+interface Bucket {
+  tenantId: string;
+  plan: Plan;
+}
+
+/**
+ * A verified credential refused the tenant it asked for (403 no access, 404 no such tenant). The
+ * request is authenticated, so it still spends a bucket and carries the rate-limit headers: the
+ * bucket of the credential's own tenant, never that of the tenant in the path (a stranger must not
+ * drain another tenant's bucket).
+ */
+interface Refused {
+  refusal: Error;
+  bucket: Bucket;
+}
+
 /**
  * The one place where requests are authenticated and authorised: it resolves the actor from a JWT or
  * an API key, fixes the data scope (tenant from the path, workspace from the token), checks the
@@ -67,7 +88,7 @@ export function createAuthenticator(deps: AppDeps) {
   const db = deps.database.db;
   let lastUsedWrites = new Map<string, number>();
 
-  async function fromJwt(token: string, pathTenant: string | undefined): Promise<Resolved> {
+  async function fromJwt(token: string, pathTenant: string | undefined): Promise<Resolved | Refused> {
     // A token's signature is verified once; any other token string (a tampered one too) misses the
     // cache and is verified. Expiry is checked on every request against the clock.
     let claims = deps.authCache.get<AccessClaims>(`token:${token}`);
@@ -105,7 +126,8 @@ export function createAuthenticator(deps: AppDeps) {
         (SELECT m.role FROM memberships m WHERE m.user_id = u.id AND m.tenant_id = ${claims.tenant_id}) AS token_role,
         EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND w.tenant_id = ${claims.tenant_id}) AS token_workspace_ok,
         t.id IS NOT NULL AS target_exists, t.plan AS target_plan,
-        (SELECT w.id FROM workspaces w WHERE w.tenant_id = t.id AND w.is_default) AS target_default_workspace
+        (SELECT w.id FROM workspaces w WHERE w.tenant_id = t.id AND w.is_default) AS target_default_workspace,
+        (SELECT tt.plan FROM tenants tt WHERE tt.id = ${claims.tenant_id}) AS token_plan
       FROM users u
       JOIN sessions s ON s.id = ${claims.sid} AND s.user_id = u.id
       LEFT JOIN tenants t ON t.id = ${UUID.test(targetTenant) ? targetTenant : null}
@@ -113,7 +135,7 @@ export function createAuthenticator(deps: AppDeps) {
     return row.rows[0] ?? null;
   }
 
-  function jwtResolution(claims: AccessClaims, targetTenant: string, found: JwtRow | null): Resolved {
+  function jwtResolution(claims: AccessClaims, targetTenant: string, found: JwtRow | null): Resolved | Refused {
     if (!found) throw unauthorized('token no longer valid');
     if (found.session_revoked || found.jti_revoked) throw unauthorized('token revoked');
     if (found.disabled) throw unauthorized('account disabled');
@@ -142,13 +164,14 @@ export function createAuthenticator(deps: AppDeps) {
       return { actor, scopeTenantId: claims.tenant_id, scopeWorkspaceId: claims.workspace_id, plan: found.target_plan ?? 'enterprise' };
     }
     // Another tenant in the path: only platform operators span tenants; they act in its default workspace.
-    if (!found.is_system_admin) throw forbidden('no access to this tenant');
-    if (!found.target_exists || !found.target_default_workspace) throw notFound('tenant not found');
+    const own: Bucket = { tenantId: claims.tenant_id, plan: found.token_plan ?? 'enterprise' };
+    if (!found.is_system_admin) return { refusal: forbidden('no access to this tenant'), bucket: own };
+    if (!found.target_exists || !found.target_default_workspace) return { refusal: notFound('tenant not found'), bucket: own };
     const systemActor = { ...actor, role: 'system-admin' as const, level: ROLE_LEVEL['system-admin'], permissions: permissionsOf('system-admin') };
     return { actor: systemActor, scopeTenantId: targetTenant, scopeWorkspaceId: found.target_default_workspace, plan: found.target_plan ?? 'enterprise' };
   }
 
-  async function fromApiKey(key: string, pathTenant: string | undefined, ip: string): Promise<Resolved> {
+  async function fromApiKey(key: string, pathTenant: string | undefined, ip: string): Promise<Resolved | Refused> {
     const hash = hashSecret(key);
     const cacheKey = `key:${hash}:${pathTenant ?? ''}`;
     let found = deps.authCache.get<KeyLookup>(cacheKey);
@@ -166,7 +189,7 @@ export function createAuthenticator(deps: AppDeps) {
       .innerJoin('tenants as t', 't.id', 'k.tenant_id')
       .select([
         'k.id', 'k.name', 'k.account_id', 'k.tenant_id', 'k.workspace_id', 'k.tenant_ids', 'k.permissions',
-        'k.allowed_ips', 'k.expires_at', 'k.revoked_at', 'k.last_used_at',
+        'k.allowed_ips', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 't.plan',
       ])
       .where('k.key_hash', '=', hash)
       .executeTakeFirst();
@@ -183,16 +206,18 @@ export function createAuthenticator(deps: AppDeps) {
     return { row, target: target ?? null };
   }
 
-  function keyResolution(found: KeyLookup, pathTenant: string | undefined, ip: string): Resolved {
+  function keyResolution(found: KeyLookup, pathTenant: string | undefined, ip: string): Resolved | Refused {
     if (!found) throw unauthorized('invalid API key');
     const { row, target } = found;
     const now = deps.clock.now();
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && new Date(row.expires_at) <= now) throw unauthorized('API key expired');
+    // From an address the key is not allowed from, the key is no credential: nothing is spent.
     if (!addressAllowed(row.allowed_ips, ip)) throw forbidden('API key not allowed from this address');
     const targetTenant = pathTenant ?? row.tenant_id;
-    if (!row.tenant_ids.includes(targetTenant)) throw forbidden('no access to this tenant');
-    if (!target?.default_workspace) throw notFound('tenant not found');
+    const own: Bucket = { tenantId: row.tenant_id, plan: row.plan };
+    if (!row.tenant_ids.includes(targetTenant)) return { refusal: forbidden('no access to this tenant'), bucket: own };
+    if (!target?.default_workspace) return { refusal: notFound('tenant not found'), bucket: own };
     const workspaceId = targetTenant === row.tenant_id && row.workspace_id ? row.workspace_id : target.default_workspace;
     touchLastUsed(row.id, row.last_used_at, now);
     return {
@@ -241,17 +266,27 @@ export function createAuthenticator(deps: AppDeps) {
     const resolved = looksLikeApiKey(credential)
       ? await fromApiKey(credential, pathTenant, request.ip)
       : await fromJwt(credential, pathTenant);
-    if (config?.permission && !resolved.actor.permissions.has(config.permission)) {
-      throw forbidden(`missing permission ${config.permission}`);
+    // From here on the request is authenticated: refused or not, it spends its bucket and carries
+    // the rate-limit headers (an empty bucket answers 429 before any refusal).
+    let bucket: Bucket;
+    let refusal: Error | null = null;
+    if ('refusal' in resolved) {
+      ({ bucket, refusal } = resolved);
+    } else {
+      bucket = { tenantId: resolved.scopeTenantId, plan: resolved.plan };
+      if (config?.permission && !resolved.actor.permissions.has(config.permission)) {
+        refusal = forbidden(`missing permission ${config.permission}`);
+      } else {
+        request.ctx = {
+          actor: resolved.actor,
+          scope: { tenantId: resolved.scopeTenantId, workspaceId: resolved.scopeWorkspaceId },
+          ip: request.ip,
+          requestId: request.id,
+        };
+      }
     }
-    request.ctx = {
-      actor: resolved.actor,
-      scope: { tenantId: resolved.scopeTenantId, workspaceId: resolved.scopeWorkspaceId },
-      ip: request.ip,
-      requestId: request.id,
-    };
     if (deps.rateLimiter && !config?.unlimited) {
-      const decision = await deps.rateLimiter.consume(`tenant:${resolved.scopeTenantId}`, resolved.plan, deps.clock.now());
+      const decision = await deps.rateLimiter.consume(`tenant:${bucket.tenantId}`, bucket.plan, deps.clock.now());
       reply.header('x-ratelimit-limit', decision.limit);
       reply.header('x-ratelimit-remaining', decision.remaining);
       reply.header('x-ratelimit-reset', decision.resetAt);
@@ -259,6 +294,7 @@ export function createAuthenticator(deps: AppDeps) {
         throw rateLimited(decision.retryAfter);
       }
     }
+    if (refusal) throw refusal;
   };
 }
 
