@@ -266,6 +266,55 @@ describe('OSV advisories', () => {
     }
   });
 
+  it('refuses a truncated export and a directory with one broken file, saying where, keeping the advisories', async () => {
+    const before = await source('osv');
+    const advisories = await count(db, 'vulndb_osv_advisories');
+    const affected = await count(db, 'vulndb_osv_affected');
+    const kept = async () => {
+      expect(await count(db, 'vulndb_osv_advisories')).toBe(advisories);
+      expect(await count(db, 'vulndb_osv_affected')).toBe(affected);
+    };
+
+    // The npm export cut off at 60 % of its bytes: the break is at the end of the file.
+    const cut = tmp.write('osv-npm-cut.json', truncated(OSV_NPM, 0.6));
+    const result = await run(cut);
+    expect(result).toMatchObject({ status: 'failed', source: 'osv', error: `unexpected end of JSON: the file is truncated at byte ${statSync(cut).size}` });
+    expect(result.error_offset).toBe(statSync(cut).size);
+    expect(result.error_record).toBeGreaterThan(100);
+    expect(result.error_record).toBeLessThan(417);
+    expect(result.error_context).toMatch(/^osv-npm-cut\.json, after GHSA-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
+    expect(await stagedRows(db, result.run_id)).toBe(0);
+    expect(await runRow(result.run_id)).toMatchObject({ status: 'failed', source: 'osv', error_offset: result.error_offset, error_record: result.error_record });
+    await kept();
+
+    // A directory whose second file (of three) is cut: the first file's change is not applied either.
+    const dir = scratchDir();
+    try {
+      const edited = npm[5];
+      dir.write('a.json', JSON.stringify({ ...edited, summary: `${edited.summary} (edited)` }));
+      const text = JSON.stringify(npm[6], null, 2);
+      const broken = dir.write('b-broken.json', text.slice(0, Math.floor(text.length * 0.6)));
+      dir.write('c.json', JSON.stringify(npm[7]));
+      const failed = await run(dir.dir);
+      expect(failed).toMatchObject({
+        status: 'failed',
+        source: 'osv',
+        error: `unexpected end of JSON: the file is truncated at byte ${statSync(broken).size}`,
+        error_offset: statSync(broken).size,
+        error_context: `b-broken.json, after ${edited.id}`,
+      });
+      expect(await stagedRows(db, failed.run_id)).toBe(0);
+      await kept();
+      const stored = await db.selectFrom('vulndb_osv_advisories').select('summary').where('id', '=', edited.id).executeTakeFirstOrThrow();
+      expect(stored.summary).toBe(edited.summary);
+      const after = await source('osv');
+      expect(after).toMatchObject({ last_status: 'failed', record_count: before.record_count, last_run_id: failed.run_id });
+      expect(after.last_success_at).toEqual(before.last_success_at);
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('detects formats, and refuses content it cannot place or of another source than asked', async () => {
     const unknown = await run(tmp.write('mystery.json', '{"hello": "world"}'));
     expect(unknown).toMatchObject({ status: 'failed', error: expect.stringContaining('cannot tell what mystery.json is') });
