@@ -36,7 +36,7 @@ describe('GET /rules', () => {
     expect(res.json().total).toBe(builtinRules().length);
     const rule = res.json().items[0];
     expect(Object.keys(rule).sort()).toEqual(
-      ['builtin', 'condition', 'control_id', 'description', 'framework', 'framework_mappings', 'id', 'remediation', 'resource_type', 'severity', 'terraform_fix_available', 'title'].sort(),
+      ['builtin', 'condition', 'control_id', 'description', 'framework', 'framework_mappings', 'group_by', 'id', 'remediation', 'resource_type', 'severity', 'terraform_fix_available', 'title'].sort(),
     );
     expect(rule.builtin).toBe(true);
     const s3 = await call(t.app, analyst, { url: `${rulesUrl()}?resource_type=aws.s3.bucket&per_page=500`, expect: 200 });
@@ -96,6 +96,18 @@ describe('custom rules', () => {
     expect((await call(t.app, analyst, { method: 'DELETE', url: `${rulesUrl()}/custom-no-public-name` })).statusCode).toBe(404);
     const log = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/audit-logs?action=rule.*`, expect: 200 });
     expect(log.json().items.map((e: { action: string }) => e.action).sort()).toEqual(['rule.created', 'rule.deleted', 'rule.updated']);
+  });
+
+  it('group_by names exactly one source of the cause (400 otherwise); absent is null', async () => {
+    const post = (group_by: unknown) => call(t.app, analyst, { method: 'POST', url: rulesUrl(), payload: custom({ id: 'custom-grouped', group_by }) });
+    for (const bad of [{ cause: 'bucket' }, { cause: 'bucket', self: true, path: 'configuration.name' }, { cause: 'bucket', path: 'configuration.name', node_type: 'aws.s3.bucket' }, { cause: 'bucket', self: false }, { cause: '', self: true }, { cause: 'bucket', path: 'a..b' }]) {
+      expect((await post(bad)).statusCode, JSON.stringify(bad)).toBe(400);
+    }
+    const ok = await post({ cause: 'KMS key', path: 'supplementaryConfiguration.ServerSideEncryptionConfiguration.rules.applyServerSideEncryptionByDefault.kmsMasterKeyID' });
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json().group_by).toEqual({ cause: 'KMS key', path: 'supplementaryConfiguration.ServerSideEncryptionConfiguration.rules.applyServerSideEncryptionByDefault.kmsMasterKeyID' });
+    const plain = await call(t.app, analyst, { method: 'POST', url: rulesUrl(), payload: custom({ id: 'custom-ungrouped' }), expect: 201 });
+    expect(plain.json().group_by).toBeNull();
   });
 });
 

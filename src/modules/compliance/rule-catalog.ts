@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { loadBuiltinRules } from './rules/content-loader.js';
 import { compileCondition, type CompiledCondition } from './rules/cel.js';
-import type { FrameworkMapping, Remediation, RuleDefinition, Severity } from './rules/rule-types.js';
+import type { FrameworkMapping, GroupBy, Remediation, RuleDefinition, Severity } from './rules/rule-types.js';
 import './tables.js';
 
 /** A rule as the engine and the API see it: built-in (from content) or custom (per tenant). */
@@ -17,6 +17,8 @@ export interface Rule {
   framework_mappings: FrameworkMapping[];
   condition: string;
   remediation: Remediation;
+  /** The root cause of a violation, for finding groups; null: group by account and region. */
+  group_by: GroupBy | null;
   builtin: boolean;
   definition: RuleDefinition | null;
   updated_at?: Date;
@@ -37,6 +39,7 @@ export function builtinRules(): Rule[] {
     framework_mappings: d.framework_mappings,
     condition: d.condition,
     remediation: d.remediation,
+    group_by: d.group_by ?? null,
     builtin: true,
     definition: d,
   }));
@@ -60,6 +63,7 @@ export async function customRules(db: Kysely<Database>, tenantId: string): Promi
     framework_mappings: r.framework_mappings,
     condition: r.condition,
     remediation: r.remediation,
+    group_by: r.group_by,
     builtin: false,
     definition: null,
     updated_at: new Date(r.updated_at),

@@ -10,7 +10,7 @@ import { ConditionCompileError, compileCondition } from './rules/cel.js';
 import { frameworks } from './frameworks.js';
 import { allRules, builtinRule, customRules, ruleTouches, type Rule } from './rule-catalog.js';
 import type { RuleInput, RuleUpdate } from './schemas.js';
-import type { FrameworkId } from './rules/rule-types.js';
+import type { FrameworkId, GroupBy } from './rules/rule-types.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
@@ -26,6 +26,7 @@ export function presentRule(rule: Rule) {
     framework_mappings: rule.framework_mappings,
     condition: rule.condition,
     remediation: rule.remediation,
+    group_by: rule.group_by,
     builtin: rule.builtin,
     terraform_fix_available: Boolean(rule.definition?.terraform),
   };
@@ -41,6 +42,14 @@ function checkCondition(condition: string): void {
     }
     throw error;
   }
+}
+
+/** group_by names exactly one source of the cause; node_type narrows an edge only. */
+function checkGroupBy(groupBy: Static<typeof RuleUpdate>['group_by']): void {
+  if (!groupBy) return;
+  const sources = [groupBy.self, groupBy.path, groupBy.edge].filter((v) => v !== undefined).length;
+  if (sources !== 1) throw badRequest('group_by needs exactly one of self, path or edge');
+  if (groupBy.node_type !== undefined && groupBy.edge === undefined) throw badRequest('group_by.node_type goes only with edge');
 }
 
 function checkControls(input: Static<typeof RuleUpdate>): void {
@@ -77,6 +86,7 @@ export function createRulesService(deps: Deps) {
       if (builtinRule(input.id)) throw conflict(`"${input.id}" is the id of a built-in rule`);
       checkCondition(input.condition);
       checkControls(input);
+      checkGroupBy(input.group_by);
       const now = deps.clock.now();
       const exists = await db.selectFrom('custom_rules').select('id').where('tenant_id', '=', context.scope.tenantId).where('id', '=', input.id).executeTakeFirst();
       if (exists) throw conflict(`a custom rule "${input.id}" already exists`);
@@ -101,6 +111,7 @@ export function createRulesService(deps: Deps) {
       if (builtinRule(id)) throw forbidden('built-in rules are read-only');
       checkCondition(input.condition);
       checkControls(input);
+      checkGroupBy(input.group_by);
       const result = await db.transaction().execute(async (trx) => {
         const updated = await trx
           .updateTable('custom_rules')
@@ -170,7 +181,15 @@ function ruleColumns(input: Static<typeof RuleUpdate>) {
     framework_mappings: json(input.framework_mappings ?? []),
     condition: input.condition,
     remediation: json(withOrder(input.remediation)),
+    group_by: input.group_by ? json(groupByOf(input.group_by)) : null,
   };
+}
+
+/** The stored form: the one source given, in the shape of GroupBy. */
+function groupByOf(g: NonNullable<Static<typeof RuleUpdate>['group_by']>): GroupBy {
+  if (g.path !== undefined) return { cause: g.cause, path: g.path };
+  if (g.edge !== undefined) return g.node_type === undefined ? { cause: g.cause, edge: g.edge } : { cause: g.cause, edge: g.edge, node_type: g.node_type };
+  return { cause: g.cause, self: true };
 }
 
 function withOrder(remediation: Static<typeof RuleInput>['remediation']) {

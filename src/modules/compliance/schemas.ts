@@ -28,6 +28,21 @@ const RemediationSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A rule's root cause for finding groups (see rules/rule-types.ts GroupBy); exactly one of self, path, edge. */
+export const GroupBySchema = Type.Object(
+  {
+    cause: Type.String({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 _-]{0,58}[A-Za-z0-9])?$', description: 'names the cause in group labels, e.g. security group' }),
+    self: Type.Optional(Type.Unsafe<true>({ type: 'boolean', enum: [true], description: 'the resource is its own cause' })),
+    path: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*$', maxLength: 300, description: 'property path (no properties. prefix, lists unmarked) whose value(s) identify the cause' })),
+    edge: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]*$', maxLength: 100, description: 'edge type (either direction) to the node that is the cause' })),
+    node_type: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*\\.[a-z0-9][a-z0-9_-]*$', maxLength: 200, description: 'with edge: only neighbours of this type' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region',
+  },
+);
+
 export const RuleSchema = Type.Object({
   id: Type.String(),
   title: Type.String(),
@@ -39,6 +54,7 @@ export const RuleSchema = Type.Object({
   framework_mappings: Type.Array(FrameworkMappingSchema),
   condition: Type.String({ description: 'CEL over `resource`; true when the resource violates the rule' }),
   remediation: RemediationSchema,
+  group_by: Nullable(GroupBySchema),
   builtin: Type.Boolean(),
   terraform_fix_available: Type.Boolean(),
 });
@@ -55,6 +71,7 @@ const ruleFields = {
   framework_mappings: Type.Optional(Type.Array(FrameworkMappingSchema, { maxItems: 100 })),
   condition: Type.String({ minLength: 1, maxLength: 10_000 }),
   remediation: RemediationSchema,
+  group_by: Type.Optional(Nullable(GroupBySchema)),
 };
 export const RuleInput = Type.Object(
   { id: Type.String({ pattern: RULE_ID_PATTERN, description: 'lower case, digits and dashes (no colons)' }), ...ruleFields },

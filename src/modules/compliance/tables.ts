@@ -1,8 +1,8 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
-import type { FrameworkMapping, Remediation, Severity } from './rules/rule-types.js';
+import type { FrameworkMapping, GroupBy, Remediation, Severity } from './rules/rule-types.js';
 
-/** Compliance tables (migration 0003). */
+/** Compliance tables (migration 0003; group_by and group_cause: 0014). */
 declare module '../../platform/db/schema.js' {
   interface Database {
     compliance_settings: { tenant_id: string; framework: string; enabled: boolean; updated_at: Timestamp };
@@ -18,6 +18,8 @@ declare module '../../platform/db/schema.js' {
       framework_mappings: Json<FrameworkMapping[]>;
       condition: string;
       remediation: Json<Remediation>;
+      /** The root cause of a violation, for finding groups (see rule-types.ts); null: none. */
+      group_by: ColumnType<GroupBy | null, string | null | undefined, string | null>;
       created_by: string | null;
       created_at: Timestamp;
       updated_at: Timestamp;
@@ -77,6 +79,8 @@ export interface FindingsTable {
   tags: ColumnType<string[], string[] | undefined, string[]>;
   details: ColumnType<Record<string, unknown>, string | undefined, string>;
   group_id: string;
+  /** The cause the group is named by ("security group sg-123"); null: rule, account and region. */
+  group_cause: ColumnType<string | null, string | null | undefined, string | null>;
   first_seen: Timestamp;
   last_seen: Timestamp;
   created_at: Timestamp;

@@ -33,6 +33,7 @@ interface Covered {
   title: string;
   account_id: string;
   region: string;
+  group_cause: string | null;
 }
 
 /** The body rules of both accept endpoints (400 with a message naming the problem). */
@@ -64,7 +65,7 @@ function snapshotOf(findings: Covered[]): AcceptanceSnapshot {
   };
 }
 
-const coveredColumns = ['id', 'resource_id', 'framework', 'control_id', 'framework_mappings', 'rule_id', 'title', 'account_id', 'region'] as const;
+const coveredColumns = ['id', 'resource_id', 'framework', 'control_id', 'framework_mappings', 'rule_id', 'title', 'account_id', 'region', 'group_cause'] as const;
 
 /** Findings among `ids` that are open and no live acceptance covers any more (they become active again). */
 async function nowUncovered(trx: Kysely<Database>, scope: Scope, ids: string[], now: Date): Promise<Array<{ id: string }>> {
@@ -103,7 +104,7 @@ export function createAcceptanceService(deps: Deps) {
     const { scope } = context;
     const now = deps.clock.now();
     const first = covered[0]!;
-    const label = groupLabel(first.title, first.account_id, first.region, new Set(covered.map((c) => c.resource_id)).size);
+    const label = groupLabel(first, new Set(covered.map((c) => c.resource_id)).size);
     const snapshot = snapshotOf(covered);
     const row = await trx
       .insertInto('risk_acceptances')

@@ -73,7 +73,7 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   const fetchAfter = (after: string) =>
     db
       .selectFrom('nodes')
-      .select(['id', 'type', 'name', 'region', 'account_id', 'properties', 'tags'])
+      .select(['id', 'type', 'native_id', 'name', 'region', 'account_id', 'properties', 'tags'])
       .where('workspace_id', '=', scope.workspaceId)
       .where('type', '=', sql<string>`ANY(${types}::text[])`)
       .where('id', '>', after)

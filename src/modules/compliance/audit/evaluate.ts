@@ -5,6 +5,8 @@ import { findingId } from '../findings/identity.js';
 export interface AuditNode {
   id: string;
   type: string;
+  /** Names the resource in root-cause group labels when it is its own cause. */
+  native_id: string;
   name: string;
   region: string;
   account_id: string | null;

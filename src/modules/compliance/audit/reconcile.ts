@@ -5,7 +5,7 @@ import type { Scope } from '../../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
 import { unnestInsert, type ColumnType } from '../../../platform/db/unnest-insert.js';
 import type { FindingsTable } from '../tables.js';
-import { groupIdOf } from '../findings/identity.js';
+import { groupsOf } from '../findings/grouping.js';
 import type { BatchResult } from './evaluate.js';
 import { findingCreated, findingReopened, findingResolved, severityChanged } from './finding-events.js';
 
@@ -23,6 +23,8 @@ interface Existing {
   base_severity: string;
   rule_id: string;
   resource_id: string;
+  group_id: string;
+  group_cause: string | null;
 }
 
 const EVENT_COLUMNS = [
@@ -34,7 +36,7 @@ const EVENT_COLUMNS = [
 const NEW_FINDING_COLUMNS: Record<string, ColumnType> = {
   id: 'text', rule_id: 'text', framework: 'text', control_id: 'text', framework_mappings: 'jsonb', base_severity: 'text',
   severity: 'text', title: 'text', description: 'text', remediation: 'text', resource_id: 'text', resource_type: 'text',
-  resource_name: 'text', region: 'text', account_id: 'text', group_id: 'text',
+  resource_name: 'text', region: 'text', account_id: 'text', group_id: 'text', group_cause: 'text',
 };
 
 const INSERT_CHUNK = 5000;
@@ -42,7 +44,9 @@ const INSERT_CHUNK = 5000;
 /**
  * Brings the findings of one evaluated batch in line with what the audit saw, in one short
  * transaction with its events: new violations create findings, violations of resolved findings
- * reopen them, clean evaluations resolve open ones, and a changed rule severity is applied.
+ * reopen them, clean evaluations resolve open ones, and a changed rule severity is applied. Every
+ * violation gets its root-cause group again, so a finding whose cause changed (or whose rule now
+ * names a cause) moves to the group of its cause.
  */
 export async function reconcileBatch(
   db: Kysely<Database>,
@@ -54,11 +58,13 @@ export async function reconcileBatch(
 ): Promise<ReconcileCounts> {
   const counts: ReconcileCounts = { created: 0, resolved: 0, reopened: 0, severityChanged: 0 };
   if (batch.violations.size === 0 && batch.passes.size === 0) return counts;
+  // Read before the transaction: edges, for rules grouped by one, are all it needs.
+  const groups = await groupsOf(db, scope, batch.violations);
   return db.transaction().execute(async (trx) => {
     // Lean: the columns a decision needs; reopened findings are read in full below for their events.
     const existing = (await trx
       .selectFrom('findings')
-      .select(['id', 'status', 'severity', 'base_severity', 'rule_id', 'resource_id'])
+      .select(['id', 'status', 'severity', 'base_severity', 'rule_id', 'resource_id', 'group_id', 'group_cause'])
       .where('workspace_id', '=', scope.workspaceId)
       .where('resource_id', '=', sql<string>`ANY(${resourceIds}::text[])`)
       .where('rule_id', '=', sql<string>`ANY(${ruleIds}::text[])`)
@@ -70,9 +76,11 @@ export async function reconcileBatch(
     const touch: string[] = [];
     const resolve: Existing[] = [];
     const severityUpdates = new Map<string, string[]>();
+    const regroup: Array<{ id: string; group_id: string; group_cause: string | null }> = [];
 
     for (const [id, { rule, node }] of batch.violations) {
       const found = byId.get(id);
+      const group = groups.get(id)!;
       if (!found) {
         const row = {
           tenant_id: scope.tenantId,
@@ -93,7 +101,8 @@ export async function reconcileBatch(
           resource_name: node.name,
           region: node.region,
           account_id: node.account_id ?? '',
-          group_id: groupIdOf(rule.id, node.account_id ?? '', node.region),
+          group_id: group.group_id,
+          group_cause: group.group_cause,
           first_seen: now,
           last_seen: now,
           created_at: now,
@@ -108,6 +117,7 @@ export async function reconcileBatch(
       } else {
         touch.push(id);
       }
+      if (found.group_id !== group.group_id || found.group_cause !== group.group_cause) regroup.push({ id, ...group });
       // A finding escalated for a known-exploited CVE keeps its escalation; otherwise it follows the rule.
       const escalated = found.severity !== found.base_severity;
       if (!escalated && found.severity !== rule.severity) {
@@ -148,6 +158,13 @@ export async function reconcileBatch(
         .set({ status: 'open', last_seen: now, updated_at: now, resolved_at: null, resolved_by: null })
         .where('id', '=', sql<string>`ANY(${reopen}::text[])`)
         .execute();
+    }
+    if (regroup.length) {
+      await sql`
+        UPDATE findings AS f SET group_id = v.group_id, group_cause = v.group_cause, updated_at = ${now}
+        FROM unnest(${regroup.map((r) => r.id)}::text[], ${regroup.map((r) => r.group_id)}::text[], ${regroup.map((r) => r.group_cause)}::text[])
+          AS v(id, group_id, group_cause)
+        WHERE f.workspace_id = ${scope.workspaceId} AND f.id = v.id`.execute(trx);
     }
     for (const [severity, ids] of severityUpdates) {
       await scoped()

@@ -5,13 +5,19 @@ import { toPage, type PageRequest, offsetOf } from '../../../platform/http/pagin
 import { SEVERITIES } from '../rules/rule-types.js';
 import { acceptanceView, filtered, type FindingFilter } from './findings-repo.js';
 
-export function groupLabel(title: string, accountId: string, region: string, count: number): string {
-  return `${title} — account ${accountId || 'unknown'}, ${region || 'global'} (${count} resource${count === 1 ? '' : 's'})`;
+/**
+ * "<rule title> — security group sg-123 (5 resources)" for a group with a known cause,
+ * "<rule title> — account 123456789012, eu-west-1 (5 resources)" for one without.
+ */
+export function groupLabel(group: { title: string; account_id: string; region: string; group_cause: string | null }, count: number): string {
+  const cause = group.group_cause ?? `account ${group.account_id || 'unknown'}, ${group.region || 'global'}`;
+  return `${group.title} — ${cause} (${count} resource${count === 1 ? '' : 's'})`;
 }
 
 /**
- * Root-cause groups: findings of one rule in one account and region (see identity.ts), newest
- * activity first, with the group's highest severity and a sample of its resources.
+ * Root-cause groups: findings of one rule with one cause, or of one rule in one account and region
+ * when the cause is unknown (see grouping.ts), highest severity and largest first, with a sample of
+ * their resources.
  */
 export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
@@ -28,6 +34,7 @@ export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>)
           sql<string>`min(f.control_id)`.as('control_id'),
           sql<string>`min(f.account_id)`.as('account_id'),
           sql<string>`min(f.region)`.as('region'),
+          sql<string | null>`min(f.group_cause)`.as('group_cause'),
           sql<string>`min(f.resource_type)`.as('resource_type'),
           sql<number>`max(f.severity_rank)::int`.as('top'),
           sql<number>`count(*)::int`.as('findings'),
@@ -49,7 +56,8 @@ export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>)
     ]);
     const items = rows.map((r) => ({
       group_id: r.group_id,
-      label: groupLabel(r.title, r.account_id, r.region, r.findings),
+      label: groupLabel(r, r.findings),
+      cause: r.group_cause,
       rule_id: r.rule_id,
       title: r.title,
       framework: r.framework,

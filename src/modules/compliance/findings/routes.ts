@@ -69,7 +69,7 @@ export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
         schema: {
           operationId: 'listFindingGroups',
           tags: ['findings'],
-          summary: 'Root-cause groups (same rule, account and region); their group_id is what group acceptance takes',
+          summary: 'Root-cause groups (same rule and same cause, or same rule, account and region when the rule names no cause); their group_id is what group acceptance takes',
           params: TenantParams,
           querystring: GroupedQuery,
           response: withErrors({ 200: Paged(FindingGroup) }, [401, 403]),

@@ -75,8 +75,9 @@ export const ScoredFinding = Type.Object({
 
 export const GroupedQuery = Type.Object({ ...filterFields, ...pageFields });
 export const FindingGroup = Type.Object({
-  group_id: Type.String(),
-  label: Type.String(),
+  group_id: Type.String({ description: 'stable across audits while the cause is the same' }),
+  label: Type.String({ description: 'the rule title, the cause (or account and region) and the resource count' }),
+  cause: Nullable(Type.String({ description: "the shared cause from the rule's group_by, e.g. security group sg-123; null: the group is the rule in one account and region" })),
   rule_id: Type.String(),
   title: Type.String(),
   framework: Type.String(),

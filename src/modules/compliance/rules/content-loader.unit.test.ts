@@ -41,6 +41,20 @@ describe('built-in rule content', () => {
     }
   });
 
+  it('names the cause of rules on shared resources and of resources whose setting comes from another', () => {
+    const byId = new Map(rules.map((r) => [r.id, r]));
+    // A security group (network ACL, subnet, IAM role, …) is its own cause: two open groups are two groups.
+    for (const rule of rules.filter((r) => r.resource_type === 'aws.ec2.security_group')) {
+      expect(rule.group_by, rule.id).toEqual({ cause: 'security group', self: true });
+    }
+    expect(byId.get('aws-vpc-nacl-no-ssh-from-internet')!.group_by).toEqual({ cause: 'network ACL', self: true });
+    // An unencrypted snapshot is so because its database is.
+    expect(byId.get('aws-rds-snapshot-encrypted')!.group_by).toEqual({ cause: 'DB instance', path: 'configuration.dBInstanceIdentifier' });
+    // Baseline settings have no cause of their own: account and region.
+    expect(byId.get('aws-s3-bucket-versioning')!.group_by).toBeUndefined();
+    expect(byId.get('aws-ebs-volume-encrypted')!.group_by).toBeUndefined();
+  });
+
   it('keeps quoted control ids as strings and the Terraform fix shape', () => {
     const cis = rules.find((r) => r.id === 'aws-cloudtrail-multi-region')!;
     expect(cis).toMatchObject({ framework: 'cis-aws', control_id: '4.1', severity: 'HIGH', resource_type: 'aws.cloudtrail.trail' });
@@ -151,6 +165,47 @@ describe('malformed rule files', () => {
   it('reports a terraform fix with both or neither of add_block and set', () => {
     const message = loadError({ 'demo.yaml': file(RULE({ terraform: '{ resource: aws_s3_bucket, set: { acl: private }, add_block: x }' })) });
     expect(message).toContain('terraform needs exactly one of add_block or set');
+  });
+
+  it('reads group_by in its three forms', () => {
+    dir = mkdtempSync(join(tmpdir(), 'rules-'));
+    writeFileSync(
+      join(dir, 'demo.yaml'),
+      file(
+        RULE({ group_by: '{ cause: bucket, self: true }' }),
+        RULE({ id: 'by-path', group_by: '{ cause: KMS key, path: configuration.kmsKeyId }' }),
+        RULE({ id: 'by-edge', group_by: '{ cause: security group, edge: uses_security_group, node_type: aws.ec2.security_group }' }),
+      ),
+    );
+    expect(loadBuiltinRules(dir).map((r) => r.group_by)).toEqual([
+      { cause: 'bucket', self: true },
+      { cause: 'KMS key', path: 'configuration.kmsKeyId' },
+      { cause: 'security group', edge: 'uses_security_group', node_type: 'aws.ec2.security_group' },
+    ]);
+  });
+
+  it('reports a group_by without exactly one source, with a bad path, edge or cause, or unknown fields', () => {
+    const message = loadError({
+      'demo.yaml': file(
+        RULE({ id: 'none', group_by: '{ cause: bucket }' }),
+        RULE({ id: 'two', group_by: '{ cause: bucket, self: true, path: configuration.name }' }),
+        RULE({ id: 'bad-path', group_by: '{ cause: bucket, path: properties.configuration..name }' }),
+        RULE({ id: 'bad-self', group_by: '{ cause: bucket, self: yes }' }),
+        RULE({ id: 'stray-type', group_by: '{ cause: bucket, path: configuration.name, node_type: aws.s3.bucket }' }),
+        RULE({ id: 'no-cause', group_by: '{ self: true }' }),
+        RULE({ id: 'typo', group_by: '{ cause: bucket, self: true, edges: x }' }),
+        RULE({ id: 'scalar', group_by: 'self' }),
+      ),
+    });
+    expect(message).toMatch(/^8 problems in rule content:/);
+    expect(message).toContain('rule "none": group_by needs exactly one of self, path or edge');
+    expect(message).toContain('rule "two": group_by needs exactly one of self, path or edge');
+    expect(message).toContain('rule "bad-path": group_by.path must be a property path in schema form');
+    expect(message).toContain('rule "bad-self": group_by.self must be true');
+    expect(message).toContain('rule "stray-type": group_by.node_type goes only with edge');
+    expect(message).toContain('rule "no-cause": cause is required');
+    expect(message).toContain('rule "typo": group_by: unknown field "edges"');
+    expect(message).toContain('rule "scalar": group_by must be a mapping {cause, self | path | edge}');
   });
 
   it('refuses a missing directory and a file without rules', () => {

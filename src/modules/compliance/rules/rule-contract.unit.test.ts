@@ -8,7 +8,7 @@ import type { RuleDefinition } from './rule-types.js';
 /**
  * The contract between built-in AWS rules and the property model (contracts §3): a rule reads only
  * property paths that exist in the AWS Config schema of its resource type, declares every one of them
- * in `reads`, and its condition reads nothing else.
+ * in `reads`, and its condition reads nothing else. A `group_by` path is a property of the type too.
  */
 
 const readsOf = (condition: string) => conditionReads(compileCondition(condition).ast);
@@ -41,7 +41,7 @@ describe('condition reads (CEL AST walk)', () => {
 });
 
 /** Everything wrong with a rule against the contract; empty when it holds. */
-function contractProblems(rule: Pick<RuleDefinition, 'config_resource_type' | 'reads' | 'condition'>): string[] {
+function contractProblems(rule: Pick<RuleDefinition, 'config_resource_type' | 'reads' | 'condition' | 'group_by'>): string[] {
   const schema = propertyModel();
   const configType = rule.config_resource_type;
   if (!configType || !schema.hasResourceType(configType)) return [`unknown AWS Config type ${configType}`];
@@ -54,6 +54,9 @@ function contractProblems(rule: Pick<RuleDefinition, 'config_resource_type' | 'r
     if (!schema.hasPath(configType, chain)) problems.push(`reads ${chain}, not a ${configType} property`);
   }
   for (const d of rule.reads) if (!read.has(d)) problems.push(`declares ${d} but never reads it`);
+  if (rule.group_by && 'path' in rule.group_by && !schema.hasPath(configType, rule.group_by.path)) {
+    problems.push(`groups by ${rule.group_by.path}, not a ${configType} property`);
+  }
   return problems;
 }
 
@@ -77,6 +80,9 @@ describe('the contract check', () => {
         'reads configuration.attachments.deleteOnTermination without declaring it',
         'declares configuration.encrypted but never reads it',
       ]);
+    expect(contractProblems({ ...base, group_by: { cause: 'snapshot', path: 'configuration.snapshotId' } })).toEqual([]);
+    expect(contractProblems({ ...base, group_by: { cause: 'snapshot', path: 'configuration.sourceSnapshot' } }))
+      .toEqual(['groups by configuration.sourceSnapshot, not a AWS::EC2::Volume property']);
   });
 });
 

@@ -41,6 +41,24 @@ export interface TerraformFix {
 export type TerraformScalar = string | number | boolean;
 export type TerraformValue = TerraformScalar | TerraformScalar[];
 
+/**
+ * What a finding's root cause is, for root-cause groups (`GET /findings/grouped`): findings of one
+ * rule with the same cause form one group. `cause` names the kind of cause in group labels
+ * ("security group"); exactly one of the other fields says where its identity comes from:
+ * - `self`: the resource is its own cause (rules on a resource others attach to, such as a security
+ *   group: two open groups are two causes, never merged);
+ * - `path`: the value(s) of a property path of the resource (schema form, lists unmarked, e.g.
+ *   `configuration.dBClusterIdentifier`); several values (a list) are one cause, the set of them;
+ * - `edge`: the node(s) at the other end of the resource's edges of that type (either direction),
+ *   optionally only of `node_type`.
+ * A resource for which `path` or `edge` yields nothing has no known cause, and a rule without
+ * `group_by` has none at all: those findings group by rule, account and region.
+ */
+export type GroupBy =
+  | { cause: string; self: true }
+  | { cause: string; path: string }
+  | { cause: string; edge: string; node_type?: string };
+
 export interface RuleSource {
   /** Path relative to the project root when the file is inside it, absolute otherwise. */
   file: string;
@@ -66,6 +84,8 @@ export interface RuleDefinition {
   terraform?: TerraformFix;
   /** A violation makes the resource reachable from the Internet (used by the risk score). */
   exposure?: 'internet';
+  /** The root cause of a violation, for finding groups; absent: group by account and region. */
+  group_by?: GroupBy;
   /** Every property path the condition reads, schema form (no `properties.` prefix). */
   reads: string[];
   /** The Prowler checks the rule reproduces, which ground its framework mappings. */

@@ -7,6 +7,7 @@ import {
   SEVERITIES,
   type FrameworkId,
   type FrameworkMapping,
+  type GroupBy,
   type RemediationStep,
   type RuleDefinition,
   type Severity,
@@ -24,10 +25,14 @@ const NODE_TYPE = /^[a-z][a-z0-9]*\.[a-z0-9]+\.[a-z0-9_]+$/;
 const PROPERTY_PATH = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
 const CHECK_ID = /^[a-z0-9_]+$/;
 const TERRAFORM_TYPE = /^[a-z][a-z0-9_]*$/;
+/** An edge type as the graph API accepts it. */
+const EDGE_TYPE = /^[a-z0-9][a-z0-9_.-]*$/;
+/** The noun naming a cause in group labels ("security group", "DB cluster"). */
+const CAUSE = /^[A-Za-z0-9](?:[A-Za-z0-9 _-]{0,58}[A-Za-z0-9])?$/;
 
 const FIELDS = new Set([
   'id', 'title', 'description', 'severity', 'resource_type', 'config_resource_type', 'framework', 'control_id',
-  'framework_mappings', 'prowler_checks', 'reads', 'condition', 'remediation', 'terraform', 'exposure',
+  'framework_mappings', 'prowler_checks', 'reads', 'condition', 'remediation', 'terraform', 'exposure', 'group_by',
 ]);
 
 export interface RuleFile {
@@ -148,6 +153,7 @@ export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDef
   const terraform = readTerraform(r, node);
   // Optional: a violation means the resource is reachable from the Internet (a risk-score factor).
   const exposure = r.field(node, 'exposure', false) === undefined ? undefined : r.oneOf(node, 'exposure', ['internet'] as const);
+  const groupBy = readGroupBy(r, node);
 
   if (!r.ok) return undefined;
   const rule: RuleDefinition = {
@@ -164,6 +170,7 @@ export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDef
     remediation: remediation!,
     ...(terraform === undefined ? {} : { terraform }),
     ...(exposure === undefined ? {} : { exposure }),
+    ...(groupBy === undefined ? {} : { group_by: groupBy }),
     reads: reads!,
     ...(prowlerChecks === undefined ? {} : { prowler_checks: prowlerChecks }),
     builtin: true,
@@ -228,6 +235,37 @@ function readRemediation(r: Reader, map: YAMLMap): RuleDefinition['remediation']
     if (action !== undefined && command !== undefined) steps.push({ order: index + 1, action, command });
   });
   return summary === undefined ? undefined : { summary, steps };
+}
+
+/** Optional root cause of a violation: `{cause, self: true}`, `{cause, path}` or `{cause, edge, node_type?}`. */
+function readGroupBy(r: Reader, map: YAMLMap): GroupBy | undefined {
+  const node = r.field(map, 'group_by', false);
+  if (node === undefined) return undefined;
+  if (!isMap(node)) return r.fail(node, 'group_by must be a mapping {cause, self | path | edge}');
+  const allowed = ['cause', 'self', 'path', 'edge', 'node_type'];
+  for (const pair of node.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+    if (!allowed.includes(key)) r.fail(pair.key as Node, `group_by: unknown field "${key}"`);
+  }
+  const cause = r.string(node, 'cause');
+  if (cause !== undefined && !CAUSE.test(cause)) {
+    r.fail(r.field(node, 'cause', true), `group_by.cause must be a short name of letters, digits, spaces and hyphens (got "${cause}")`);
+  }
+  const selfNode = r.field(node, 'self', false);
+  const path = r.string(node, 'path', false);
+  const edge = r.string(node, 'edge', false);
+  const nodeType = r.string(node, 'node_type', false);
+  const given = [selfNode, path, edge].filter((v) => v !== undefined).length;
+  if (given !== 1) return r.fail(node, 'group_by needs exactly one of self, path or edge');
+  if (selfNode !== undefined && !(isScalar(selfNode) && selfNode.value === true)) return r.fail(selfNode, 'group_by.self must be true');
+  if (path !== undefined && !PROPERTY_PATH.test(path)) return r.fail(r.field(node, 'path', true), `group_by.path must be a property path in schema form such as configuration.vpcId (got "${path}")`);
+  if (edge !== undefined && !EDGE_TYPE.test(edge)) return r.fail(r.field(node, 'edge', true), `group_by.edge must be an edge type such as uses_security_group (got "${edge}")`);
+  if (nodeType !== undefined && edge === undefined) return r.fail(r.field(node, 'node_type', true), 'group_by.node_type goes only with edge');
+  if (nodeType !== undefined && !NODE_TYPE.test(nodeType)) return r.fail(r.field(node, 'node_type', true), `group_by.node_type must be <provider>.<service>.<type> (got "${nodeType}")`);
+  if (cause === undefined) return undefined;
+  if (path !== undefined) return { cause, path };
+  if (edge !== undefined) return nodeType === undefined ? { cause, edge } : { cause, edge, node_type: nodeType };
+  return { cause, self: true };
 }
 
 function readTerraform(r: Reader, map: YAMLMap): TerraformFix | undefined {
