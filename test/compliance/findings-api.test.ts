@@ -80,6 +80,34 @@ describe('GET /findings parameters', () => {
     expect((await list('?sort=title')).statusCode).toBe(400);
   });
 
+  it('sort=severity is ascending: the buckets of -severity in reverse, each in the same order (created_at desc, then id)', async () => {
+    const rank = (f: { severity: string }) => ['INFO', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL'].indexOf(f.severity);
+    const asc = (await list('?sort=severity&per_page=500')).json().items as Array<{ id: string; severity: string }>;
+    const desc = (await list('?sort=-severity&per_page=500')).json().items as Array<{ id: string; severity: string }>;
+    expect(asc).toHaveLength(all.length);
+    const ranks = asc.map(rank);
+    expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+    expect(ranks[0]).toBeLessThan(ranks.at(-1)!);
+    const buckets = [0, 1, 2, 3, 4].flatMap((r) => desc.filter((f) => rank(f) === r).map((f) => f.id));
+    expect(asc.map((f) => f.id)).toEqual(buckets);
+  });
+
+  it('page 2 is the next slice of the same order, with the paged envelope; past the last page is empty', async () => {
+    const order = ids(await list('?sort=resource_id&per_page=500'));
+    expect(order.length).toBeGreaterThan(20);
+    const totalPages = Math.ceil(all.length / 10);
+    const second = await list('?sort=resource_id&per_page=10&page=2');
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toMatchObject({ page: 2, per_page: 10, total: all.length, total_pages: totalPages });
+    expect(ids(second)).toEqual(order.slice(10, 20));
+    expect(ids(await list('?sort=resource_id&per_page=10&page=1'))).toEqual(order.slice(0, 10));
+    const last = await list(`?sort=resource_id&per_page=10&page=${totalPages}`);
+    expect(ids(last)).toEqual(order.slice((totalPages - 1) * 10));
+    const past = await list(`?sort=resource_id&per_page=10&page=${totalPages + 1}`);
+    expect(past.json()).toMatchObject({ items: [], page: totalPages + 1, per_page: 10, total: all.length, total_pages: totalPages });
+    expect((await list('?page=0')).statusCode).toBe(400);
+  });
+
   it('?id= returns one finding of any status with framework_mappings', async () => {
     const target = all.find((f) => f.framework_mappings.length > 0)!;
     const res = await list(`?id=${encodeURIComponent(target.id)}`);
