@@ -285,3 +285,91 @@ describe('accepted findings and scores', () => {
     expect(after.overall_score).toBeGreaterThan(before.overall_score);
   });
 });
+
+describe('group acceptance: permissions, already-accepted groups, expiry, orphaned and state filters', () => {
+  const groupOf = (region: string) => groupIdOf(findingOf(`${region}-1`, region));
+  const listUrl = (query: string) => `/api/v1/tenants/${tenant.id}/risk-acceptances?${query}`;
+  beforeAll(async () => {
+    const s = (await fresh(t, tenant.users['security-analyst'])).token;
+    const regions = ['ap-south-1', 'sa-east-1', 'ca-central-1', 'me-south-1'];
+    await putNodes(t, s, tenant.id, regions.flatMap((r) => [bucket(`${r}-1`, r), bucket(`${r}-2`, r)]));
+    await audit(t, s, tenant.id);
+  });
+
+  it('403 on POST and DELETE without audit:run', async () => {
+    const group = await groupOf('ap-south-1');
+    const readOnly = (await fresh(t, tenant.users['read-only'])).token;
+    for (const method of ['POST', 'DELETE'] as const) {
+      const res = await call(t.app, readOnly, { method, url: groupUrl(group), payload: method === 'POST' ? body() : undefined });
+      expect(res.statusCode, method).toBe(403);
+      expect(res.json().error.code).toBe('FORBIDDEN');
+    }
+  });
+
+  it('404 for an already-accepted group: every open finding has its own live acceptance', async () => {
+    const region = 'ap-south-1';
+    const group = await groupOf(region);
+    for (const n of [1, 2]) expect((await accept(findingOf(`${region}-${n}`, region), body())).statusCode).toBe(201);
+    const res = await call(t.app, token, { method: 'POST', url: groupUrl(group), payload: body() });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe('finding group is already accepted: every open finding has a live acceptance');
+    // Once one single acceptance is revoked the group can be accepted again.
+    await revoke(findingOf(`${region}-2`, region));
+    expect((await call(t.app, token, { method: 'POST', url: groupUrl(group), payload: body() })).statusCode).toBe(201);
+  });
+
+  it('a group acceptance expires at its moment: its findings are open again and the sweeper ends them with reason expired', async () => {
+    const region = 'sa-east-1';
+    const group = await groupOf(region);
+    const expiresAt = new Date(t.clock.now().getTime() + 60_000);
+    const res = await call(t.app, token, { method: 'POST', url: groupUrl(group), payload: body({ expires_at: expiresAt.toISOString() }) });
+    expect(res.statusCode).toBe(201);
+    const ids = [findingOf(`${region}-1`, region), findingOf(`${region}-2`, region)];
+    t.clock.set(new Date(expiresAt.getTime() - 1));
+    for (const id of ids) expect(await statusOf(id)).toBe('accepted');
+    t.clock.set(expiresAt);
+    token = (await fresh(t, tenant.users['security-analyst'])).token;
+    for (const id of ids) expect(await statusOf(id)).toBe('open');
+    const expired = (await call(t.app, token, { url: listUrl('state=expired&scope=group'), expect: 200 })).json();
+    expect(expired.items.map((a: { id: string }) => a.id)).toContain(res.json().id);
+    expect(expired.items.every((a: { state: string; scope: string }) => a.state === 'expired' && a.scope === 'group')).toBe(true);
+    expect(await sweepExpired(t.deps)).toBeGreaterThanOrEqual(1);
+    const ended = (await events(t, tenant.id, 'finding.risk_acceptance_ended')).filter((e) => (e.data as { acceptance_id: string }).acceptance_id === res.json().id);
+    expect(ended.map((e) => (e.data as { finding_id: string }).finding_id).sort()).toEqual([...ids].sort());
+    expect(ended.every((e) => (e.data as { reason: string }).reason === 'expired')).toBe(true);
+  });
+
+  it('a live group acceptance whose snapshot findings are all resolved is orphaned', async () => {
+    const region = 'ca-central-1';
+    const group = await groupOf(region);
+    const res = await call(t.app, token, { method: 'POST', url: groupUrl(group), payload: body() });
+    expect(res.statusCode).toBe(201);
+    for (const n of [1, 2]) {
+      await call(t.app, token, { method: 'POST', url: `${findingUrl(findingOf(`${region}-${n}`, region))}/resolve`, payload: {}, expect: 200 });
+    }
+    const got = (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/risk-acceptances/${res.json().id}`, expect: 200 })).json();
+    expect(got).toMatchObject({ state: 'active', orphaned: true });
+    const orphaned = (await call(t.app, token, { url: listUrl('state=orphaned&scope=group'), expect: 200 })).json();
+    expect(orphaned.items.map((a: { id: string }) => a.id)).toContain(res.json().id);
+  });
+
+  it('state=active lists every live acceptance (partial ones too, as the counts do); state=partial only the partial', async () => {
+    const region = 'me-south-1';
+    const group = await groupOf(region);
+    const res = await call(t.app, token, { method: 'POST', url: groupUrl(group), payload: body() });
+    expect(res.statusCode).toBe(201);
+    const active = (await call(t.app, token, { url: listUrl('state=active&per_page=500'), expect: 200 })).json();
+    expect(active.items.map((a: { id: string }) => a.id)).toContain(res.json().id);
+    expect(active.items.every((a: { state: string }) => a.state === 'active' || a.state === 'partial')).toBe(true);
+    expect(active.items.find((a: { id: string }) => a.id === res.json().id).state).toBe('active');
+    await putNodes(t, token, tenant.id, [bucket(`${region}-3`, region)]);
+    await audit(t, token, tenant.id);
+    const partial = (await call(t.app, token, { url: listUrl('state=partial'), expect: 200 })).json();
+    expect(partial.items.map((a: { id: string }) => a.id)).toContain(res.json().id);
+    expect(partial.items.every((a: { state: string }) => a.state === 'partial')).toBe(true);
+    const activeNow = (await call(t.app, token, { url: listUrl('state=active&per_page=500'), expect: 200 })).json();
+    expect(activeNow.items.find((a: { id: string }) => a.id === res.json().id).state).toBe('partial');
+    const expired = (await call(t.app, token, { url: listUrl('state=expired&per_page=500'), expect: 200 })).json();
+    expect(expired.items.map((a: { id: string }) => a.id)).not.toContain(res.json().id);
+  });
+});

@@ -199,18 +199,21 @@ export function createAcceptanceService(deps: Deps) {
       const now = deps.clock.now();
       const row = await db.transaction().execute(async (trx) => {
         await lock(trx, scope, `group:${groupId}`);
-        const findings = await trx
-          .selectFrom('findings')
-          .select(coveredColumns)
-          .where('workspace_id', '=', scope.workspaceId)
-          .where('group_id', '=', groupId)
-          .where('status', '=', 'open')
-          .orderBy('id')
+        const rows = await trx
+          .selectFrom('findings as f')
+          .select([...coveredColumns.map((c) => `f.${c}` as const), acceptedAt('f', now).as('accepted')])
+          .where('f.workspace_id', '=', scope.workspaceId)
+          .where('f.group_id', '=', groupId)
+          .where('f.status', '=', 'open')
+          .orderBy('f.id')
           .execute();
-        if (findings.length === 0) throw notFound('finding group not found or has no open findings');
+        if (rows.length === 0) throw notFound('finding group not found or has no open findings');
         const body = validate(input, now);
         const existing = await unrevoked(trx, scope, 'group', groupId);
         if (existing && new Date(existing.expires_at) > now) throw conflict('the group already has a live acceptance');
+        // The spec's "already-accepted group": every open finding is covered by single acceptances.
+        if (rows.every((r) => r.accepted)) throw notFound('finding group is already accepted: every open finding has a live acceptance');
+        const findings = rows.map(({ accepted: _accepted, ...finding }) => finding);
         return create(trx, context, 'group', findings, body, groupId);
       });
       return presentOne(scope, row);
