@@ -1,10 +1,17 @@
-import ElkModule from 'elkjs/lib/elk.bundled.js';
+import type ElkModule from 'elkjs/lib/elk.bundled.js';
 import { buildContainers, type Container, type GraphEdge, type GraphNode, type RenderGraph } from './model.js';
 import { BOX_GAP_X, BOX_GAP_Y, BOX_H, BOX_W, HEADER_H, PAD, TITLE_FONT, badgeText, badgeWidth, textWidth } from './style.js';
 
 // A CommonJS module whose typings declare an ES default export: at run time the import is the constructor.
-const ELK = ElkModule as unknown as typeof ElkModule.default;
-type Elk = InstanceType<typeof ELK>;
+type ElkConstructor = typeof ElkModule.default;
+type Elk = InstanceType<ElkConstructor>;
+
+let elkConstructor: Promise<ElkConstructor> | null = null;
+/** elkjs takes about 0.3 s to load: only a process (or render thread) that lays out a diagram pays for it. */
+function loadElk(): Promise<ElkConstructor> {
+  elkConstructor ??= import('elkjs/lib/elk.bundled.js').then((m) => m.default as unknown as ElkConstructor);
+  return elkConstructor;
+}
 
 export interface PlacedBox {
   node: GraphNode;
@@ -116,7 +123,7 @@ export async function layoutGraph(graph: RenderGraph, options: LayoutOptions = {
     list.push({ a, b, index });
   });
 
-  const elk = new ELK();
+  const elk = new (await loadElk())();
   const local = new Map<string, Local>();
   const stats = { elk_containers: 0, grid_containers: 0, layout_ms: 0 };
 

@@ -1,6 +1,15 @@
-import PDFDocument from 'pdfkit';
+import { createRequire } from 'node:module';
+import type PDFKitDocument from 'pdfkit';
 import type { Readable } from 'node:stream';
 import type { ReportContent } from './report-data.js';
+
+const require = createRequire(import.meta.url);
+let pdfKit: typeof PDFKitDocument | null = null;
+/** pdfkit takes about 0.15 s to load: only a process that renders a PDF report pays for it. */
+function loadPdfKit(): typeof PDFKitDocument {
+  pdfKit ??= require('pdfkit') as typeof PDFKitDocument;
+  return pdfKit;
+}
 
 /** The PDF lists at most this many findings; the JSON and CSV reports always hold all of them. */
 export const PDF_MAX_FINDINGS = 2_000;
@@ -24,6 +33,7 @@ interface Column {
  */
 export function pdfReport(content: ReportContent): { stream: Readable; done: Promise<void> } {
   const { summary } = content;
+  const PDFDocument = loadPdfKit();
   const doc = new PDFDocument({
     size: 'A4',
     margin: 48,
