@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import { createTestApp } from '../harness/app.js';
 import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
@@ -10,6 +11,8 @@ import { buildTenant, call, fresh } from '../harness/identity.js';
 import { api, until } from '../harness/remote.js';
 import { EXPORT_JOB } from '../../src/modules/exports/export-service.js';
 import { EXPORT_LEASE_MS } from '../../src/modules/exports/export-job.js';
+import { openDatabase } from '../../src/platform/db/database.js';
+import { assertNoFaultDamage, expectHealthy, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 import { estate, loadEstate } from './helpers.js';
 
 /**
@@ -18,6 +21,8 @@ import { estate, loadEstate } from './helpers.js';
  * separate API and worker processes, on PGlite (one process per data directory) the whole service
  * process, restarted on the same directory. And within one process, where the dead worker is a
  * claim whose lease nobody renews, which also shows a later worker completing the retried export.
+ * After each: /healthz honest (the API process's at every moment, where one outlives the kills), no
+ * job left running past its lease, no outbox state change duplicated.
  */
 
 const ADMIN = { username: 'crash-admin', password: 'crash-admin-password-1' };
@@ -30,6 +35,7 @@ function processFixture() {
   const processes: ServiceProcess[] = [];
   const artifacts = mkdtempSync(join(tmpdir(), 'cg-crash-artifacts-'));
   let dispose: (() => Promise<void>) | null = null;
+  let databaseUrl = '';
   afterAll(async () => {
     for (const p of processes) await p.stop('SIGKILL');
     await dispose?.();
@@ -39,6 +45,7 @@ function processFixture() {
     async environment(extra: Record<string, string> = {}): Promise<Record<string, string>> {
       const db = await createDatabaseForChild();
       dispose = db.dispose;
+      databaseUrl = db.url;
       return {
         DATABASE_URL: db.url,
         ARTIFACT_STORE: `file://${artifacts}`,
@@ -50,6 +57,10 @@ function processFixture() {
         ...extra,
       };
     },
+    /** The database of environment(). */
+    databaseUrl: () => databaseUrl,
+    /** Files in the artifact directory. */
+    artifactFiles: () => readdirSync(artifacts, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name),
     async start(env: Record<string, string>, args?: string[]): Promise<ServiceProcess> {
       const p = await startServiceProcess(env, args);
       processes.push(p);
@@ -58,10 +69,21 @@ function processFixture() {
   };
 }
 
+/**
+ * Not asserted (a known gap, reported): a worker killed while it streams the file leaves the store's
+ * temporary `<key>.<uuid>.partial` behind (FileArtifactStore.put removes it only when the write fails
+ * in-process), and nothing sweeps such files, also once the export failed for good. Whether a kill
+ * lands inside the write is timing, so the test records what it finds.
+ */
+async function annotateLeftovers(ctx: TestContext, files: string[]) {
+  const partial = files.filter((name) => name.endsWith('.partial'));
+  if (partial.length) await ctx.annotate(`temporary files left in the artifact store by killed workers: ${partial.join(', ')}`);
+}
+
 describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (PostgreSQL, real CLI processes)', () => {
   const fixture = processFixture();
 
-  it('retries the export after each killed worker and fails it after the third attempt', async () => {
+  it('retries the export after each killed worker and fails it after the third attempt', async (ctx) => {
     const env = await fixture.environment();
     // The API (and scheduler) process never runs jobs; each worker process also answers /healthz.
     const apiProcess = await fixture.start(env, ['--role', 'api,scheduler']);
@@ -73,6 +95,8 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/edges`, { edges: graph.edges });
     const job = await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/exports`, { kind: 'architecture_diagram', params: { format: 'png' } });
     const status = () => api(apiProcess.base, session.token, 'GET', job.status_url);
+    // The API process outlives every kill: its /healthz must say healthy throughout.
+    const health = watchHealth(apiProcess.base);
 
     for (let attempt = 1; attempt <= 3; attempt++) {
       const worker = await fixture.start(env, ['--role', 'worker,api']);
@@ -91,7 +115,7 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     }
 
     // A fourth worker finds the third lease expired: the job fails for good with the reason.
-    await fixture.start(env, ['--role', 'worker,api']);
+    const survivor = await fixture.start(env, ['--role', 'worker,api']);
     const failed = await until('failed', async () => {
       const s = await status();
       return s.status === 'failed' ? s : undefined;
@@ -101,6 +125,17 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     expect(failed.finished_at).not.toBeNull();
     const download = await fetch(`${apiProcess.base}${job.status_url}/download`, { headers: { authorization: `Bearer ${session.token}` } });
     expect(download.status).toBe(409);
+
+    expectHonestHealth(await health.stop(), { alwaysUp: true });
+    await expectHealthy(survivor.base);
+    const direct = new pg.Client({ connectionString: fixture.databaseUrl() });
+    await direct.connect();
+    try {
+      await assertNoFaultDamage(direct, tenantId, { health: apiProcess.base });
+    } finally {
+      await direct.end();
+    }
+    await annotateLeftovers(ctx, fixture.artifactFiles());
   }, 300_000);
 });
 
@@ -110,7 +145,7 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
   // PostgreSQL does after a crash) is the worker that finds the lease expired.
   const fixture = processFixture();
 
-  it('retries the export after each killed process and fails it after the third attempt', async () => {
+  it('retries the export after each killed process and fails it after the third attempt', async (ctx) => {
     const env = await fixture.environment({ CONTROLGRAPH_VULNDB_SEED: 'off' });
     const boot = async () => {
       const p = await fixture.start(env);
@@ -149,6 +184,16 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
     }, EXPORT_LEASE_MS + 60_000, 250);
     expect(failed).toMatchObject({ attempts: 3, error: 'worker stopped unexpectedly; gave up after 3 attempts' });
     expect(failed.finished_at).not.toBeNull();
+    await expectHealthy(p.base);
+    // PGlite admits one process: the service stops (as it would be) and the test opens the database.
+    await p.stop();
+    const database = await openDatabase(fixture.databaseUrl());
+    try {
+      await assertNoFaultDamage(database.db, tenantId);
+    } finally {
+      await database.close();
+    }
+    await annotateLeftovers(ctx, fixture.artifactFiles());
     // Four process starts and three lease expiries: about 70 s on an idle machine, far more on a busy one.
   }, 600_000);
 });
@@ -195,6 +240,7 @@ describe.runIf(dbKind() === 'pglite')('crash: abandoned lease (PGlite, single pr
       const failed = await status(doomed);
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, error: 'worker stopped unexpectedly; gave up after 3 attempts' });
       expect((await call(t.app, (await fresh(t, tenant.admin)).token, { url: `${doomed.status_url}/download` })).statusCode).toBe(409);
+      await assertNoFaultDamage(t.deps.database.db, tenant.id, { now: t.clock.now(), health: t.app });
     } finally {
       await t.close();
     }

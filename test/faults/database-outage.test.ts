@@ -5,6 +5,7 @@ import { startServiceProcess, type ServiceProcess } from '../harness/service-pro
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import { api, until } from '../harness/remote.js';
 import { fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
+import { assertNoFaultDamage, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 
 /**
  * Fault: the database goes away under load and comes back, as a PostgreSQL restart looks to the
@@ -71,6 +72,7 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
     })();
 
     await until('writes before the outage', async () => (acknowledged.length >= 200 ? true : undefined), 60_000);
+    const health = watchHealth(service.base);
     proxy.cut();
     const down = await until(
       '/healthz to report the outage',
@@ -89,6 +91,8 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
     await until('writes after the outage', async () => (acknowledged.length >= before + 200 ? true : undefined), 60_000);
     running = false;
     await load;
+    // Every /healthz answer throughout said either connected (200) or not (503), nothing else.
+    expectHonestHealth(await health.stop());
 
     // Failures during the outage were 503s (or refused requests), never anything else.
     expect([...statuses.keys()].filter((s) => ![200, 201, 503, 0].includes(s))).toEqual([]);
@@ -113,5 +117,6 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
       [session.tenant_id],
     );
     expect(events.rows[0].n).toBe(events.rows[0].distinct_n);
+    await assertNoFaultDamage(direct, session.tenant_id, { health: service.base });
   }, 600_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, type TenantFixture } from '../harness/identity.js';
+import { assertNoFaultDamage } from '../harness/fault-checks.js';
 import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, reply, startReceiver, type Receiver } from '../integrations/helpers.js';
 
 /**
@@ -8,6 +9,7 @@ import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreate
  * answers slowly but in time. Hanging and resetting are failed attempts that the schedule retries
  * (with the same idempotency id) and that succeed once the receiver behaves; the slow one is a
  * success; the worker is never held up for longer than the timeout and nothing is delivered twice.
+ * After each, no job is left running past its lease and /healthz says healthy.
  */
 describe('fault: webhook receivers that hang, reset or answer slowly', () => {
   let t: TestApp;
@@ -44,6 +46,7 @@ describe('fault: webhook receivers that hang, reset or answer slowly', () => {
     await t.drain();
     const after = (await deliveriesOf(t, tenant.admin.token, tenant.id, created.id)).items;
     await receiver.close();
+    await assertNoFaultDamage(t.deps.database.db, tenant.id, { now: t.clock.now(), health: t.app });
     return { first, after, firstRound, requests: [...receiver.requests] };
   }
 

@@ -7,6 +7,7 @@ import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { api, until } from '../harness/remote.js';
 import { fixtureNode, fixtures } from '../harness/compliance.js';
+import { assertNoFaultDamage, failingControlsWithoutEvent, expectHealthy, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 
 /**
  * Fault: kill -9 of the worker process in the middle of an audit and of a vulnerability import, on
@@ -14,7 +15,8 @@ import { fixtureNode, fixtures } from '../harness/compliance.js';
  * the next worker takes the job over once the lease has run out. The leases of these jobs are long
  * (minutes, so a busy worker never loses them), so the test ends the dead worker's lease in the
  * database instead of waiting: exactly what its expiry would do. After each: the job finished on its
- * second attempt, nothing is stuck in running, no outbox event is duplicated and the data is whole.
+ * second attempt, nothing is stuck in running, no outbox event is duplicated and the data is whole,
+ * and /healthz of the API process said healthy at every moment (the database never went away).
  */
 const ADMIN = { username: 'fault-admin', password: 'fault-admin-password-1' };
 
@@ -27,6 +29,8 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
   let token: string;
   let tenantId: string;
   let scratch: string;
+  /** Findings the killed audit attempt had committed. */
+  let findingsAtKill = 0;
   const EPSS_ROWS = 600_000;
 
   beforeAll(async () => {
@@ -101,16 +105,31 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(rows[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
     const stuck = await sql.query("SELECT kind FROM jobs WHERE status = 'running' AND lease_expires_at < now()");
     expect(stuck.rows).toEqual([]);
+    // The worker that took over answers /healthz too.
+    await expectHealthy(worker.base);
     await worker.stop();
   }
 
-  it('an audit: taken over after the kill, every finding and its event exactly once', async () => {
+  /** Watches the API process's /healthz for the whole test; ends with the shared after-fault checks. */
+  async function duringFault(fault: () => Promise<void>) {
+    const health = watchHealth(base);
+    try {
+      await fault();
+    } finally {
+      await health.stop();
+    }
+    expectHonestHealth(health.samples, { alwaysUp: true });
+    await assertNoFaultDamage(sql, tenantId, { health: base });
+  }
+
+  it('an audit: taken over after the kill, every finding and its event exactly once', () => duringFault(async () => {
     const rules = [...fixtures.keys()].slice(0, 20);
     const nodes = rules.flatMap((ruleId) => Array.from({ length: 400 }, (_, i) => fixtureNode(ruleId, 'violating', `fault-${ruleId}-${i}`)));
     for (let i = 0; i < nodes.length; i += 5000) await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/nodes`, { nodes: nodes.slice(i, i + 5000) });
     const run = await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/findings/run`, {});
     await killWorkerDuring(run.job_id, 1_000, async () => {
       const { rows } = await sql.query('SELECT count(*)::int AS n FROM findings WHERE tenant_id = $1', [tenantId]);
+      findingsAtKill = rows[0].n;
       return rows[0].n < nodes.length;
     });
     await finishWithNewWorker(run.job_id);
@@ -124,9 +143,19 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     );
     expect(events.rows[0].distinct_n).toBe(events.rows[0].n);
     expect(events.rows[0].n).toBe(findings.rows[0].n);
-  }, 600_000);
+  }), 600_000);
 
-  it('a vulnerability import: taken over after the kill, the store holds every record once', async () => {
+  // KNOWN BUG, kept as an expected failure until fixed (then make it a plain `it`): an audit computes
+  // the control states it compares against when its attempt starts (engine.ts, runAudit: `before`),
+  // and emits compliance.control_failed / control_passed / score_changed once at the end. The retry
+  // starts from the findings the killed attempt had already committed, so the controls those made
+  // fail never get their control_failed event: a state change lost from the outbox.
+  it.fails('an audit: the retry emits the control events of the findings the killed attempt committed', async (ctx) => {
+    if (!findingsAtKill) ctx.skip('the kill landed before the first batch of findings was committed');
+    expect(await failingControlsWithoutEvent(sql, base, token, tenantId)).toEqual([]);
+  });
+
+  it('a vulnerability import: taken over after the kill, the store holds every record once', () => duringFault(async () => {
     const sync = await api(base, token, 'POST', '/api/v1/vulndb/sync');
     const jobId = sync.job_id as string;
     await killWorkerDuring(jobId, 300, async () => {
@@ -138,5 +167,5 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(epss.rows[0].n).toBe(EPSS_ROWS);
     const stats = await api(base, token, 'GET', '/api/v1/vulndb/stats');
     expect(stats.sources.find((s: { source: string }) => s.source === 'epss')).toMatchObject({ records: EPSS_ROWS, last_result: 'succeeded' });
-  }, 600_000);
+  }), 600_000);
 });

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
@@ -6,13 +7,16 @@ import { api, until } from '../harness/remote.js';
 import { fixtureNode } from '../harness/compliance.js';
 import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
+import { assertNoFaultDamage, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 import { reply, startReceiver, type Receiver } from './helpers.js';
 
 /**
  * Crash safety with real processes of the CLI (PostgreSQL; the in-process equivalent on both databases
  * is in restart.test.ts). A change (an audit that finds a violation) writes finding.created to the
  * outbox; the service dispatches it and is killed with SIGKILL while the receiver holds the request;
- * started again, it sends the same deliveries after the lease, with the same idempotency ids.
+ * started again, it sends the same deliveries after the lease, with the same idempotency ids. The
+ * restarted process says healthy at every moment, leaves no job past its lease, and the outbox holds
+ * each state change once (only the deliveries repeat, under the same ids).
  */
 const ADMIN = { username: 'crash-admin', password: 'crash-admin-password-1' };
 const SECRET = 'crash-process-secret';
@@ -65,6 +69,7 @@ describe.runIf(dbKind() === 'postgres')('SIGKILL of the service mid-request (Pos
     const restarted = await startServiceProcess(env);
     processes.push(restarted);
     const apiProcess = restarted;
+    const health = watchHealth(restarted.base);
     const deliveries = `${tenant}/integrations/${integration.id}/deliveries?per_page=500`;
     const done = await until(
       'every delivery succeeded',
@@ -88,5 +93,14 @@ describe.runIf(dbKind() === 'postgres')('SIGKILL of the service mid-request (Pos
     expect(done.items.every((d: { attempt_count: number }) => d.attempt_count === 1)).toBe(true);
     const ids = new Set(receiver.requests.map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(done.total);
+
+    expectHonestHealth(await health.stop(), { alwaysUp: true });
+    const direct = new pg.Client({ connectionString: db.url });
+    await direct.connect();
+    try {
+      await assertNoFaultDamage(direct, session.tenant_id, { health: restarted.base });
+    } finally {
+      await direct.end();
+    }
   }, 240_000);
 });
