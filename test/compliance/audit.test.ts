@@ -4,6 +4,8 @@ import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
 import { putNodes } from '../harness/graph.js';
 import { audit, events, fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
 import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
+import { auditJob } from '../../src/modules/compliance/audit/audit-job.js';
+import type { JobContext } from '../../src/platform/jobs/definition.js';
 
 let t: TestApp;
 let tenant: TenantFixture;
@@ -194,5 +196,31 @@ describe('runs', () => {
 describe('fixtures sanity', () => {
   it('has a fixture for every built-in rule', () => {
     expect(builtinRules().every((r) => fixtures.has(r.id))).toBe(true);
+  });
+});
+
+describe('a retried audit', () => {
+  it('emits the control events of the findings its crashed attempt committed: it compares with the first attempt\'s baseline', async () => {
+    const other = await buildTenant(t);
+    const tok = other.users['security-analyst'].token;
+    const rule = builtinRules()[0]!;
+    await putNodes(t, tok, other.id, [fixtureNode(rule.id, 'violating', 'retry-bad')]);
+    const started = (await call(t.app, tok, { method: 'POST', url: `/api/v1/tenants/${other.id}/findings/run`, payload: {}, expect: 202 })).json();
+    const db = t.deps.database.db;
+    const job = await db.selectFrom('jobs').selectAll().where('id', '=', started.job_id).executeTakeFirstOrThrow();
+    const definition = auditJob(t.deps);
+    const context = (signal: AbortSignal): JobContext => ({ job, signal, db, clock: t.clock, log: t.deps.log, heartbeat: async () => undefined });
+    // The first attempt dies after its batch of findings is written, before its control events:
+    // what a worker killed mid-audit leaves behind.
+    let checks = 0;
+    const dying = { get aborted() { return ++checks > 1; } } as AbortSignal;
+    await expect(definition.run(job.payload, context(dying))).rejects.toThrow('audit aborted');
+    const id = `${rule.id}:${nodeIdOf(fixtureNode(rule.id, 'violating', 'retry-bad'))}`;
+    expect((await call(t.app, tok, { url: `/api/v1/tenants/${other.id}/findings/${encodeURIComponent(id)}` })).statusCode).toBe(200);
+    expect(await events(t, other.id, 'compliance.control_failed')).toEqual([]);
+
+    await definition.run(job.payload, context(new AbortController().signal));
+    const failed = await events(t, other.id, 'compliance.control_failed');
+    expect(failed.map((e) => (e.data as { framework: string; control_id: string }).control_id)).toContain(rule.control_id);
   });
 });

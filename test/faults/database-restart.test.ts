@@ -213,9 +213,10 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     const findings = await db.query('SELECT count(DISTINCT resource_id)::int AS n FROM findings WHERE tenant_id = $1', [tenantId]);
     expect(findings.rows[0].n, 'every stored node was audited').toBe(ids.size);
     await assertNoFaultDamage(db, tenantId, { health: svc.base });
-    // Not asserted: an audit retried after a failed attempt loses the control events of what that
-    // attempt committed (the known bug of worker-kill.test.ts); whether it shows here is timing.
+    // An audit retried after a failed attempt keeps the control events of what that attempt
+    // committed (it compares with the run's first baseline; worker-kill.test.ts found the bug).
     const lostControls = await failingControlsWithoutEvent(db, svc.base, session.token, tenantId);
+    expect(lostControls, 'failing controls without their control_failed event').toEqual([]);
     await ctx.annotate(`restart took ${restartTook} ms; ${acknowledged.length} nodes acknowledged; ${audits.size} audits; /healthz samples: ${samples.length} (${samples.filter((s) => s.status === 503).length} × 503); failing controls without their event: ${lostControls.length}`);
   }, 600_000);
 });

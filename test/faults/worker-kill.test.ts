@@ -145,12 +145,10 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(events.rows[0].n).toBe(findings.rows[0].n);
   }), 600_000);
 
-  // KNOWN BUG, kept as an expected failure until fixed (then make it a plain `it`): an audit computes
-  // the control states it compares against when its attempt starts (engine.ts, runAudit: `before`),
-  // and emits compliance.control_failed / control_passed / score_changed once at the end. The retry
-  // starts from the findings the killed attempt had already committed, so the controls those made
-  // fail never get their control_failed event: a state change lost from the outbox.
-  it.fails('an audit: the retry emits the control events of the findings the killed attempt committed', async (ctx) => {
+  // Found by this fault: a retry used to compare with the findings the killed attempt had already
+  // committed, so the controls those made fail never got their control_failed event. The run now
+  // keeps its first attempt's control state (audit_runs.baseline) and every attempt compares with it.
+  it('an audit: the retry emits the control events of the findings the killed attempt committed', async (ctx) => {
     if (!findingsAtKill) ctx.skip('the kill landed before the first batch of findings was committed');
     expect(await failingControlsWithoutEvent(sql, base, token, tenantId)).toEqual([]);
   });

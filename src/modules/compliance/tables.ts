@@ -1,8 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
 import type { FrameworkMapping, GroupBy, Remediation, Severity } from './rules/rule-types.js';
+import type { StoredBaseline } from './controls/control-state.js';
 
-/** Compliance tables (migration 0003; group_by and group_cause: 0014). */
+/** Compliance tables (migration 0003; group_by and group_cause: 0014; audit_runs.baseline: 0015). */
 declare module '../../platform/db/schema.js' {
   interface Database {
     compliance_settings: { tenant_id: string; framework: string; enabled: boolean; updated_at: Timestamp };
@@ -35,6 +36,8 @@ declare module '../../platform/db/schema.js' {
       requested_by: string | null;
       stats: Json<Record<string, number>>;
       error: string | null;
+      /** The control state the run started from (see migration 0015); set by its first attempt. */
+      baseline: Json<StoredBaseline> | null;
       created_at: Timestamp;
       started_at: NullableTimestamp;
       finished_at: NullableTimestamp;

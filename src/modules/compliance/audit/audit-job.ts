@@ -5,6 +5,7 @@ import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { runAudit } from './engine.js';
+import { loadBaseline, storeBaseline } from '../controls/control-state.js';
 import { AUDIT_JOB, requestAudit } from './audit-service.js';
 
 /** The audit as a queued job: the run row follows the job through running, succeeded and failed. */
@@ -34,6 +35,20 @@ export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): Job
         enabled,
         rules: await allRules(db, scope.tenantId),
         signal: ctx.signal,
+        // The first attempt records where the run started; a retry compares with that, not with
+        // the findings its crashed predecessor already committed.
+        baseline: async (current) => {
+          const stored = await db
+            .updateTable('audit_runs')
+            .set({ baseline: json(storeBaseline(current)) })
+            .where('id', '=', run.id)
+            .where('baseline', 'is', null)
+            .returning('id')
+            .executeTakeFirst();
+          if (stored) return current;
+          const row = await db.selectFrom('audit_runs').select('baseline').where('id', '=', run.id).executeTakeFirstOrThrow();
+          return row.baseline ? loadBaseline(row.baseline) : current;
+        },
       });
       return stats;
     },

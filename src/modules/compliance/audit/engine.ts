@@ -4,7 +4,7 @@ import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
 import { compiledCondition, ruleControls, ruleTouches, type Rule } from '../rule-catalog.js';
-import { controlState, controlKey, type ControlState } from '../controls/control-state.js';
+import { controlState, controlKey, type ControlBaseline, type ControlState } from '../controls/control-state.js';
 import { controlTitle } from '../frameworks.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { evaluateBatch, type AuditNode, type CompiledRule } from './evaluate.js';
@@ -33,6 +33,12 @@ export interface AuditInput {
   rules: Rule[];
   signal?: AbortSignal;
   batchSize?: number;
+  /**
+   * Called with the control state before the audit writes anything; returns the state to compare
+   * the end with. The audit job keeps the first attempt's, so a retry after a crash still emits
+   * the control events of the findings the crashed attempt committed.
+   */
+  baseline?: (current: ControlBaseline) => Promise<ControlBaseline>;
 }
 
 export function emptyStats(): AuditStats {
@@ -67,7 +73,8 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   }
   const ruleIds = selected.map((r) => r.id);
   const types = [...rulesByType.keys()];
-  const before = await controlState(db, scope, input.enabled, input.rules, clock.now());
+  const current = await controlState(db, scope, input.enabled, input.rules, clock.now());
+  const before = input.baseline ? await input.baseline(current) : current;
   const stats: AuditStats = { ...emptyStats(), rules_evaluated: selected.length };
   const batchSize = input.batchSize ?? 1000;
   const fetchAfter = (after: string) =>
@@ -129,7 +136,7 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
  * compliance.control_failed / control_passed for controls of the audited rules whose state flipped,
  * and compliance.score_changed for the overall score and each framework moving 5 points or more.
  */
-function controlEvents(scope: Scope, runId: string, before: ControlState, after: ControlState, audited: Set<string>): NewEvent[] {
+function controlEvents(scope: Scope, runId: string, before: ControlBaseline, after: ControlState, audited: Set<string>): NewEvent[] {
   const events: NewEvent[] = [];
   const base = { tenantId: scope.tenantId, workspaceId: scope.workspaceId };
   const newFailures: Record<string, number> = {};

@@ -44,6 +44,32 @@ export interface ControlState {
   overall: number;
 }
 
+/** What an audit compares its end state with: the failing controls and the scores it started from. */
+export type ControlBaseline = Pick<ControlState, 'failing' | 'scores' | 'overall'>;
+
+/** A baseline as stored with an audit run: JSON without the NUL that joins a control key. */
+export interface StoredBaseline {
+  failing: Array<[framework: string, controlId: string]>;
+  scores: Record<string, number>;
+  overall: number;
+}
+
+export function storeBaseline(state: ControlBaseline): StoredBaseline {
+  return {
+    failing: [...state.failing].map((key) => key.split('\u0000') as [string, string]),
+    scores: Object.fromEntries(state.scores),
+    overall: state.overall,
+  };
+}
+
+export function loadBaseline(stored: StoredBaseline): ControlBaseline {
+  return {
+    failing: new Set(stored.failing.map(([framework, controlId]) => controlKey(framework, controlId))),
+    scores: new Map(Object.entries(stored.scores) as Array<[FrameworkId, number]>),
+    overall: stored.overall,
+  };
+}
+
 /**
  * The compliance score of the spec: (passing automated controls + attested controls) / applicable
  * controls x 100. A rule-mapped control passes while no active finding maps to it; a control passes
