@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { DatabaseHandle } from '../../src/platform/db/database.js';
 import { cancelJob, enqueueJob, getJob, queueDepth } from '../../src/platform/jobs/queue.js';
@@ -254,6 +255,26 @@ describe('job queue', () => {
     expect(await db.selectFrom('jobs').select('id').where('kind', '=', 'test.scheduled').execute()).toHaveLength(2);
   });
 
+  it('records the outcome once the database answers again, instead of leaving the job running for its lease', async () => {
+    const clock = new ManualClock();
+    // The worker's view of the database refuses the first two attempts to write the outcome, as
+    // during a restart: the job has run, only its "succeeded" cannot be stored yet.
+    const outage = new RefuseOutcomeWrites(2);
+    const handle = { ...testDb.handle, db: db.withPlugin(outage) };
+    const ran: number[] = [];
+    const definition: JobDefinition<{ n: number }> = { kind: 'test.outcome-outage', leaseMs: 600_000, async run({ n }) { ran.push(n); } };
+    await db.transaction().execute((trx) => enqueueJob(trx, clock, { kind: 'test.outcome-outage', payload: { n: 1 } }).then(() => undefined));
+    const w = worker([definition], clock, handle as DatabaseHandle);
+    await w.start();
+    // Far sooner than the 10-minute lease: the write is retried while the database is unreachable.
+    await waitFor(async () => (await db.selectFrom('jobs').select('status').where('kind', '=', 'test.outcome-outage').executeTakeFirstOrThrow()).status === 'succeeded', 20_000);
+    await w.stop();
+    expect(outage.refused).toBe(2);
+    expect(ran).toEqual([1]);
+    const row = await db.selectFrom('jobs').selectAll().where('kind', '=', 'test.outcome-outage').executeTakeFirstOrThrow();
+    expect(row.attempts).toBe(1);
+  });
+
   it('releases running jobs on shutdown without counting the attempt', async () => {
     const clock = new ManualClock();
     const started = deferred();
@@ -269,3 +290,19 @@ describe('job queue', () => {
     expect(job).toMatchObject({ status: 'queued', attempts: 0, lease_token: null });
   });
 });
+
+/** Refuses the first `times` writes of a succeeded job outcome with the error a refused connection gives. */
+class RefuseOutcomeWrites implements KyselyPlugin {
+  refused = 0;
+  constructor(private times: number) {}
+  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
+    if (this.refused < this.times && node.kind === 'UpdateQueryNode' && JSON.stringify(node).includes('"succeeded"')) {
+      this.refused++;
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    }
+    return node;
+  }
+  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return result;
+  }
+}

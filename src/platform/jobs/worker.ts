@@ -8,6 +8,7 @@ import type { Notifier } from '../db/notifier.js';
 import type { Clock } from '../clock.js';
 import { DEFAULT_LEASE_MS, defaultBackoffMs, PermanentJobError, type JobDefinition } from './definition.js';
 import { JOBS_CHANNEL, type JobRow } from './queue.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 
 export interface WorkerOptions {
   db: Kysely<Database>;
@@ -249,17 +250,36 @@ export class Worker {
           .executeTakeFirst();
         if (done) await definition.onSucceeded?.(done, result, executor);
       };
-      if (definition.onSucceeded) await db.transaction().execute(complete);
-      else await complete(db);
+      await this.persistOutcome(job, leaseMs, () => (definition.onSucceeded ? db.transaction().execute(complete) : complete(db)));
       this.options.onOutcome?.(job.kind, 'succeeded');
     } catch (error) {
       if (controller.signal.aborted && !(error instanceof PermanentJobError)) {
         log.warn({ reason: String(controller.signal.reason) }, 'job aborted');
         return;
       }
-      await this.recordFailure(job, definition, error);
+      await this.persistOutcome(job, leaseMs, () => this.recordFailure(job, definition, error));
     } finally {
       clearInterval(timer);
+    }
+  }
+
+  /**
+   * Records a job's outcome, retrying while the database cannot be reached (an outage, a restart),
+   * so that a job does not sit `running` for the rest of its lease (30 minutes for some kinds, and
+   * an audit blocks its workspace's next one meanwhile). Gives up once the lease would have run out
+   * or the worker stops: the lease then expires and the job runs again. Every outcome write is
+   * guarded by the lease token, so repeating one that did commit changes nothing.
+   */
+  private async persistOutcome(job: JobRow, leaseMs: number, write: () => Promise<void>): Promise<void> {
+    const giveUpAt = Date.now() + leaseMs;
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error) || !this.active || Date.now() + delay > giveUpAt) throw error;
+        this.options.log.warn({ job_id: job.id, kind: job.kind, retry_in_ms: delay }, 'database unavailable while recording the job outcome; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
 
