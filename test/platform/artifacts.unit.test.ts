@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -77,6 +77,30 @@ describe('file store leaves no partial files behind', () => {
     const store = new FileArtifactStore(dir);
     await expect(store.put('partial/p.bin', bytes(300_000), { maxBytes: 1000 })).rejects.toThrow();
     expect(readdirSync(join(dir, 'partial'))).toEqual([]);
+  });
+
+  it('sweeps the partial files of writers killed mid-write once they are old, and nothing else', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cg-file-sweep-'));
+    try {
+      const store = new FileArtifactStore(root);
+      await store.put('tenants/t/exports/done.png', bytes(1000));
+      mkdirSync(join(root, 'tenants', 't', 'exports'), { recursive: true });
+      // What a SIGKILLed export leaves: its temporary file, never renamed.
+      const abandoned = join(root, 'tenants', 't', 'exports', 'job.png.0a1b.partial');
+      const live = join(root, 'tenants', 't', 'exports', 'job2.png.2c3d.partial');
+      writeFileSync(abandoned, 'half a file');
+      writeFileSync(live, 'being written');
+      const now = new Date();
+      const twoHoursAgo = new Date(now.getTime() - 2 * 3_600_000);
+      utimesSync(abandoned, twoHoursAgo, twoHoursAgo);
+      expect(await store.sweepAbandoned(now, 3_600_000)).toBe(1);
+      expect(existsSync(abandoned)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+      expect(await store.stat('tenants/t/exports/done.png')).toMatchObject({ size: 1000 });
+      expect(await new FileArtifactStore(join(root, 'missing')).sweepAbandoned(now, 0)).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

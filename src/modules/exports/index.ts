@@ -1,7 +1,7 @@
 import type { Module } from '../module.js';
 import { exportRoutes } from './routes.js';
 import { exportJob } from './export-job.js';
-import { RETENTION_JOB, sweepRetention } from './retention.js';
+import { ABANDONED_UPLOADS_JOB, RETENTION_JOB, sweepAbandonedUploads, sweepRetention } from './retention.js';
 import { discoveryRoutes } from './discovery/routes.js';
 import { discoveryJob } from './discovery/discovery-job.js';
 import { reportRoutes } from './reports/routes.js';
@@ -15,6 +15,15 @@ export const exportsModule: Module = {
     await app.register(discoveryRoutes, options);
     await app.register(reportRoutes, options);
   },
-  jobs: (deps) => [exportJob(deps), discoveryJob(deps), reportJob(deps), { kind: RETENTION_JOB, maxAttempts: 3, run: async () => sweepRetention(deps) }],
-  schedules: () => [{ name: 'exports-retention-sweeper', kind: RETENTION_JOB, intervalMs: 60_000 }],
+  jobs: (deps) => [
+    exportJob(deps),
+    discoveryJob(deps),
+    reportJob(deps),
+    { kind: RETENTION_JOB, maxAttempts: 3, run: async () => sweepRetention(deps) },
+    { kind: ABANDONED_UPLOADS_JOB, maxAttempts: 3, run: async () => sweepAbandonedUploads(deps) },
+  ],
+  schedules: () => [
+    { name: 'exports-retention-sweeper', kind: RETENTION_JOB, intervalMs: 60_000 },
+    { name: 'artifacts-abandoned-sweeper', kind: ABANDONED_UPLOADS_JOB, intervalMs: 3_600_000 },
+  ],
 };

@@ -33,3 +33,14 @@ export async function sweepRetention(deps: Pick<AppDeps, 'database' | 'clock' | 
   if (counts.exports || counts.reports) deps.log.info(counts, 'expired exports and reports deleted');
   return counts;
 }
+
+export const ABANDONED_UPLOADS_JOB = 'artifacts.sweep-abandoned';
+/** An upload untouched this long is not in progress any more (writers write continuously). */
+export const ABANDONED_AFTER_MS = 3_600_000;
+
+/** Removes the temporary files of uploads whose worker died mid-write (an export, a report, evidence). */
+export async function sweepAbandonedUploads(deps: Pick<AppDeps, 'clock' | 'artifacts' | 'log'>): Promise<{ removed: number }> {
+  const removed = deps.artifacts ? await deps.artifacts.sweepAbandoned(deps.clock.now(), ABANDONED_AFTER_MS) : 0;
+  if (removed) deps.log.info({ removed }, 'abandoned partial uploads deleted');
+  return { removed };
+}

@@ -86,6 +86,15 @@ export class S3ArtifactStore implements ArtifactStore {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
   }
 
+  /**
+   * Nothing to do here: an object appears only once its upload completes, and the parts of a
+   * multipart upload whose process died are removed by the bucket's lifecycle rule
+   * (AbortIncompleteMultipartUpload, see docs/deployment.md).
+   */
+  async sweepAbandoned(): Promise<number> {
+    return 0;
+  }
+
   async check(): Promise<boolean> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.location.bucket }));

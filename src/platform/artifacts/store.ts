@@ -32,6 +32,11 @@ export interface ArtifactStore {
   delete(key: string): Promise<void>;
   /** A cheap reachability check for /api/v1/status. */
   check(): Promise<boolean>;
+  /**
+   * Removes what writers killed mid-upload left behind (not touched for `olderThanMs` before `now`);
+   * returns how many. A write that fails inside the process cleans up after itself already.
+   */
+  sweepAbandoned(now: Date, olderThanMs: number): Promise<number>;
 }
 
 export class ArtifactTooLargeError extends Error {
