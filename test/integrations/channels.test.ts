@@ -296,6 +296,49 @@ describe('PagerDuty Events API v2', () => {
 });
 
 describe('e-mail through SMTP', () => {
+  it('mails an attestation expiry reminder (the 60, 30 and 7 days events of questionnaires) to the subscribed addresses', async () => {
+    const created = await createIntegration(t, token, tenant.id, {
+      type: 'email',
+      name: 'attestation owners',
+      config: {
+        to: ['grc@example.com'],
+        events: ['attestation.expiring'],
+        smtp: { host: '127.0.0.1', port: smtp.port, username: SMTP_USER, password: SMTP_PASSWORD, from: 'controlgraph@example.com' },
+      },
+    });
+    // The event as the questionnaires module emits it (control-status.ts, the reminder sweep).
+    await emit(t, [
+      {
+        tenantId: tenant.id,
+        workspaceId: tenant.defaultWorkspaceId,
+        type: 'attestation.expiring',
+        data: {
+          assessment_id: '7d2b1c7e-0c43-4bb8-9d2e-5f0c1a2b3c4d',
+          questionnaire_id: '0b8f6a52-93c1-4f6e-b0d4-1e2f3a4b5c6d',
+          questionnaire_title: 'Physical protection (NIST SP 800-171 3.10)',
+          days_before: 30,
+          level: 'warning',
+          expires_at: '2026-12-27T12:00:00.000Z',
+          controls: [{ framework: 'nist-800-53', control_id: 'PE-2' }, { framework: 'nist-800-53', control_id: 'PE-3' }],
+          owner: { user_id: '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c', username: 'facilities-lead' },
+          notify_user_ids: [],
+        },
+      },
+    ]);
+    await t.drain();
+    const delivery = (await deliveriesOf(t, token, tenant.id, created.id)).items[0]!;
+    expect(delivery).toMatchObject({ status: 'succeeded', event_type: 'attestation.expiring' });
+    expect(smtp.messages).toHaveLength(1);
+    const parsed = parseMail(smtp.messages[0]!.raw);
+    expect(parsed.headers).toMatchObject({
+      to: 'grc@example.com',
+      subject: '[ControlGraph] Attestation expires in 30 days: Physical protection (NIST SP 800-171 3.10)',
+      'x-controlgraph-event': 'attestation.expiring',
+    });
+    expect(parsed.text).toContain('nist-800-53 PE-2, nist-800-53 PE-3');
+    expect(parsed.text).toContain('facilities-lead');
+  });
+
   it("sends a text and HTML message through the integration's own SMTP server, authenticated", async () => {
     const { delivery, finding } = await deliverOne({
       type: 'email',
