@@ -108,6 +108,7 @@ describe('file store leaves no partial files behind', () => {
 const s3dir = mkdtempSync(join(tmpdir(), 'cg-s3rver-'));
 let s3rver: S3rver;
 let endpoint = '';
+const savedAws = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 beforeAll(async () => {
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
@@ -116,6 +117,9 @@ beforeAll(async () => {
   endpoint = `http://127.0.0.1:${address.port}`;
 });
 afterAll(async () => {
+  // Test files share their worker's process: the next one gets the environment it had.
+  restoreEnv('AWS_ACCESS_KEY_ID', savedAws.id);
+  restoreEnv('AWS_SECRET_ACCESS_KEY', savedAws.secret);
   await s3rver.close();
   rmSync(s3dir, { recursive: true, force: true });
 });
@@ -156,3 +160,8 @@ describe('artifact store selection', () => {
     expect(() => openArtifactStore('ftp://x')).toThrow(/ARTIFACT_STORE must be/);
   });
 });
+
+function restoreEnv(name: string, value: string | undefined): void {
+  if (value === undefined) delete process.env[name];
+  else process.env[name] = value;
+}
