@@ -20,12 +20,14 @@ const suites = {
   webhooks: async (opts) => (await import('./webhooks.js')).benchWebhooks(opts),
   agents: async (opts) => (await import('./agents.js')).benchAgents(opts),
   paths: async (opts) => (await import('./paths.js')).benchPaths(opts),
+  // What bounds an audit before its writes (reading against evaluating the nodes): by name only.
+  'audit-floor': async (opts) => (await import('./audit-floor.js')).benchAuditFloor(opts),
   // The 60 s mixed load on the scale-out deployment: only when asked for by name.
   load: async () => (await import('./load.js')).benchLoad(),
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const names = requested.length ? requested : Object.keys(suites).filter((n) => n !== 'load');
+const names = requested.length ? requested : Object.keys(suites).filter((n) => n !== 'load' && n !== 'audit-floor');
 const unknown = names.filter((n) => !suites[n]);
 if (unknown.length) {
   console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(suites).join(', ')}`);
