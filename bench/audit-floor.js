@@ -1,10 +1,10 @@
 // What bounds an audit before it writes anything: reading the estate's nodes page by page (as the
 // audit does) against evaluating every built-in rule over them in memory. `npm run bench -- audit-floor`,
 // on PGlite and, with BENCH_DATABASE_URL or TEST_DATABASE_URL, PostgreSQL.
-import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { printTable, scratchDatabase } from './lib.js';
 import { estate } from './graph-data.js';
+import { bareInsertNodes, bareWorkspace } from './bare-rows.js';
 import { defaultKinds } from './http.js';
 import { openDatabase } from '../dist/platform/db/database.js';
 import { migrate } from '../dist/platform/db/migrator.js';
@@ -25,21 +25,9 @@ export async function benchAuditFloor({ kinds = defaultKinds(), count = Number(p
     const handle = await openDatabase(database.url);
     try {
       await migrate(handle.db);
-      const tenant = randomUUID();
-      const ws = randomUUID();
-      await handle.pool.query(`INSERT INTO accounts VALUES ($1, 'b', now())`, [tenant]);
-      await handle.pool.query(`INSERT INTO tenants (id, account_id, name, slug, plan, created_at, updated_at) VALUES ($1, $1, 'b', 'b', 'pro', now(), now())`, [tenant]);
-      await handle.pool.query(`INSERT INTO workspaces (id, tenant_id, name, is_default, created_at, updated_at) VALUES ($1, $2, 'w', true, now(), now())`, [ws, tenant]);
-      for (let i = 0; i < nodes.length; i += 1000) {
-        const values = [];
-        const params = [];
-        for (const n of nodes.slice(i, i + 1000)) {
-          const b = params.length;
-          values.push(`($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8},$${b + 9},$${b + 10},$${b + 11},now(),now())`);
-          params.push(tenant, ws, `${n.provider}:${n.region}:${n.type}:${n.native_id}`, n.provider, n.region, n.type, n.native_id, n.name, n.account_id, JSON.stringify(n.properties), JSON.stringify(n.tags));
-        }
-        await handle.pool.query(`INSERT INTO nodes (tenant_id, workspace_id, id, provider, region, type, native_id, name, account_id, properties, tags, created_at, updated_at) VALUES ${values.join(',')}`, params);
-      }
+      const scope = await bareWorkspace(handle.pool);
+      const ws = scope.ws;
+      await bareInsertNodes(handle.pool, scope, nodes);
       await handle.pool.query('ANALYZE nodes');
       const types = [...rulesByType.keys()];
       // The audit's own read: keyset pages of 1,000 with properties and tags.

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { load, printTable, scratchDatabase, startServer } from './lib.js';
 import { estate } from './graph-data.js';
+import { bareInsertNodes, bareWorkspace } from './bare-rows.js';
 import { openDatabase } from '../dist/platform/db/database.js';
 import { migrate } from '../dist/platform/db/migrator.js';
 import { builtinRules, compiledCondition } from '../dist/modules/compliance/rule-catalog.js';
@@ -33,27 +34,11 @@ async function bareInsert(kind, nodes, edges) {
   const handle = await openDatabase(database.url);
   try {
     await migrate(handle.db);
-    const tenant = randomUUID();
-    const ws = randomUUID();
+    const scope = await bareWorkspace(handle.pool);
+    const { tenant, ws } = scope;
     const now = new Date();
-    await handle.pool.query(`INSERT INTO accounts VALUES ($1, 'b', now())`, [tenant]);
-    await handle.pool.query(`INSERT INTO tenants (id, account_id, name, slug, plan, created_at, updated_at) VALUES ($1, $1, 'b', 'b', 'pro', now(), now())`, [tenant]);
-    await handle.pool.query(`INSERT INTO workspaces (id, tenant_id, name, is_default, created_at, updated_at) VALUES ($1, $2, 'w', true, now(), now())`, [ws, tenant]);
     const t0 = performance.now();
-    for (let i = 0; i < nodes.length; i += 1000) {
-      const chunk = nodes.slice(i, i + 1000);
-      const values = [];
-      const params = [];
-      for (const n of chunk) {
-        const b = params.length;
-        values.push(`($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8},$${b + 9},$${b + 10},$${b + 11},$${b + 12},$${b + 12})`);
-        params.push(tenant, ws, `${n.provider}:${n.region}:${n.type}:${n.native_id}`, n.provider, n.region, n.type, n.native_id, n.name, n.account_id, JSON.stringify(n.properties), JSON.stringify(n.tags), now);
-      }
-      await handle.pool.query(
-        `INSERT INTO nodes (tenant_id, workspace_id, id, provider, region, type, native_id, name, account_id, properties, tags, created_at, updated_at) VALUES ${values.join(',')}`,
-        params,
-      );
-    }
+    await bareInsertNodes(handle.pool, scope, nodes);
     const nodeMs = performance.now() - t0;
     const t1 = performance.now();
     for (let i = 0; i < edges.length; i += 1000) {
