@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import { json } from '../../../platform/db/schema.js';
 import type { JobDefinition } from '../../../platform/jobs/definition.js';
@@ -35,19 +36,17 @@ export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): Job
         enabled,
         rules: await allRules(db, scope.tenantId),
         signal: ctx.signal,
-        // The first attempt records where the run started; a retry compares with that, not with
-        // the findings its crashed predecessor already committed.
+        // The first attempt records where the run started; a retry compares with that, not with the
+        // findings its crashed predecessor committed. One statement keeps whichever came first, also
+        // against an attempt that lost its lease and is still running.
         baseline: async (current) => {
-          const stored = await db
+          const row = await db
             .updateTable('audit_runs')
-            .set({ baseline: json(storeBaseline(current)) })
+            .set({ baseline: sql`COALESCE(baseline, ${json(storeBaseline(current))}::jsonb)` })
             .where('id', '=', run.id)
-            .where('baseline', 'is', null)
-            .returning('id')
+            .returning('baseline')
             .executeTakeFirst();
-          if (stored) return current;
-          const row = await db.selectFrom('audit_runs').select('baseline').where('id', '=', run.id).executeTakeFirstOrThrow();
-          return row.baseline ? loadBaseline(row.baseline) : current;
+          return row?.baseline ? loadBaseline(row.baseline) : current;
         },
       });
       return stats;
