@@ -10,7 +10,8 @@ import { ConditionCompileError, compileCondition } from './rules/cel.js';
 import { frameworks } from './frameworks.js';
 import { allRules, builtinRule, customRules, ruleTouches, type Rule } from './rule-catalog.js';
 import type { RuleInput, RuleUpdate } from './schemas.js';
-import type { FrameworkId, GroupBy } from './rules/rule-types.js';
+import type { FrameworkId } from './rules/rule-types.js';
+import { groupBySourceProblem, toGroupBy } from './rules/group-by.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
@@ -46,10 +47,8 @@ function checkCondition(condition: string): void {
 
 /** group_by names exactly one source of the cause; node_type narrows an edge only. */
 function checkGroupBy(groupBy: Static<typeof RuleUpdate>['group_by']): void {
-  if (!groupBy) return;
-  const sources = [groupBy.self, groupBy.path, groupBy.edge].filter((v) => v !== undefined).length;
-  if (sources !== 1) throw badRequest('group_by needs exactly one of self, path or edge');
-  if (groupBy.node_type !== undefined && groupBy.edge === undefined) throw badRequest('group_by.node_type goes only with edge');
+  const problem = groupBy ? groupBySourceProblem(groupBy) : null;
+  if (problem) throw badRequest(problem);
 }
 
 function checkControls(input: Static<typeof RuleUpdate>): void {
@@ -181,15 +180,8 @@ function ruleColumns(input: Static<typeof RuleUpdate>) {
     framework_mappings: json(input.framework_mappings ?? []),
     condition: input.condition,
     remediation: json(withOrder(input.remediation)),
-    group_by: input.group_by ? json(groupByOf(input.group_by)) : null,
+    group_by: input.group_by ? json(toGroupBy(input.group_by)) : null,
   };
-}
-
-/** The stored form: the one source given, in the shape of GroupBy. */
-function groupByOf(g: NonNullable<Static<typeof RuleUpdate>['group_by']>): GroupBy {
-  if (g.path !== undefined) return { cause: g.cause, path: g.path };
-  if (g.edge !== undefined) return g.node_type === undefined ? { cause: g.cause, edge: g.edge } : { cause: g.cause, edge: g.edge, node_type: g.node_type };
-  return { cause: g.cause, self: true };
 }
 
 function withOrder(remediation: Static<typeof RuleInput>['remediation']) {

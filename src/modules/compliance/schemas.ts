@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { AnyObject, Nullable, StringEnum, Timestamp, Uuid, PageNumber } from '../../platform/http/schemas.js';
 import { FRAMEWORKS, SEVERITIES } from './rules/rule-types.js';
+import { CAUSE_PATTERN, EDGE_TYPE_PATTERN } from './rules/group-by.js';
 
 export const FrameworkName = StringEnum(FRAMEWORKS);
 export const SeverityName = StringEnum(SEVERITIES);
@@ -31,10 +32,10 @@ const RemediationSchema = Type.Object(
 /** A rule's root cause for finding groups (see rules/rule-types.ts GroupBy); exactly one of self, path, edge. */
 export const GroupBySchema = Type.Object(
   {
-    cause: Type.String({ pattern: '^[A-Za-z0-9](?:[A-Za-z0-9 _-]{0,58}[A-Za-z0-9])?$', description: 'names the cause in group labels, e.g. security group' }),
+    cause: Type.String({ pattern: CAUSE_PATTERN, description: 'names the cause in group labels, e.g. security group' }),
     self: Type.Optional(Type.Unsafe<true>({ type: 'boolean', enum: [true], description: 'the resource is its own cause' })),
     path: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*$', maxLength: 300, description: 'property path (no properties. prefix, lists unmarked) whose value(s) identify the cause' })),
-    edge: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]*$', maxLength: 100, description: 'edge type (either direction) to the node that is the cause' })),
+    edge: Type.Optional(Type.String({ pattern: EDGE_TYPE_PATTERN, maxLength: 100, description: 'edge type (either direction) to the node that is the cause' })),
     node_type: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*\\.[a-z0-9][a-z0-9_-]*$', maxLength: 200, description: 'with edge: only neighbours of this type' })),
   },
   {

@@ -14,6 +14,7 @@ import {
   type TerraformFix,
   type TerraformValue,
 } from './rule-types.js';
+import { CAUSE_PATTERN, EDGE_TYPE_PATTERN, groupBySourceProblem, NEEDS_ONE_SOURCE, toGroupBy } from './group-by.js';
 
 /**
  * Turns one rule's YAML map into a RuleDefinition, reporting each problem at the line of the field
@@ -25,10 +26,8 @@ const NODE_TYPE = /^[a-z][a-z0-9]*\.[a-z0-9]+\.[a-z0-9_]+$/;
 const PROPERTY_PATH = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/;
 const CHECK_ID = /^[a-z0-9_]+$/;
 const TERRAFORM_TYPE = /^[a-z][a-z0-9_]*$/;
-/** An edge type as the graph API accepts it. */
-const EDGE_TYPE = /^[a-z0-9][a-z0-9_.-]*$/;
-/** The noun naming a cause in group labels ("security group", "DB cluster"). */
-const CAUSE = /^[A-Za-z0-9](?:[A-Za-z0-9 _-]{0,58}[A-Za-z0-9])?$/;
+const EDGE_TYPE = new RegExp(EDGE_TYPE_PATTERN);
+const CAUSE = new RegExp(CAUSE_PATTERN);
 
 const FIELDS = new Set([
   'id', 'title', 'description', 'severity', 'resource_type', 'config_resource_type', 'framework', 'control_id',
@@ -255,17 +254,15 @@ function readGroupBy(r: Reader, map: YAMLMap): GroupBy | undefined {
   const path = r.string(node, 'path', false);
   const edge = r.string(node, 'edge', false);
   const nodeType = r.string(node, 'node_type', false);
-  const given = [selfNode, path, edge].filter((v) => v !== undefined).length;
-  if (given !== 1) return r.fail(node, 'group_by needs exactly one of self, path or edge');
+  const problem = groupBySourceProblem({ self: selfNode, path, edge, node_type: nodeType });
+  if (problem === NEEDS_ONE_SOURCE) return r.fail(node, problem);
   if (selfNode !== undefined && !(isScalar(selfNode) && selfNode.value === true)) return r.fail(selfNode, 'group_by.self must be true');
   if (path !== undefined && !PROPERTY_PATH.test(path)) return r.fail(r.field(node, 'path', true), `group_by.path must be a property path in schema form such as configuration.vpcId (got "${path}")`);
   if (edge !== undefined && !EDGE_TYPE.test(edge)) return r.fail(r.field(node, 'edge', true), `group_by.edge must be an edge type such as uses_security_group (got "${edge}")`);
-  if (nodeType !== undefined && edge === undefined) return r.fail(r.field(node, 'node_type', true), 'group_by.node_type goes only with edge');
+  if (problem) return r.fail(r.field(node, 'node_type', true), problem);
   if (nodeType !== undefined && !NODE_TYPE.test(nodeType)) return r.fail(r.field(node, 'node_type', true), `group_by.node_type must be <provider>.<service>.<type> (got "${nodeType}")`);
   if (cause === undefined) return undefined;
-  if (path !== undefined) return { cause, path };
-  if (edge !== undefined) return nodeType === undefined ? { cause, edge } : { cause, edge, node_type: nodeType };
-  return { cause, self: true };
+  return toGroupBy({ cause, path, edge, node_type: nodeType });
 }
 
 function readTerraform(r: Reader, map: YAMLMap): TerraformFix | undefined {
