@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, call, fresh, type TenantFixture } from '../harness/identity.js';
+import { saveEnv } from '../harness/env.js';
 import {
   createDeliveryApp,
   createIntegration,
@@ -30,7 +31,7 @@ const S = 1_000;
 const SMTP_USER = 'cg-mailer';
 const SMTP_PASSWORD = 'smtp-password-for-tests';
 
-const savedSmtp = { url: process.env.CONTROLGRAPH_SMTP_URL, from: process.env.CONTROLGRAPH_SMTP_FROM };
+const restoreSmtp = saveEnv('CONTROLGRAPH_SMTP_URL', 'CONTROLGRAPH_SMTP_FROM');
 beforeAll(async () => {
   smtp = await startSmtpServer({ users: { [SMTP_USER]: SMTP_PASSWORD } });
   // The service-wide SMTP server of e-mail integrations without their own (read when the module starts).
@@ -44,11 +45,8 @@ afterAll(async () => {
   await api.close();
   await smtp.close();
   await t.close();
-  // Test files share their worker's process: the next one must not find this file's SMTP server.
-  for (const [name, value] of [['CONTROLGRAPH_SMTP_URL', savedSmtp.url], ['CONTROLGRAPH_SMTP_FROM', savedSmtp.from]] as const) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  // The next test file in this worker must not find this file's SMTP server.
+  restoreSmtp();
 });
 beforeEach(async () => {
   t.clock.advance(S);

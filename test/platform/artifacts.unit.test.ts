@@ -10,6 +10,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { FileArtifactStore } from '../../src/platform/artifacts/file-store.js';
 import { S3ArtifactStore, parseS3Url } from '../../src/platform/artifacts/s3-store.js';
+import { saveEnv } from '../harness/env.js';
 import { openArtifactStore, type ArtifactStore } from '../../src/platform/artifacts/index.js';
 import { ArtifactTooLargeError } from '../../src/platform/artifacts/store.js';
 
@@ -108,7 +109,7 @@ describe('file store leaves no partial files behind', () => {
 const s3dir = mkdtempSync(join(tmpdir(), 'cg-s3rver-'));
 let s3rver: S3rver;
 let endpoint = '';
-const savedAws = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+const restoreAws = saveEnv('AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY');
 beforeAll(async () => {
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
@@ -117,9 +118,7 @@ beforeAll(async () => {
   endpoint = `http://127.0.0.1:${address.port}`;
 });
 afterAll(async () => {
-  // Test files share their worker's process: the next one gets the environment it had.
-  restoreEnv('AWS_ACCESS_KEY_ID', savedAws.id);
-  restoreEnv('AWS_SECRET_ACCESS_KEY', savedAws.secret);
+  restoreAws();
   await s3rver.close();
   rmSync(s3dir, { recursive: true, force: true });
 });
@@ -160,8 +159,3 @@ describe('artifact store selection', () => {
     expect(() => openArtifactStore('ftp://x')).toThrow(/ARTIFACT_STORE must be/);
   });
 });
-
-function restoreEnv(name: string, value: string | undefined): void {
-  if (value === undefined) delete process.env[name];
-  else process.env[name] = value;
-}

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatabaseForChild } from '../harness/database.js';
+import { saveEnv } from '../harness/env.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { vulndbCommand, vulndbHelp } from '../../src/cli/vulndb.js';
 import { count, EPSS_KEV, KEV_CSV, KEV_JSON, NVD_FEED, scratchDir, truncated } from './helpers.js';
 
 /** The CLI reads DATABASE_URL and friends from the environment, as `controlgraph vulndb` does. */
 let database: { url: string; dispose(): Promise<void> };
-const saved = { ...process.env };
+const restoreEnv = saveEnv('DATABASE_URL', 'LOG_LEVEL', 'CONTROLGRAPH_VULNDB_SOURCES');
 let output: string[];
 const tmp = scratchDir();
 
@@ -25,10 +26,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  for (const key of ['DATABASE_URL', 'LOG_LEVEL', 'CONTROLGRAPH_VULNDB_SOURCES']) {
-    if (saved[key] === undefined) delete process.env[key];
-    else process.env[key] = saved[key];
-  }
+  restoreEnv();
 });
 
 async function rows(table: string): Promise<number> {
