@@ -4,7 +4,7 @@ import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import { api, until } from '../harness/remote.js';
-import { fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
+import { startWriteLoad } from '../harness/write-load.js';
 import { assertNoFaultDamage, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 
 /**
@@ -49,27 +49,9 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
 
   it('is honest while down, recovers without a restart, and loses no acknowledged write', async () => {
     const session = await api(service.base, null, 'POST', '/api/v1/auth/token', ADMIN);
-    const tenant = `/api/v1/tenants/${session.tenant_id}`;
-    const headers = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
-    const ruleIds = [...fixtures.keys()];
-    const acknowledged: string[] = [];
-    const statuses = new Map<number, number>();
-    let batch = 0;
-    let running = true;
-
     // Writers and auditors keep going through the outage.
-    const load = (async () => {
-      while (running) {
-        const nodes = Array.from({ length: 20 }, (_, i) => fixtureNode(ruleIds[(batch + i) % ruleIds.length]!, 'violating', `outage-${batch}-${i}`));
-        batch++;
-        const res = await fetch(`${service.base}${tenant}/nodes`, { method: 'POST', headers, body: JSON.stringify({ nodes }) }).catch(() => null);
-        const status = res?.status ?? 0;
-        statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        if (res?.ok) acknowledged.push(...nodes.map(nodeIdOf));
-        await res?.text();
-        if (batch % 10 === 0) await fetch(`${service.base}${tenant}/findings/run`, { method: 'POST', headers, body: '{}' }).then((r) => r.text()).catch(() => null);
-      }
-    })();
+    const load = startWriteLoad(service.base, session, 'outage');
+    const { acknowledged } = load;
 
     await until('writes before the outage', async () => (acknowledged.length >= 200 ? true : undefined), 60_000);
     const health = watchHealth(service.base);
@@ -89,13 +71,12 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
     await until('/healthz to recover', async () => ((await fetch(`${service.base}/healthz`)).status === 200 ? true : undefined), 60_000, 200);
     const before = acknowledged.length;
     await until('writes after the outage', async () => (acknowledged.length >= before + 200 ? true : undefined), 60_000);
-    running = false;
-    await load;
+    await load.stop();
     // Every /healthz answer throughout said either connected (200) or not (503), nothing else.
     expectHonestHealth(await health.stop());
 
     // Failures during the outage were 503s (or refused requests), never anything else.
-    expect([...statuses.keys()].filter((s) => ![200, 201, 503, 0].includes(s))).toEqual([]);
+    expect([...load.writeStatuses.keys()].filter((s) => ![200, 201, 503, 0].includes(s))).toEqual([]);
     const stored = await direct.query('SELECT id FROM nodes WHERE tenant_id = $1', [session.tenant_id]);
     const ids = new Set(stored.rows.map((r) => r.id as string));
     expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { api, until } from '../harness/remote.js';
-import { fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
+import { startWriteLoad } from '../harness/write-load.js';
 import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from '../harness/private-postgres.js';
 import { assertNoFaultDamage, expectHonestHealth, failingControlsWithoutEvent, watchHealth } from '../harness/fault-checks.js';
 import { loadMigrations } from '../../src/platform/db/migrator.js';
@@ -67,32 +67,10 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     const session = await api(svc.base, null, 'POST', '/api/v1/auth/token', ADMIN);
     const tenantId: string = session.tenant_id;
     const tenant = `/api/v1/tenants/${tenantId}`;
-    const headers = { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' };
-    const ruleIds = [...fixtures.keys()];
-    const acknowledged: string[] = [];
-    const audits = new Set<string>();
-    const statuses = new Map<number, number>();
-    const count = (status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
-    let batch = 0;
-    let running = true;
 
     // Writers and auditors keep going through both restarts.
-    const load = (async () => {
-      while (running) {
-        const nodes = Array.from({ length: 20 }, (_, i) => fixtureNode(ruleIds[(batch + i) % ruleIds.length]!, 'violating', `restart-${batch}-${i}`));
-        batch++;
-        const res = await fetch(`${svc.base}${tenant}/nodes`, { method: 'POST', headers, body: JSON.stringify({ nodes }) }).catch(() => null);
-        count(res?.status ?? 0);
-        if (res?.ok) acknowledged.push(...nodes.map(nodeIdOf));
-        await res?.text();
-        if (batch % 10 === 0) {
-          const run = await fetch(`${svc.base}${tenant}/findings/run`, { method: 'POST', headers, body: '{}' }).catch(() => null);
-          count(run?.status ?? 0);
-          const body = (await run?.json().catch(() => null)) as { job_id?: string } | null;
-          if (run?.ok && body?.job_id) audits.add(body.job_id);
-        }
-      }
-    })();
+    const load = startWriteLoad(svc.base, session, 'restart');
+    const { acknowledged, audits } = load;
     const writesAfter = async (what: string) => {
       const before = acknowledged.length;
       await until(what, async () => {
@@ -136,8 +114,7 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     await pgc.ctl('start');
     await until('/healthz to recover after the start', async () => ((await fetch(`${svc.base}/healthz`)).status === 200 ? true : undefined), 30_000, 100);
     await writesAfter('writes after the start');
-    running = false;
-    await load;
+    await load.stop();
     const samples = await health.stop();
 
     // The same process throughout, and the server really ended its sessions (not a dropped socket).
@@ -148,7 +125,8 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     expectHonestHealth(samples);
     expect(samples.some((s) => s.status === 503)).toBe(true);
     // Failures during the restarts were 503s (or refused requests), never a 500.
-    expect([...statuses.keys()].filter((s) => ![200, 201, 202, 503, 0].includes(s))).toEqual([]);
+    const statuses = [...load.writeStatuses.keys(), ...load.auditStatuses.keys()];
+    expect(statuses.filter((s) => ![200, 201, 202, 503, 0].includes(s))).toEqual([]);
     // The process's LISTEN connection came back (wake-ups for workers and event streams).
     await until(
       'the notifier to listen again',
