@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { NormalizedSchema } from '@smithy/core/schema';
 import { projectPath } from '../../src/platform/paths.js';
+import { AWS_SERVICES, type AwsService } from '../../src/modules/exports/discovery/aws.js';
 
 /**
  * Recorded AWS API responses (test/fixtures/exports/aws-recorded: CloudMapper's demo account, see
@@ -44,7 +45,6 @@ interface QueryService {
   signing: string;
   version: string;
   ec2?: boolean;
-  load: () => Promise<Any>;
   paging: Paging;
   /** Action → its pages (recorded outputs). */
   actions: Record<string, () => Any[]>;
@@ -57,12 +57,12 @@ function securityGroupPages(): Any[] {
   return [{ SecurityGroups: groups.slice(0, half) }, { SecurityGroups: groups.slice(half) }];
 }
 
-const QUERY: Record<string, QueryService> = {
+/** The AWS Query services of the recordings, by their name in AWS_SERVICES (whose client decodes them). */
+const QUERY: Partial<Record<AwsService, QueryService>> = {
   ec2: {
     signing: 'ec2',
     version: '2016-11-15',
     ec2: true,
-    load: () => import('@aws-sdk/client-ec2'),
     paging: 'NextToken',
     actions: {
       DescribeVpcs: () => [recorded('ec2-describe-vpcs')],
@@ -75,28 +75,24 @@ const QUERY: Record<string, QueryService> = {
   elbv2: {
     signing: 'elasticloadbalancing',
     version: '2015-12-01',
-    load: () => import('@aws-sdk/client-elastic-load-balancing-v2'),
     paging: 'NextMarker',
     actions: { DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')] },
   },
   elb: {
     signing: 'elasticloadbalancing',
     version: '2012-06-01',
-    load: () => import('@aws-sdk/client-elastic-load-balancing'),
     paging: 'NextMarker',
     actions: { DescribeLoadBalancers: () => [recorded('elb-describe-load-balancers')] },
   },
   rds: {
     signing: 'rds',
     version: '2014-10-31',
-    load: () => import('@aws-sdk/client-rds'),
     paging: 'Marker',
     actions: { DescribeDBInstances: () => [recorded('rds-describe-db-instances'), recorded('rds-describe-db-instances.page-2')] },
   },
   iam: {
     signing: 'iam',
     version: '2010-05-08',
-    load: () => import('@aws-sdk/client-iam'),
     paging: 'IsTruncated',
     actions: { GetAccountAuthorizationDetails: () => [recorded('iam-get-account-authorization-details')] },
   },
@@ -317,7 +313,7 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     const form = new URLSearchParams(await readBody(req));
     const action = form.get('Action') ?? '';
     const version = form.get('Version');
-    const [name, service] = Object.entries(QUERY).find(([, s]) => s.signing === signing && s.version === version) ?? [];
+    const [name, service] = (Object.entries(QUERY) as Array<[AwsService, QueryService]>).find(([, s]) => s.signing === signing && s.version === version) ?? [];
     if (!name || !service) return queryError(res, undefined, 400, 'InvalidAction', `no ${signing} API of version ${version} in the recordings`, requestId);
     const param = service.ec2 ? 'NextToken' : 'Marker';
     const token = form.get(param);
@@ -326,7 +322,7 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     if (!pages) return queryError(res, service, 400, 'InvalidAction', `${action} is not in the recordings`, requestId);
     const index = requestedPage(token, pages.length);
     if (index === null) return queryError(res, service, 400, 'InvalidParameterValue', `unknown ${param} ${token}`, requestId);
-    const schema = outputSchema(await service.load(), action);
+    const schema = outputSchema(await AWS_SERVICES[name].load(), action);
     const body = membersXml(schema, withToken(pages, index, service.paging), unmodelled);
     res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId });
     res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${queryXml(service, action, body, requestId)}`);
