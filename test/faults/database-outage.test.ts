@@ -4,7 +4,7 @@ import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { startTcpProxy } from '../harness/tcp-proxy.js';
 import { api, until } from '../harness/remote.js';
-import { startWriteLoad } from '../harness/write-load.js';
+import { startWriteLoad, untilAuditsDrain } from '../harness/write-load.js';
 import { assertNoFaultDamage, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 
 /**
@@ -82,15 +82,7 @@ describe.runIf(dbKind() === 'postgres')('fault: database outage under load', () 
     expect(acknowledged.filter((id) => !ids.has(id))).toEqual([]);
 
     // The audits queued around the outage all finish; nothing stays running past its lease.
-    await until(
-      'the queue to drain',
-      async () => {
-        const { rows } = await direct.query("SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'compliance%' AND status IN ('queued', 'running')");
-        return rows[0].n === 0 ? true : undefined;
-      },
-      180_000,
-      500,
-    );
+    await untilAuditsDrain(direct, 180_000, 500);
     const stuck = await direct.query("SELECT kind FROM jobs WHERE status = 'running' AND lease_expires_at < now()");
     expect(stuck.rows).toEqual([]);
     const events = await direct.query(

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { api, until } from '../harness/remote.js';
-import { startWriteLoad } from '../harness/write-load.js';
+import { startWriteLoad, untilAuditsDrain } from '../harness/write-load.js';
 import { postgresBinDir, startPrivatePostgres, type PrivatePostgres } from '../harness/private-postgres.js';
 import { assertNoFaultDamage, expectHonestHealth, failingControlsWithoutEvent, watchHealth } from '../harness/fault-checks.js';
 import { loadMigrations } from '../../src/platform/db/migrator.js';
@@ -181,15 +181,7 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     );
     // The last request may have joined an audit already running; its follow-up run (another job)
     // audits what came after. The queue drains: nothing is left queued or running.
-    await until(
-      'the audit queue to drain',
-      async () => {
-        const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'compliance%' AND status IN ('queued', 'running')");
-        return rows[0].n === 0 ? true : undefined;
-      },
-      60_000,
-      250,
-    );
+    await untilAuditsDrain(db, 60_000, 250);
     const missing = await db.query(
       `SELECT f.id FROM findings f WHERE f.tenant_id = $1 AND NOT EXISTS (
          SELECT 1 FROM outbox_events e WHERE e.tenant_id = $1 AND e.type = 'finding.created' AND e.data->'finding'->>'id' = f.id)`,

@@ -1,4 +1,5 @@
 import { fixtureNode, fixtures, nodeIdOf } from './compliance.js';
+import { until } from './remote.js';
 
 /**
  * The load the database fault tests keep up through a fault: batches of 20 violating nodes written
@@ -46,4 +47,17 @@ export function startWriteLoad(base: string, session: { token: string; tenant_id
     await loop;
   };
   return load;
+}
+
+/** Waits until no audit is queued or running: what the load asked for, and any follow-up run, has finished. */
+export async function untilAuditsDrain(db: { query(text: string): Promise<{ rows: any[] }> }, timeoutMs: number, pollMs: number): Promise<void> {
+  await until(
+    'the audit queue to drain',
+    async () => {
+      const { rows } = await db.query("SELECT count(*)::int AS n FROM jobs WHERE kind LIKE 'compliance%' AND status IN ('queued', 'running')");
+      return rows[0].n === 0 ? true : undefined;
+    },
+    timeoutMs,
+    pollMs,
+  );
 }
