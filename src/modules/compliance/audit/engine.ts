@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
@@ -7,8 +7,9 @@ import { compiledCondition, ruleControls, ruleTouches, type Rule } from '../rule
 import { controlState, controlKey, type ControlBaseline, type ControlState } from '../controls/control-state.js';
 import { controlTitle } from '../frameworks.js';
 import type { FrameworkId } from '../rules/rule-types.js';
-import { evaluateBatch, type AuditNode, type CompiledRule } from './evaluate.js';
+import { evaluateBatch, type CompiledRule } from './evaluate.js';
 import { reconcileBatch, resolveVanished } from './reconcile.js';
+import { nodePageReader } from './node-pages.js';
 
 export interface AuditStats {
   resources_evaluated: number;
@@ -58,7 +59,7 @@ export function emptyStats(): AuditStats {
 export const SCORE_EVENT_THRESHOLD = 5;
 
 /**
- * Evaluates the rules of the run's frameworks over the workspace's nodes in batches (keyset paging by
+ * Evaluates the rules of the run's frameworks over the workspace's nodes in batches (keyset pages by type and
  * id, so memory stays flat), reconciles findings per batch with their events, resolves findings of
  * vanished resources, then emits control and score changes.
  */
@@ -77,17 +78,8 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   const before = input.baseline ? await input.baseline(current) : current;
   const stats: AuditStats = { ...emptyStats(), rules_evaluated: selected.length };
   const batchSize = input.batchSize ?? 1000;
-  const fetchAfter = (after: string) =>
-    db
-      .selectFrom('nodes')
-      .select(['id', 'type', 'native_id', 'name', 'region', 'account_id', 'properties', 'tags'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('type', '=', sql<string>`ANY(${types}::text[])`)
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(batchSize)
-      .execute() as Promise<AuditNode[]>;
-  let next = types.length ? fetchAfter('') : Promise.resolve([] as AuditNode[]);
+  const readPage = nodePageReader(db, scope, types, batchSize);
+  let next = readPage();
   // Batches touch disjoint resources, so the writes of one batch may run while the next is read and
   // evaluated: on PostgreSQL the database works on another core meanwhile. At most two in flight.
   const inFlight: Array<Promise<void>> = [];
@@ -98,9 +90,10 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   try {
     for (;;) {
       if (input.signal?.aborted) throw new Error('audit aborted');
-      const nodes = await next;
-      if (nodes.length === 0) break;
-      next = nodes.length < batchSize ? Promise.resolve([]) : fetchAfter(nodes[nodes.length - 1]!.id);
+      const page = await next;
+      if (!page) break;
+      const { nodes } = page;
+      next = readPage(page);
       next.catch(() => undefined);
       const batch = evaluateBatch(nodes, rulesByType);
       stats.resources_evaluated += nodes.length;
