@@ -3,8 +3,12 @@ import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
 import { putNodes } from '../harness/graph.js';
 import { audit, events, fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
-import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
+import { builtinRules, type Rule } from '../../src/modules/compliance/rule-catalog.js';
 import { auditJob } from '../../src/modules/compliance/audit/audit-job.js';
+import { eventFinding } from '../../src/modules/compliance/audit/finding-events.js';
+import { runAudit } from '../../src/modules/compliance/audit/engine.js';
+import { FRAMEWORKS } from '../../src/modules/compliance/rules/rule-types.js';
+import { randomUUID } from 'node:crypto';
 import type { JobContext } from '../../src/platform/jobs/definition.js';
 
 let t: TestApp;
@@ -43,6 +47,16 @@ describe('audit over every built-in rule', () => {
       ['control_id', 'created_at', 'description', 'framework', 'id', 'region', 'remediation', 'resource_id', 'resource_name', 'resource_type', 'rule_id', 'severity', 'title'].sort(),
     );
     expect(created[0]!.workspace_id).toBe(tenant.defaultWorkspaceId);
+    // The audit builds these events in SQL from the rows it inserts; every other writer uses
+    // eventFinding. Both must give the same data, to the created_at text.
+    const stored = await t.deps.database.db
+      .selectFrom('findings')
+      .select(['id', 'rule_id', 'framework', 'control_id', 'severity', 'title', 'description', 'resource_id', 'resource_type', 'resource_name', 'region', 'remediation', 'created_at'])
+      .where('workspace_id', '=', tenant.defaultWorkspaceId)
+      .execute();
+    const expected = new Map(stored.map((f) => [f.id, { finding: eventFinding(f) }]));
+    expect(created.map((e) => e.data)).toEqual(created.map((e) => expected.get((e.data as { finding: { id: string } }).finding.id)));
+    expect(new Set(created.map((e) => (e.data as { finding: { id: string } }).finding.id)).size).toBe(created.length);
   });
 
   it('creates no finding for the compliant fixtures', async () => {
@@ -222,5 +236,34 @@ describe('a retried audit', () => {
     await definition.run(job.payload, context(new AbortController().signal));
     const failed = await events(t, other.id, 'compliance.control_failed');
     expect(failed.map((e) => (e.data as { framework: string; control_id: string }).control_id)).toContain(rule.control_id);
+  });
+});
+
+describe('reading the graph in pages', () => {
+  it('evaluates every node once when pages end exactly at, and within, a resource type', async () => {
+    const other = await buildTenant(t);
+    const tok = other.users['security-analyst'].token;
+    // Three rules of three resource types: 2, 3 and 1 violating nodes, read in pages of 2, so one
+    // type fills a page exactly, one spills into a short page, and one is a short page alone.
+    const byType = new Map<string, Rule>();
+    for (const rule of builtinRules()) if (!byType.has(rule.resource_type) && byType.size < 3) byType.set(rule.resource_type, rule);
+    const [a, b, c] = [...byType.values()];
+    const nodes = [
+      ...[1, 2].map((i) => fixtureNode(a!.id, 'violating', `page-a-${i}`)),
+      ...[1, 2, 3].map((i) => fixtureNode(b!.id, 'violating', `page-b-${i}`)),
+      fixtureNode(c!.id, 'violating', 'page-c-1'),
+    ];
+    await putNodes(t, tok, other.id, nodes);
+    const scope = { tenantId: other.id, workspaceId: other.defaultWorkspaceId };
+    const rules = builtinRules().filter((r) => byType.has(r.resource_type));
+    const stats = await runAudit({ db: t.deps.database.db, clock: t.clock, scope, runId: randomUUID(), frameworks: [...FRAMEWORKS], enabled: [...FRAMEWORKS], rules, batchSize: 2 });
+    expect(stats.resources_evaluated).toBe(nodes.length);
+    const expectedEvaluations = nodes.reduce((n, node) => n + rules.filter((r) => r.resource_type === node.type).length, 0);
+    expect(stats.evaluations).toBe(expectedEvaluations);
+    for (const node of nodes) {
+      const rule = byType.get(node.type)!;
+      const id = `${rule.id}:${nodeIdOf(node)}`;
+      expect((await call(t.app, tok, { url: `/api/v1/tenants/${other.id}/findings/${encodeURIComponent(id)}` })).statusCode, id).toBe(200);
+    }
   });
 });

@@ -33,8 +33,16 @@ export async function emitEvents(trx: Kysely<Database>, clock: Clock, events: Ne
       rows: events.slice(i, i + 5000).map((e) => ({ id: randomUUID(), tenant_id: e.tenantId, workspace_id: e.workspaceId, type: e.type, data: json(e.data) })),
     });
   }
-  const tenants = [...new Set(events.map((e) => e.tenantId))];
-  for (const tenant of tenants) await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${tenant})`.execute(trx);
+  await announceEvents(trx, [...new Set(events.map((e) => e.tenantId))]);
+}
+
+/**
+ * Tells listeners (the SSE stream, the dispatchers of every process) that the tenants have new
+ * outbox rows; the notification is sent when the transaction commits. For writers that insert
+ * outbox rows in SQL of their own (the audit builds finding.created events from the rows it inserts).
+ */
+export async function announceEvents(trx: Kysely<Database>, tenantIds: string[]): Promise<void> {
+  for (const tenant of tenantIds) await sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${tenant})`.execute(trx);
 }
 
 export function emitEvent(trx: Kysely<Database>, clock: Clock, event: NewEvent): Promise<void> {
