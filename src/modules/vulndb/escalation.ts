@@ -95,14 +95,15 @@ function event(row: ChangedFinding, reason: string): NewEvent {
 /** Brings the severity of every open finding in line with the KEV catalog as it is in `trx`. */
 export async function reconcileKevSeverities(trx: Kysely<Database>, clock: Clock): Promise<ReconcileResult> {
   const now = clock.now();
-  // The catalog as one array: `&&` against it uses the GIN index on findings.cve_ids.
+  // The catalog as one array: `&&` against it uses the GIN index on findings.cve_ids, which holds only
+  // findings that name a CVE (hence the cardinality predicate, the index's own).
   const escalated = await sql<ChangedFinding>`
     WITH kev AS (SELECT coalesce(array_agg(cve_id), '{}') AS ids FROM vulndb_kev),
     target AS (
       SELECT f.workspace_id, f.id, f.severity AS previous_severity,
         ARRAY(SELECT c FROM unnest(f.cve_ids) AS c WHERE c = ANY(kev.ids) ORDER BY c) AS kev_ids
       FROM findings f, kev
-      WHERE f.status = 'open' AND f.severity <> 'CRITICAL' AND f.cve_ids && kev.ids
+      WHERE f.status = 'open' AND f.severity <> 'CRITICAL' AND cardinality(f.cve_ids) > 0 AND f.cve_ids && kev.ids
       FOR UPDATE OF f
     )
     UPDATE findings f SET severity = 'CRITICAL', updated_at = ${now}
