@@ -267,3 +267,31 @@ describe('reading the graph in pages', () => {
     }
   });
 });
+
+describe('findings of vanished resources', () => {
+  it('are resolved even when the previous audit ran on a worker whose clock was ahead', async () => {
+    const other = await buildTenant(t);
+    const tok = other.users['security-analyst'].token;
+    const rule = builtinRules()[0]!;
+    const [gone, kept] = ['vanish-gone', 'vanish-kept'].map((n) => fixtureNode(rule.id, 'violating', n));
+    await putNodes(t, tok, other.id, [gone!, kept!]);
+    const scope = { tenantId: other.id, workspaceId: other.defaultWorkspaceId };
+    // Clocks that tick like real ones, so batch times come after the audit's start.
+    const ticking = (start: string) => {
+      let at = Date.parse(start);
+      return { now: () => new Date((at += 1)) };
+    };
+    const run = (start: string) =>
+      runAudit({ db: t.deps.database.db, clock: ticking(start), scope, runId: randomUUID(), frameworks: [...FRAMEWORKS], enabled: [...FRAMEWORKS], rules: [rule] });
+    await run('2026-11-27T10:00:05Z');
+    await call(t.app, tok, { method: 'DELETE', url: `/api/v1/tenants/${other.id}/nodes/${encodeURIComponent(nodeIdOf(gone!))}`, expect: 204 });
+    // This worker's clock is 5 s behind the last one: the vanished finding was last seen "later"
+    // than this audit started, yet no batch of this audit saw it.
+    const stats = await run('2026-11-27T10:00:00Z');
+    expect(stats.findings_resolved).toBe(1);
+    const status = async (node: typeof gone) =>
+      (await call(t.app, tok, { url: `/api/v1/tenants/${other.id}/findings/${encodeURIComponent(`${rule.id}:${nodeIdOf(node!)}`)}` })).json().status;
+    expect(await status(gone)).toBe('resolved');
+    expect(await status(kept)).toBe('open');
+  });
+});

@@ -8,7 +8,7 @@ import { controlState, controlKey, type ControlBaseline, type ControlState } fro
 import { controlTitle } from '../frameworks.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { evaluateBatch, type CompiledRule } from './evaluate.js';
-import { reconcileBatch, resolveVanished } from './reconcile.js';
+import { reconcileBatch, resolveVanished, type AuditSightings } from './reconcile.js';
 import { nodePageReader } from './node-pages.js';
 
 export interface AuditStats {
@@ -76,6 +76,7 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   const types = [...rulesByType.keys()];
   const current = await controlState(db, scope, input.enabled, input.rules, clock.now());
   const before = input.baseline ? await input.baseline(current) : current;
+  const seen: AuditSightings = { since: clock.now(), at: [] };
   const stats: AuditStats = { ...emptyStats(), rules_evaluated: selected.length };
   const batchSize = input.batchSize ?? 1000;
   const readPage = nodePageReader(db, scope, types, batchSize);
@@ -99,7 +100,9 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
       stats.resources_evaluated += nodes.length;
       stats.evaluations += batch.evaluations;
       stats.evaluation_errors += batch.errors;
-      const write = reconcileBatch(db, scope, clock.now(), batch, nodes.map((n) => n.id), ruleIds).then((counts) => {
+      const batchTime = clock.now();
+      seen.at.push(batchTime);
+      const write = reconcileBatch(db, scope, batchTime, batch, nodes.map((n) => n.id), ruleIds).then((counts) => {
         stats.findings_created += counts.created;
         stats.findings_resolved += counts.resolved;
         stats.findings_reopened += counts.reopened;
@@ -117,7 +120,7 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   if (loopError) throw loopError;
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw (failed as PromiseRejectedResult).reason;
-  stats.findings_resolved += await resolveVanished(db, scope, clock.now(), ruleIds);
+  stats.findings_resolved += await resolveVanished(db, scope, clock.now(), ruleIds, seen);
   const now = clock.now();
   const afterState = await controlState(db, scope, input.enabled, input.rules, now);
   const events = controlEvents(scope, input.runId, before, afterState, new Set(selected.flatMap((r) => ruleControls(r).map((m) => controlKey(m.framework, m.control_id)))));

@@ -155,8 +155,21 @@ async function existingFindings(trx: Kysely<Database>, scope: Scope, resourceIds
   return rows;
 }
 
-/** Resolves open findings of the audited rules whose resource no longer exists (or changed type). */
-export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: Date, ruleIds: string[]): Promise<number> {
+/** When the audit saw findings: it started at `since`, and each batch stamped last_seen with one of `at`. */
+export interface AuditSightings {
+  since: Date;
+  at: Date[];
+}
+
+/**
+ * Resolves open findings of the audited rules whose resource no longer exists (or changed type).
+ * Every open finding whose resource the audit read was either seen (last_seen stamped with its
+ * batch's time) or resolved; only the rest (vanished resources, and evaluation errors, which leave a
+ * finding as it was) are checked against the nodes, instead of every finding. A finding counts as
+ * seen only when its last_seen is both after the start and one of the batch times, so neither a
+ * frozen clock nor another worker's clock running ahead can spare a vanished one.
+ */
+export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: Date, ruleIds: string[], seen: AuditSightings): Promise<number> {
   if (ruleIds.length === 0) return 0;
   // An anti-join first, then an update by id: an UPDATE ... WHERE id IN (subquery with LIMIT) is
   // planned as a per-row subplan, quadratic in the number of findings.
@@ -166,6 +179,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
     .where('g.workspace_id', '=', scope.workspaceId)
     .where('g.status', '=', 'open')
     .where('g.rule_id', '=', sql<string>`ANY(${ruleIds}::text[])`)
+    .where((eb) => eb.or([eb('g.last_seen', '<=', seen.since), sql<boolean>`NOT (g.last_seen = ANY(${seen.at}::timestamptz[]))`]))
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
