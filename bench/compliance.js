@@ -131,7 +131,16 @@ export async function benchCompliance({ kinds, duration, nodes: count = Number(p
       const run = await api(server.base, login.token, 'POST', `${t}/findings/run`, {});
       let finished;
       for (;;) {
-        finished = await api(server.base, login.token, 'GET', `${t}/findings/runs/${run.job_id}`);
+        const asked = performance.now();
+        try {
+          finished = await api(server.base, login.token, 'GET', `${t}/findings/runs/${run.job_id}`);
+        } catch (error) {
+          // Seen on PGlite at 100,000 nodes, with code before and after the 2026-11-27 audit changes:
+          // the poll's kept-alive connection is reset while the server stays up. Say so, poll again.
+          if (error?.cause?.code !== 'ECONNRESET') throw error;
+          console.error(`bench: the run poll was reset after ${Math.round(performance.now() - asked)} ms; polling again`);
+          continue;
+        }
         if (finished.status === 'succeeded' || finished.status === 'failed') break;
         await new Promise((r) => setTimeout(r, 200));
       }

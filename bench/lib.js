@@ -77,6 +77,11 @@ export async function startServer(env, argv = [join(root, 'bin', 'controlgraph.j
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
+  // A server that dies mid-run shows up as a failed request; say why it died.
+  let stopping = false;
+  child.once('exit', (code, signal) => {
+    if (!stopping) console.error(`bench: the server exited (code ${code}, signal ${signal})`);
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
@@ -93,6 +98,7 @@ export async function startServer(env, argv = [join(root, 'bin', 'controlgraph.j
     base,
     pid: child.pid,
     async stop() {
+      stopping = true;
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
       rmSync(artifacts, { recursive: true, force: true });
