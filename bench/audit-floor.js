@@ -12,8 +12,8 @@ import { bareInsertNodes, bareWorkspace } from './bare-rows.js';
 import { defaultKinds } from './http.js';
 import { openDatabase } from '../dist/platform/db/database.js';
 import { migrate } from '../dist/platform/db/migrator.js';
-import { builtinRules, compiledCondition } from '../dist/modules/compliance/rule-catalog.js';
-import { evaluateBatch } from '../dist/modules/compliance/audit/evaluate.js';
+import { builtinRules } from '../dist/modules/compliance/rule-catalog.js';
+import { compileRulesByType, evaluateBatch } from '../dist/modules/compliance/audit/evaluate.js';
 import { runAudit } from '../dist/modules/compliance/audit/engine.js';
 import { nodePageReader } from '../dist/modules/compliance/audit/node-pages.js';
 import { FRAMEWORKS } from '../dist/modules/compliance/rules/rule-types.js';
@@ -67,12 +67,7 @@ async function auditAndWriteFloor(handle, scope) {
 
 export async function benchAuditFloor({ kinds = defaultKinds(), count = Number(process.env.BENCH_NODES ?? 100_000) } = {}) {
   const { nodes } = estate(count, 0);
-  const rulesByType = new Map();
-  for (const rule of builtinRules()) {
-    const list = rulesByType.get(rule.resource_type) ?? [];
-    list.push({ rule, compiled: compiledCondition(rule) });
-    rulesByType.set(rule.resource_type, list);
-  }
+  const rulesByType = compileRulesByType(builtinRules());
   const rows = [];
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);

@@ -11,8 +11,8 @@ import { estate } from './graph-data.js';
 import { bareInsertNodes, bareWorkspace } from './bare-rows.js';
 import { openDatabase } from '../dist/platform/db/database.js';
 import { migrate } from '../dist/platform/db/migrator.js';
-import { builtinRules, compiledCondition } from '../dist/modules/compliance/rule-catalog.js';
-import { evaluateBatch } from '../dist/modules/compliance/audit/evaluate.js';
+import { builtinRules } from '../dist/modules/compliance/rule-catalog.js';
+import { compileRulesByType, evaluateBatch } from '../dist/modules/compliance/audit/evaluate.js';
 import { acceptanceView, filtered, findingSelection } from '../dist/modules/compliance/findings/findings-repo.js';
 
 const ADMIN = { username: 'bench-admin', password: 'bench-admin-password' };
@@ -61,12 +61,7 @@ async function bareInsert(kind, nodes, edges) {
 
 /** Evaluations per second of the built-in rules over the same nodes, all in memory. */
 function inMemoryRate(nodes) {
-  const rulesByType = new Map();
-  for (const rule of builtinRules()) {
-    const list = rulesByType.get(rule.resource_type) ?? [];
-    list.push({ rule, compiled: compiledCondition(rule) });
-    rulesByType.set(rule.resource_type, list);
-  }
+  const rulesByType = compileRulesByType(builtinRules());
   const auditNodes = nodes.map((n) => ({ id: `${n.provider}:${n.region}:${n.type}:${n.native_id}`, type: n.type, name: n.name, region: n.region, account_id: n.account_id, properties: n.properties, tags: n.tags }));
   const t0 = performance.now();
   let evaluations = 0;

@@ -3,11 +3,11 @@ import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
-import { compiledCondition, ruleControls, ruleTouches, type Rule } from '../rule-catalog.js';
+import { ruleControls, ruleTouches, type Rule } from '../rule-catalog.js';
 import { controlState, controlKey, type ControlBaseline, type ControlState } from '../controls/control-state.js';
 import { controlTitle } from '../frameworks.js';
 import type { FrameworkId } from '../rules/rule-types.js';
-import { evaluateBatch, type CompiledRule } from './evaluate.js';
+import { compileRulesByType, evaluateBatch } from './evaluate.js';
 import { reconcileBatch, resolveVanished, type AuditSightings } from './reconcile.js';
 import { nodePageReader } from './node-pages.js';
 
@@ -66,12 +66,7 @@ export const SCORE_EVENT_THRESHOLD = 5;
 export async function runAudit(input: AuditInput): Promise<AuditStats> {
   const { db, scope, clock } = input;
   const selected = input.rules.filter((r) => input.frameworks.some((f) => ruleTouches(r, f)));
-  const rulesByType = new Map<string, CompiledRule[]>();
-  for (const rule of selected) {
-    const list = rulesByType.get(rule.resource_type) ?? [];
-    list.push({ rule, compiled: compiledCondition(rule) });
-    rulesByType.set(rule.resource_type, list);
-  }
+  const rulesByType = compileRulesByType(selected);
   const ruleIds = selected.map((r) => r.id);
   const types = [...rulesByType.keys()];
   const current = await controlState(db, scope, input.enabled, input.rules, clock.now());

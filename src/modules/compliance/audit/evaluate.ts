@@ -1,5 +1,5 @@
 import { evaluateCondition, type CompiledCondition } from '../rules/cel.js';
-import type { Rule } from '../rule-catalog.js';
+import { compiledCondition, type Rule } from '../rule-catalog.js';
 import { findingId } from '../findings/identity.js';
 
 export interface AuditNode {
@@ -17,6 +17,20 @@ export interface AuditNode {
 export interface CompiledRule {
   rule: Rule;
   compiled: CompiledCondition;
+}
+
+/**
+ * The rules compiled and grouped by the resource type they apply to: what evaluateBatch takes. The
+ * audit and the benchmarks' in-memory baseline both build it here, so they evaluate the same thing.
+ */
+export function compileRulesByType(rules: Rule[]): Map<string, CompiledRule[]> {
+  const byType = new Map<string, CompiledRule[]>();
+  for (const rule of rules) {
+    const list = byType.get(rule.resource_type) ?? [];
+    list.push({ rule, compiled: compiledCondition(rule) });
+    byType.set(rule.resource_type, list);
+  }
+  return byType;
 }
 
 export interface BatchResult {

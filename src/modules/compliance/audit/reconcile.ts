@@ -31,7 +31,6 @@ const EVENT_COLUMNS = [
   'resource_name', 'region', 'remediation',
 ] as const;
 
-
 /**
  * Brings the findings of one evaluated batch in line with what the audit saw, in one short
  * transaction with its events: new violations create findings, violations of resolved findings
