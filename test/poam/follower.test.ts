@@ -116,19 +116,31 @@ describe('finding events follower', () => {
     expect(await statusOf(d)).toBe('open');
   });
 
-  it('the read position advances past old events only; an event that becomes visible late below newer ones is still handled', async () => {
+  it('the read position advances past old events only, of every type; an event that becomes visible late below newer ones is still handled', async () => {
     const db = t.deps.database.db;
+    // Events the follower ignores, after the last one it handles: the position passes them too, so
+    // later runs do not scan them again.
+    await putNodes(t, token, tenant.id, [node('f-b9', 'violating')]);
+    await audit(t, token, tenant.id);
+    const ignored = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).where('type', '=', 'finding.created').executeTakeFirstOrThrow();
+    const handled = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).where('type', 'in', ['finding.resolved', 'finding.reopened']).executeTakeFirstOrThrow();
+    expect(Number(ignored.seq)).toBeGreaterThan(Number(handled.seq));
     t.clock.advance(11 * 60_000);
+    const newest = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirstOrThrow();
+    // One event younger than the look-back: the position stops below it.
+    await db
+      .insertInto('outbox_events')
+      .values({ id: randomUUID(), tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, type: 'node.changed', data: '{}', created_at: t.clock.now() })
+      .execute();
     await followFindingEvents(t.deps);
     const { position } = await db.selectFrom('poam_follower').select('position').executeTakeFirstOrThrow();
-    const newest = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).where('type', 'in', ['finding.resolved', 'finding.reopened']).executeTakeFirstOrThrow();
     expect(Number(position)).toBe(Number(newest.seq));
     expect(await db.selectFrom('poam_follower_receipts').selectAll().execute()).toEqual([]);
 
     // f-b2's item is in verification; the finding is seen again (as an audit would record it).
     const b = (await api.list(token, `finding_id=${encodeURIComponent(findingOf('f-b2'))}`, 200)).json().items[0].id;
     expect(await statusOf(b)).toBe('verification');
-    await db.updateTable('findings').set({ status: 'open' }).where('id', '=', findingOf('f-b2')).execute();
+    await db.updateTable('finding_rows').set({ status: 'open' }).where('id', '=', findingOf('f-b2')).execute();
     const base = Number(newest.seq) + 1_000;
     const insert = (seq: number, findingId: string) =>
       db

@@ -88,11 +88,13 @@ export async function followFindingEvents(deps: Pick<AppDeps, 'database' | 'cloc
       result.events += events.length;
       if (events.length === pageSize) return false;
       // Everything visible after the position is handled: advance past what is old enough that no
-      // transaction still open can add below it, and forget those receipts.
+      // transaction still open can add below it, and forget those receipts. Past events of every
+      // type: stopping at the last resolved or reopened one left every later event (an audit's
+      // 100,000 finding.created) to be scanned again by each run until another such event came.
       const cutoff = new Date(now.getTime() - lookbackMs);
       const safe = await sql<{ seq: number | null }>`
         SELECT max(seq) AS seq FROM outbox_events
-        WHERE seq > ${position} AND type IN (${sql.join(TYPES)}) AND created_at < ${cutoff}`.execute(trx);
+        WHERE seq > ${position} AND created_at < ${cutoff}`.execute(trx);
       const next = safe.rows[0]?.seq;
       if (next !== null && next !== undefined) {
         await trx.updateTable('poam_follower').set({ position: Number(next), updated_at: now }).where('name', '=', FOLLOWER_NAME).execute();
