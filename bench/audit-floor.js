@@ -46,18 +46,19 @@ async function auditAndWriteFloor(handle, scope) {
       rules,
     });
   });
-  // Every column but the generated severity_rank, in table order.
+  // Every column but the generated severity_rank, in table order. The rows refer to their rules'
+  // texts (finding_texts, a row per rule): those stay, as an audit stores them before its batches.
   const { rows: columns } = await pool.query(
     `SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position) AS list
-       FROM information_schema.columns WHERE table_name = 'findings' AND is_generated = 'NEVER'`,
+       FROM information_schema.columns WHERE table_name = 'finding_rows' AND is_generated = 'NEVER'`,
   );
   const findingColumns = columns[0].list;
-  await pool.query(`CREATE UNLOGGED TABLE floor_findings AS SELECT ${findingColumns} FROM findings`);
+  await pool.query(`CREATE UNLOGGED TABLE floor_findings AS SELECT ${findingColumns} FROM finding_rows`);
   await pool.query(`CREATE UNLOGGED TABLE floor_events AS SELECT id, tenant_id, workspace_id, type, data, created_at FROM outbox_events`);
   const { rows: counted } = await pool.query(`SELECT (SELECT count(*) FROM floor_findings)::int AS findings, (SELECT count(*) FROM floor_events)::int AS events`);
-  await pool.query('TRUNCATE findings, outbox_events CASCADE');
+  await pool.query('TRUNCATE finding_rows, outbox_events CASCADE');
   await pool.query('CHECKPOINT');
-  const findingsMs = await timed(() => pool.query(`INSERT INTO findings (${findingColumns}) SELECT ${findingColumns} FROM floor_findings`));
+  const findingsMs = await timed(() => pool.query(`INSERT INTO finding_rows (${findingColumns}) SELECT ${findingColumns} FROM floor_findings`));
   await pool.query('CHECKPOINT');
   const eventsMs = await timed(() =>
     pool.query(`INSERT INTO outbox_events (id, tenant_id, workspace_id, type, data, created_at) SELECT id, tenant_id, workspace_id, type, data, created_at FROM floor_events`),

@@ -38,7 +38,26 @@ describe('audit over every built-in rule', () => {
       const nodeId = nodeIdOf(fixtureNode(rule.id, 'violating', `${rule.id}-bad`));
       const res = await getFinding(`${rule.id}:${nodeId}`);
       expect(res.statusCode, rule.id).toBe(200);
-      expect(res.json()).toMatchObject({ rule_id: rule.id, resource_id: nodeId, status: 'open', severity: rule.severity, framework: rule.framework, control_id: rule.control_id });
+      expect(res.json()).toMatchObject({
+        rule_id: rule.id, resource_id: nodeId, status: 'open', severity: rule.severity, framework: rule.framework, control_id: rule.control_id,
+        title: rule.title, description: rule.description,
+      });
+    }
+    // The rows refer to their rule's text (migration 0017): one stored text per audited rule, shared
+    // by its findings, with the rule's content.
+    const texts = await t.deps.database.db
+      .selectFrom('finding_texts')
+      .select(['id', 'title', 'description', 'remediation', 'framework_mappings'])
+      .where('workspace_id', '=', tenant.defaultWorkspaceId)
+      .execute();
+    expect(texts.length).toBe(builtinRules().length);
+    const rows = await t.deps.database.db.selectFrom('finding_rows').select(['rule_id', 'text_id']).where('workspace_id', '=', tenant.defaultWorkspaceId).execute();
+    const textById = new Map(texts.map((text) => [text.id, text]));
+    for (const row of rows) {
+      const rule = builtinRules().find((r) => r.id === row.rule_id)!;
+      expect(textById.get(row.text_id), row.rule_id).toEqual({
+        id: row.text_id, title: rule.title, description: rule.description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings,
+      });
     }
     const created = await events(t, tenant.id, 'finding.created');
     expect(created.length).toBe(run.stats.findings_created);

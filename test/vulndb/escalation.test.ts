@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, type TenantFixture } from '../harness/identity.js';
 import { createCveIntel, createKevLookup } from '../../src/modules/vulndb/escalation.js';
+import { storeFindingTexts } from '../../src/modules/compliance/findings/finding-texts.js';
 import { EPSS_KEV, importer, KEV_JSON, readJson, scratchDir, vulndbModules } from './helpers.js';
 
 let t: TestApp;
@@ -26,11 +27,14 @@ interface FindingSeed {
 
 async function insertFinding(f: FindingSeed): Promise<void> {
   const now = t.clock.now();
+  const scope = { tenantId: f.tenant.id, workspaceId: f.tenant.defaultWorkspaceId };
+  const text = { title: 'Vulnerable package', description: 'A package with known CVEs', remediation: 'Upgrade', framework_mappings: [] };
+  const [textId] = await storeFindingTexts(t.deps.database.db, scope, [text]);
   await sql`
-    INSERT INTO findings (tenant_id, workspace_id, id, rule_id, framework, control_id, base_severity, severity, status, title, description,
-      remediation, resource_id, resource_type, resource_name, region, cve_ids, group_id, first_seen, last_seen, created_at, updated_at)
+    INSERT INTO finding_rows (tenant_id, workspace_id, id, rule_id, framework, control_id, base_severity, severity, status, text_id,
+      resource_id, resource_type, resource_name, region, cve_ids, group_id, first_seen, last_seen, created_at, updated_at)
     VALUES (${f.tenant.id}, ${f.tenant.defaultWorkspaceId}, ${f.id}, ${f.id.split(':')[0]}, 'nist-800-53', 'RA-5', ${f.base}, ${f.severity ?? f.base},
-      ${f.status ?? 'open'}, 'Vulnerable package', 'A package with known CVEs', 'Upgrade', ${f.id.split(':').slice(1).join(':')}, 'host', 'web-1', 'eu-west-1',
+      ${f.status ?? 'open'}, ${textId}, ${f.id.split(':').slice(1).join(':')}, 'host', 'web-1', 'eu-west-1',
       ${f.cves}::text[], 'g1', ${now}, ${now}, ${now}, ${now})`.execute(t.deps.database.db);
 }
 

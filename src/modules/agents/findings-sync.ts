@@ -7,6 +7,7 @@ import { findingCreated, findingReopened, findingResolved, severityChanged } fro
 import { findingId, groupIdOf } from '../compliance/findings/identity.js';
 import type { FrameworkMapping, Severity } from '../compliance/rules/rule-types.js';
 import '../compliance/tables.js';
+import { storeFindingTexts, type FindingText } from '../compliance/findings/finding-texts.js';
 
 /**
  * Brings the findings one report decides in line with it: the ingest computes the findings that
@@ -132,7 +133,7 @@ export async function syncFindings(
     created_at: createdAt,
   });
 
-  const inserts: Array<Record<string, unknown>> = [];
+  const inserts: Array<Record<string, unknown> & { text: FindingText }> = [];
   const touch: string[] = [];
   const wanted = new Set<string>();
   for (const original of desired) {
@@ -147,13 +148,10 @@ export async function syncFindings(
         rule_id: original.rule_id,
         framework: original.framework,
         control_id: original.control_id,
-        framework_mappings: json(original.framework_mappings),
+        text: original,
         base_severity: original.base_severity,
         severity: original.severity,
         status: 'open',
-        title: original.title,
-        description: original.description,
-        remediation: original.remediation,
         resource_id: resource.id,
         resource_type: resource.type,
         resource_name: resource.name,
@@ -183,12 +181,10 @@ export async function syncFindings(
     const severityMoved = found.severity !== d.severity;
     if (found.status === 'resolved' || contentChanged || severityMoved || found.base_severity !== d.base_severity) {
       await trx
-        .updateTable('findings')
+        .updateTable('finding_rows')
         .set({
           status: 'open',
-          title: d.title,
-          description: d.description,
-          remediation: d.remediation,
+          text_id: (await storeFindingTexts(trx, scope, [d]))[0]!,
           cve_ids: d.cve_ids,
           tags: d.tags,
           details: json(d.details),
@@ -213,17 +209,19 @@ export async function syncFindings(
       touch.push(id);
     }
   }
-  for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('findings').values(inserts.slice(i, i + INSERT_CHUNK) as never).execute();
+  const textIds = await storeFindingTexts(trx, scope, inserts.map((row) => row.text));
+  const rows = inserts.map(({ text: _text, ...row }, i) => ({ ...row, text_id: textIds[i]! }));
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx.insertInto('finding_rows').values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
   }
   if (touch.length) {
-    await trx.updateTable('findings').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
+    await trx.updateTable('finding_rows').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
   }
   if (options.resolveMissing) {
     const resolve = [...existing.values()].filter((f) => f.status === 'open' && !wanted.has(f.id));
     if (resolve.length) {
       await trx
-        .updateTable('findings')
+        .updateTable('finding_rows')
         .set({ status: 'resolved', resolved_at: now, resolved_by: 'agent', updated_at: now })
         .where('workspace_id', '=', scope.workspaceId)
         .where('id', '=', sql<string>`ANY(${resolve.map((f) => f.id)}::text[])`)

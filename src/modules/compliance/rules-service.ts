@@ -137,7 +137,7 @@ export function createRulesService(deps: Deps) {
         const result = await trx.deleteFrom('custom_rules').where('tenant_id', '=', context.scope.tenantId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
         const resolved = await trx
-          .updateTable('findings')
+          .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: 'rule_deleted', updated_at: now })
           .where('tenant_id', '=', context.scope.tenantId)
           .where('rule_id', '=', id)

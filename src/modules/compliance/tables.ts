@@ -3,7 +3,10 @@ import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schem
 import type { FrameworkMapping, GroupBy, Remediation, Severity } from './rules/rule-types.js';
 import type { StoredBaseline } from './controls/control-state.js';
 
-/** Compliance tables (migration 0003; group_by and group_cause: 0014; audit_runs.baseline: 0015). */
+/**
+ * Compliance tables (migration 0003; group_by and group_cause: 0014; audit_runs.baseline: 0015;
+ * finding_rows, finding_texts and the findings view: 0017).
+ */
 declare module '../../platform/db/schema.js' {
   interface Database {
     compliance_settings: { tenant_id: string; framework: string; enabled: boolean; updated_at: Timestamp };
@@ -42,7 +45,10 @@ declare module '../../platform/db/schema.js' {
       started_at: NullableTimestamp;
       finished_at: NullableTimestamp;
     };
-    findings: FindingsTable;
+    /** A view (finding_rows joined to their texts): read-only, so writing it does not type-check. */
+    findings: ReadOnly<FindingsTable>;
+    finding_rows: FindingRowsTable;
+    finding_texts: FindingTextsTable;
     control_attestations: {
       tenant_id: string;
       workspace_id: string;
@@ -90,6 +96,23 @@ export interface FindingsTable {
   updated_at: Timestamp;
   resolved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   resolved_by: ColumnType<string | null, string | null | undefined, string | null>;
+  text_id: string;
 }
+
+/** A finding row as stored: the text columns are in finding_texts, referred to by text_id. */
+export type FindingRowsTable = Omit<FindingsTable, 'title' | 'description' | 'remediation' | 'framework_mappings'>;
+
+export interface FindingTextsTable {
+  tenant_id: string;
+  workspace_id: string;
+  id: string;
+  title: string;
+  description: string;
+  remediation: string;
+  framework_mappings: Json<FrameworkMapping[]>;
+}
+
+type ReadOnly<T> = { [K in keyof T]: ColumnType<SelectType<T[K]>, never, never> };
+type SelectType<C> = C extends ColumnType<infer S, unknown, unknown> ? S : C;
 
 export {};

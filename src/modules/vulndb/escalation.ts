@@ -102,11 +102,11 @@ export async function reconcileKevSeverities(trx: Kysely<Database>, clock: Clock
     target AS (
       SELECT f.workspace_id, f.id, f.severity AS previous_severity,
         ARRAY(SELECT c FROM unnest(f.cve_ids) AS c WHERE c = ANY(kev.ids) ORDER BY c) AS kev_ids
-      FROM findings f, kev
+      FROM finding_rows f, kev
       WHERE f.status = 'open' AND f.severity <> 'CRITICAL' AND cardinality(f.cve_ids) > 0 AND f.cve_ids && kev.ids
       FOR UPDATE OF f
     )
-    UPDATE findings f SET severity = 'CRITICAL', updated_at = ${now}
+    UPDATE finding_rows f SET severity = 'CRITICAL', updated_at = ${now}
     FROM target t
     WHERE f.workspace_id = t.workspace_id AND f.id = t.id
     RETURNING f.tenant_id, f.workspace_id, f.id, f.rule_id, f.resource_id, t.previous_severity, f.severity, t.kev_ids AS cve_ids`.execute(trx);
@@ -114,12 +114,12 @@ export async function reconcileKevSeverities(trx: Kysely<Database>, clock: Clock
     WITH kev AS (SELECT coalesce(array_agg(cve_id), '{}') AS ids FROM vulndb_kev),
     target AS (
       SELECT f.workspace_id, f.id, f.severity AS previous_severity
-      FROM findings f, kev
+      FROM finding_rows f, kev
       WHERE f.status = 'open' AND f.severity <> f.base_severity AND f.severity = 'CRITICAL'
         AND cardinality(f.cve_ids) > 0 AND NOT (f.cve_ids && kev.ids)
       FOR UPDATE OF f
     )
-    UPDATE findings f SET severity = f.base_severity, updated_at = ${now}
+    UPDATE finding_rows f SET severity = f.base_severity, updated_at = ${now}
     FROM target t
     WHERE f.workspace_id = t.workspace_id AND f.id = t.id
     RETURNING f.tenant_id, f.workspace_id, f.id, f.rule_id, f.resource_id, t.previous_severity, f.severity, f.cve_ids`.execute(trx);

@@ -10,6 +10,7 @@ import type { FrameworkId } from '../rules/rule-types.js';
 import { compileRulesByType, evaluateBatch } from './evaluate.js';
 import { reconcileBatch, resolveVanished, type AuditSightings } from './reconcile.js';
 import { nodePageReader } from './node-pages.js';
+import { ruleText, storeFindingTexts } from '../findings/finding-texts.js';
 
 export interface AuditStats {
   resources_evaluated: number;
@@ -71,6 +72,9 @@ export async function runAudit(input: AuditInput): Promise<AuditStats> {
   const types = [...rulesByType.keys()];
   const current = await controlState(db, scope, input.enabled, input.rules, clock.now());
   const before = input.baseline ? await input.baseline(current) : current;
+  // Every audited rule's text before the first batch, committed: the batches' own (idempotent) store
+  // of them then finds them all, so two batches in flight never wait on each other's new text.
+  await db.transaction().execute((trx) => storeFindingTexts(trx, scope, selected.map(ruleText)));
   const seen: AuditSightings = { since: clock.now(), at: [] };
   const stats: AuditStats = { ...emptyStats(), rules_evaluated: selected.length };
   const batchSize = input.batchSize ?? 1000;

@@ -3,6 +3,7 @@ import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { announceEvents } from '../../../platform/events/outbox.js';
 import type { Rule } from '../rule-catalog.js';
+import { ruleText, storeFindingTexts } from '../findings/finding-texts.js';
 import type { FindingGroupKey } from '../findings/grouping.js';
 import type { AuditNode } from './evaluate.js';
 
@@ -18,9 +19,11 @@ const CHUNK = 5000;
 
 /**
  * Creates the findings of new violations and their finding.created events in one statement per
- * chunk. Two things keep it lean, which is most of what a first audit costs:
- * - a rule's text (title, description, remediation, framework mappings: about 1 kB) is sent once
- *   per rule, not once per finding; the server joins it to the rows by the rule's position;
+ * chunk. Three things keep it lean, which is most of what a first audit costs:
+ * - the rows refer to their rule's text (title, description, remediation, framework mappings: about
+ *   800 bytes) in finding_texts instead of carrying a copy (migration 0017);
+ * - that text is sent once per rule, not once per finding; the server joins it to the rows by the
+ *   rule's position, for the events;
  * - the events are built by the server from the rows it has just inserted (RETURNING), so the
  *   finding's data is not serialised, sent and parsed a second time. The event data is the spec's
  *   finding.created shape, as `eventFinding` builds it for every other writer (a test compares the
@@ -45,13 +48,16 @@ async function insertChunk(trx: Kysely<Database>, scope: Scope, now: Date, findi
   });
   const column = <T>(pick: (f: NewFinding) => T) => findings.map(pick);
   const ruleColumn = <T>(pick: (r: Rule) => T) => rules.map(pick);
+  // Stored already when the engine stored every audited rule's text before its first batch (then
+  // this finds them all and waits for no other batch); here so no row can refer to a missing text.
+  const textIds = await storeFindingTexts(trx, scope, rules.map(ruleText));
   await sql`
     WITH rule_text AS (
       SELECT * FROM unnest(
         ${ruleColumn((r) => r.id)}::text[], ${ruleColumn((r) => r.framework)}::text[], ${ruleColumn((r) => r.control_id)}::text[],
-        ${ruleColumn((r) => JSON.stringify(r.framework_mappings))}::text[], ${ruleColumn((r) => r.severity)}::text[],
+        ${textIds}::text[], ${ruleColumn((r) => r.severity)}::text[],
         ${ruleColumn((r) => r.title)}::text[], ${ruleColumn((r) => r.description)}::text[], ${ruleColumn((r) => r.remediation.summary)}::text[]
-      ) WITH ORDINALITY AS r(rule_id, framework, control_id, mappings, severity, title, description, remediation, n)
+      ) WITH ORDINALITY AS r(rule_id, framework, control_id, text_id, severity, title, description, remediation, n)
     ),
     violation AS (
       SELECT * FROM unnest(
@@ -61,22 +67,22 @@ async function insertChunk(trx: Kysely<Database>, scope: Scope, now: Date, findi
       ) AS u(id, n, resource_id, resource_type, resource_name, region, account_id, group_id, group_cause)
     ),
     inserted AS (
-      INSERT INTO findings (tenant_id, workspace_id, id, rule_id, framework, control_id, framework_mappings, base_severity, severity,
-        status, title, description, remediation, resource_id, resource_type, resource_name, region, account_id, group_id, group_cause,
+      INSERT INTO finding_rows (tenant_id, workspace_id, id, rule_id, framework, control_id, text_id, base_severity, severity,
+        status, resource_id, resource_type, resource_name, region, account_id, group_id, group_cause,
         first_seen, last_seen, created_at, updated_at)
-      SELECT ${scope.tenantId}::uuid, ${scope.workspaceId}::uuid, violation.id, rule_text.rule_id, rule_text.framework, rule_text.control_id, rule_text.mappings::jsonb,
-        rule_text.severity, rule_text.severity, 'open', rule_text.title, rule_text.description, rule_text.remediation,
+      SELECT ${scope.tenantId}::uuid, ${scope.workspaceId}::uuid, violation.id, rule_text.rule_id, rule_text.framework, rule_text.control_id, rule_text.text_id,
+        rule_text.severity, rule_text.severity, 'open',
         violation.resource_id, violation.resource_type, violation.resource_name, violation.region, violation.account_id,
         violation.group_id, violation.group_cause, ${now}, ${now}, ${now}, ${now}
       FROM violation JOIN rule_text USING (n)
-      RETURNING id, rule_id, framework, control_id, severity, title, description, resource_id, resource_type, resource_name, region, remediation
+      RETURNING id, rule_id, severity, resource_id, resource_type, resource_name, region
     )
     INSERT INTO outbox_events (id, tenant_id, workspace_id, type, data, created_at)
     SELECT gen_random_uuid(), ${scope.tenantId}::uuid, ${scope.workspaceId}::uuid, 'finding.created',
       jsonb_build_object('finding', jsonb_build_object(
-        'id', i.id, 'rule_id', i.rule_id, 'framework', i.framework, 'control_id', i.control_id, 'severity', i.severity,
-        'title', i.title, 'description', i.description, 'resource_id', i.resource_id, 'resource_type', i.resource_type,
-        'resource_name', i.resource_name, 'region', i.region, 'remediation', i.remediation, 'created_at', ${now.toISOString()}::text)),
+        'id', i.id, 'rule_id', r.rule_id, 'framework', r.framework, 'control_id', r.control_id, 'severity', i.severity,
+        'title', r.title, 'description', r.description, 'resource_id', i.resource_id, 'resource_type', i.resource_type,
+        'resource_name', i.resource_name, 'region', i.region, 'remediation', r.remediation, 'created_at', ${now.toISOString()}::text)),
       ${now}
-    FROM inserted i`.execute(trx);
+    FROM inserted i JOIN rule_text r ON r.rule_id = i.rule_id`.execute(trx);
 }

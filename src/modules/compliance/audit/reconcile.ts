@@ -89,7 +89,7 @@ export async function reconcileBatch(
     }
 
     await insertNewFindings(trx, scope, now, inserts);
-    const scoped = () => trx.updateTable('findings').where('workspace_id', '=', scope.workspaceId);
+    const scoped = () => trx.updateTable('finding_rows').where('workspace_id', '=', scope.workspaceId);
     if (touch.length) await scoped().set({ last_seen: now }).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
     if (reopen.length) {
       const reopened = await trx
@@ -106,7 +106,7 @@ export async function reconcileBatch(
     }
     if (regroup.length) {
       await sql`
-        UPDATE findings AS f SET group_id = v.group_id, group_cause = v.group_cause, updated_at = ${now}
+        UPDATE finding_rows AS f SET group_id = v.group_id, group_cause = v.group_cause, updated_at = ${now}
         FROM unnest(${regroup.map((r) => r.id)}::text[], ${regroup.map((r) => r.group_id)}::text[], ${regroup.map((r) => r.group_cause)}::text[])
           AS v(id, group_id, group_cause)
         WHERE f.workspace_id = ${scope.workspaceId} AND f.id = v.id`.execute(trx);
@@ -195,7 +195,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
     const chunk = vanished.slice(i, i + 1000);
     await db.transaction().execute(async (trx) => {
       const rows = await trx
-        .updateTable('findings')
+        .updateTable('finding_rows')
         .set({ status: 'resolved', resolved_at: now, resolved_by: 'audit', updated_at: now })
         .where('workspace_id', '=', scope.workspaceId)
         .where('status', '=', 'open')

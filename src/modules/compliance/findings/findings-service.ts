@@ -76,7 +76,7 @@ export function createFindingsService(deps: Deps) {
       if (current.status === 'resolved') throw conflict('finding is already resolved');
       await db.transaction().execute(async (trx) => {
         await trx
-          .updateTable('findings')
+          .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: `${context.actor.type}:${context.actor.id}`, updated_at: now })
           .where('workspace_id', '=', scope.workspaceId)
           .where('id', '=', id)
