@@ -74,17 +74,25 @@ describe('controls status', () => {
     expect((await status('?framework=iso')).statusCode).toBe(400);
   });
 
-  it('gaps list the failing controls with their findings', async () => {
+  it('gaps list the failing controls with their findings, counted for the rule\'s control and each control it maps to', async () => {
     const rule = builtinRule(RULE)!;
+    await putNodes(t, token, tenant.id, [fixtureNode(RULE, 'violating', 'key-2')]);
+    await audit(t, token, tenant.id);
     const res = await gaps(`?framework=${rule.framework}`);
     expect(res.statusCode).toBe(200);
     expect(res.json().items).toContainEqual(
-      expect.objectContaining({ framework: rule.framework, control_id: rule.control_id, status: 'failing', findings: 1, max_severity: rule.severity, automated: true }),
+      expect.objectContaining({ framework: rule.framework, control_id: rule.control_id, status: 'failing', findings: 2, max_severity: rule.severity, automated: true }),
     );
+    expect(rule.framework_mappings.length).toBeGreaterThan(0);
+    for (const m of rule.framework_mappings) {
+      expect((await gaps(`?framework=${m.framework}`)).json().items, `${m.framework}/${m.control_id}`).toContainEqual(
+        expect.objectContaining({ framework: m.framework, control_id: m.control_id, status: 'failing', findings: 2, max_severity: rule.severity }),
+      );
+    }
   });
 
-  it('fixing the resource passes the controls again (control_passed)', async () => {
-    await putNodes(t, token, tenant.id, [fixtureNode(RULE, 'compliant', 'key-1')]);
+  it('fixing the resources passes the controls again (control_passed)', async () => {
+    await putNodes(t, token, tenant.id, [fixtureNode(RULE, 'compliant', 'key-1'), fixtureNode(RULE, 'compliant', 'key-2')]);
     await audit(t, token, tenant.id);
     expect((await status()).json()).toMatchObject({ overall_score: 100, total_findings: 0 });
     const passed = await events(t, tenant.id, 'compliance.control_passed');

@@ -15,18 +15,26 @@ export const EXPIRING_SOON_DAYS = 7;
 
 /**
  * Findings per (framework, control) among those `where` selects from `findings f`, with the highest
- * severity rank: a finding counts for its own control and for each control it maps to.
+ * severity rank: a finding counts for its own control and for each control it maps to. The findings
+ * of one rule share their control and their text (with the mappings), so they are counted per
+ * (control, text) first and only those few groups have their mappings expanded.
  */
 export async function findingsByControl(db: Kysely<Database>, where: RawBuilder<boolean>) {
   const rows = await sql<{ framework: string; control_id: string; findings: number; top: number }>`
-    SELECT x.framework, x.control_id, count(*)::int AS findings, max(f.severity_rank)::int AS top
-    FROM findings f
+    WITH per_text AS (
+      SELECT f.workspace_id, f.framework, f.control_id, f.text_id, count(*) AS findings, max(f.severity_rank) AS top
+      FROM findings f
+      WHERE ${where}
+      GROUP BY f.workspace_id, f.framework, f.control_id, f.text_id
+    )
+    SELECT x.framework, x.control_id, sum(p.findings)::int AS findings, max(p.top)::int AS top
+    FROM per_text p
+    JOIN finding_texts t ON t.workspace_id = p.workspace_id AND t.id = p.text_id
     CROSS JOIN LATERAL (
-      SELECT f.framework AS framework, f.control_id AS control_id
+      SELECT p.framework AS framework, p.control_id AS control_id
       UNION
-      SELECT m->>'framework', m->>'control_id' FROM jsonb_array_elements(f.framework_mappings) m
+      SELECT m->>'framework', m->>'control_id' FROM jsonb_array_elements(t.framework_mappings) m
     ) x
-    WHERE ${where}
     GROUP BY x.framework, x.control_id`.execute(db);
   return rows.rows;
 }
@@ -88,12 +96,16 @@ export async function controlState(db: Kysely<Database>, scope: Scope, enabled: 
   }
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const [failingRows, attestationRows] = await Promise.all([
-    // Few distinct (control, mappings) combinations exist however many findings there are: take
-    // those and expand the mappings here, instead of expanding every finding in SQL.
+    // Few distinct (control, text) combinations exist however many findings there are: take those
+    // (the text only by its id), and expand their texts' mappings here.
     sql<{ framework: string; control_id: string; framework_mappings: Array<{ framework: string; control_id: string }> }>`
-      SELECT DISTINCT f.framework, f.control_id, f.framework_mappings
-      FROM findings f
-      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}`.execute(db),
+      SELECT d.framework, d.control_id, t.framework_mappings
+      FROM (
+        SELECT DISTINCT f.framework, f.control_id, f.text_id
+        FROM findings f
+        WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
+      ) d
+      JOIN finding_texts t ON t.workspace_id = ${scope.workspaceId} AND t.id = d.text_id`.execute(db),
     db
       .selectFrom('control_attestations')
       .select(['framework', 'control_id', 'status', 'expires_at'])
