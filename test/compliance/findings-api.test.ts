@@ -66,8 +66,21 @@ describe('GET /findings parameters', () => {
     const byId = await list(`?search=${encodeURIComponent('aws-kms-key-rotation-enabled-bad')}`);
     expect(ids(byId).length).toBeGreaterThan(0);
     expect(ids(byId).every((id: string) => id.includes('aws-kms-key-rotation-enabled-bad'))).toBe(true);
-    const byTitle = await list(`?search=${encodeURIComponent('multi-AZ')}&per_page=500`);
-    expect(byTitle.json().items.every((f: { title: string; description: string }) => /multi-az/i.test(f.title + f.description))).toBe(true);
+    // Case-insensitive substring of the title, the description or the resource id: exactly the findings that have it.
+    const matching = (term: string) =>
+      all.filter((f) => [f.title, f.description, f.resource_id].some((v) => v.toLowerCase().includes(term.toLowerCase()))).map((f) => f.id).sort();
+    const inTitles = 'multi-AZ';
+    // A word of some description that no title or resource id holds.
+    const inDescriptions = all
+      .flatMap((f) => f.description.split(/[^A-Za-z-]+/))
+      .find((w) => w.length >= 8 && !all.some((f) => f.title.toLowerCase().includes(w.toLowerCase()) || f.resource_id.toLowerCase().includes(w.toLowerCase())))!;
+    expect(inDescriptions).toBeDefined();
+    for (const term of [inTitles, inDescriptions]) {
+      const found = (await list(`?search=${encodeURIComponent(term)}&per_page=500`)).json();
+      expect(matching(term).length, term).toBeGreaterThan(0);
+      expect(found.items.map((f: { id: string }) => f.id).sort(), term).toEqual(matching(term));
+      expect(found.total, term).toBe(matching(term).length);
+    }
   });
 
   it('sort by created_at, resource_id, with - for descending; an unknown sort is 400', async () => {
