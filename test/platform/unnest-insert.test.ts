@@ -49,4 +49,26 @@ describe('unnestInsert', () => {
     await expect(insert).rejects.toThrow();
     expect(await db.selectFrom('outbox_events').select('id').where('id', '=', id).execute()).toEqual([]);
   });
+
+  it('with onConflictDoNothing skips the rows that conflict and inserts the others', async () => {
+    const db = t.db.handle.db;
+    const kept = randomUUID();
+    const added = randomUUID();
+    const row = (id: string, type: string) => ({ id, tenant_id: tenant.id, type, data: {} });
+    const insert = (rows: Array<Record<string, unknown>>) =>
+      unnestInsert(db, {
+        table: 'outbox_events',
+        columns: { id: 'uuid', tenant_id: 'uuid', type: 'text', data: 'jsonb' },
+        constants: { created_at: { type: 'timestamptz', value: new Date() } },
+        rows,
+        onConflictDoNothing: ['id'],
+      });
+    await insert([row(kept, 'first')]);
+    await insert([row(kept, 'second'), row(added, 'third')]);
+    const rows = await db.selectFrom('outbox_events').select(['id', 'type']).where('id', 'in', [kept, added]).orderBy('seq').execute();
+    expect(rows).toEqual([
+      { id: kept, type: 'first' },
+      { id: added, type: 'third' },
+    ]);
+  });
 });

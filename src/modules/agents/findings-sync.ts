@@ -7,7 +7,7 @@ import { findingCreated, findingReopened, findingResolved, severityChanged } fro
 import { findingId, groupIdOf } from '../compliance/findings/identity.js';
 import type { FrameworkMapping, Severity } from '../compliance/rules/rule-types.js';
 import '../compliance/tables.js';
-import { storeFindingTexts, type FindingText } from '../compliance/findings/finding-texts.js';
+import { storeFindingTexts, textIdOf, type FindingText } from '../compliance/findings/finding-texts.js';
 
 /**
  * Brings the findings one report decides in line with it: the ingest computes the findings that
@@ -133,7 +133,10 @@ export async function syncFindings(
     created_at: createdAt,
   });
 
-  const inserts: Array<Record<string, unknown> & { text: FindingText }> = [];
+  // The texts the writes below refer to (by their digest), stored in one statement before them.
+  const texts: FindingText[] = [];
+  const inserts: Array<Record<string, unknown>> = [];
+  const updates: Array<{ id: string; desired: DesiredFinding; reopen: boolean }> = [];
   const touch: string[] = [];
   const wanted = new Set<string>();
   for (const original of desired) {
@@ -148,7 +151,7 @@ export async function syncFindings(
         rule_id: original.rule_id,
         framework: original.framework,
         control_id: original.control_id,
-        text: original,
+        text_id: textIdOf(original),
         base_severity: original.base_severity,
         severity: original.severity,
         status: 'open',
@@ -166,6 +169,7 @@ export async function syncFindings(
         created_at: now,
         updated_at: now,
       });
+      texts.push(original);
       events.push(findingCreated(scope, eventFinding(id, original, now)));
       counts.created++;
       continue;
@@ -180,24 +184,8 @@ export async function syncFindings(
       canonical(found.details) !== canonical(d.details);
     const severityMoved = found.severity !== d.severity;
     if (found.status === 'resolved' || contentChanged || severityMoved || found.base_severity !== d.base_severity) {
-      await trx
-        .updateTable('finding_rows')
-        .set({
-          status: 'open',
-          text_id: (await storeFindingTexts(trx, scope, [d]))[0]!,
-          cve_ids: d.cve_ids,
-          tags: d.tags,
-          details: json(d.details),
-          base_severity: d.base_severity,
-          severity: d.severity,
-          resource_name: resource.name,
-          last_seen: now,
-          updated_at: now,
-          ...(found.status === 'resolved' ? { resolved_at: null, resolved_by: null } : {}),
-        })
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('id', '=', id)
-        .execute();
+      texts.push(d);
+      updates.push({ id, desired: d, reopen: found.status === 'resolved' });
       if (found.status === 'resolved') {
         events.push(findingReopened(scope, eventFinding(id, d, found.created_at), now));
         counts.reopened++;
@@ -209,10 +197,29 @@ export async function syncFindings(
       touch.push(id);
     }
   }
-  const textIds = await storeFindingTexts(trx, scope, inserts.map((row) => row.text));
-  const rows = inserts.map(({ text: _text, ...row }, i) => ({ ...row, text_id: textIds[i]! }));
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await trx.insertInto('finding_rows').values(rows.slice(i, i + INSERT_CHUNK) as never).execute();
+  await storeFindingTexts(trx, scope, texts);
+  for (const { id, desired: d, reopen } of updates) {
+    await trx
+      .updateTable('finding_rows')
+      .set({
+        status: 'open',
+        text_id: textIdOf(d),
+        cve_ids: d.cve_ids,
+        tags: d.tags,
+        details: json(d.details),
+        base_severity: d.base_severity,
+        severity: d.severity,
+        resource_name: resource.name,
+        last_seen: now,
+        updated_at: now,
+        ...(reopen ? { resolved_at: null, resolved_by: null } : {}),
+      })
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', id)
+      .execute();
+  }
+  for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
+    await trx.insertInto('finding_rows').values(inserts.slice(i, i + INSERT_CHUNK) as never).execute();
   }
   if (touch.length) {
     await trx.updateTable('finding_rows').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();

@@ -11,6 +11,8 @@ export interface UnnestInsert {
   /** Columns with one value for every row: sent once as a scalar parameter. */
   constants?: Record<string, { type: ColumnType; value: unknown }>;
   rows: Array<Record<string, unknown>>;
+  /** Rows conflicting on these columns (a unique index) are skipped: ON CONFLICT (...) DO NOTHING. */
+  onConflictDoNothing?: string[];
 }
 
 /**
@@ -40,6 +42,9 @@ export async function unnestInsert(db: Kysely<Database>, insert: UnnestInsert): 
   ];
   const columnList = [...names, ...constants.map(([name]) => name)].map((name) => sql.ref(name));
   const aliases = sql.raw(names.map((_, i) => `c${i}`).join(', '));
+  const conflict = insert.onConflictDoNothing
+    ? sql` ON CONFLICT (${sql.join(insert.onConflictDoNothing.map((name) => sql.ref(name)))}) DO NOTHING`
+    : sql``;
   await sql`INSERT INTO ${sql.table(insert.table)} (${sql.join(columnList)})
-    SELECT ${sql.join(selected)} FROM unnest(${sql.join(arrays)}) AS u(${aliases})`.execute(db);
+    SELECT ${sql.join(selected)} FROM unnest(${sql.join(arrays)}) AS u(${aliases})${conflict}`.execute(db);
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { unnestInsert } from '../../../platform/db/unnest-insert.js';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { FrameworkMapping } from '../rules/rule-types.js';
@@ -38,14 +39,13 @@ export async function storeFindingTexts(trx: Kysely<Database>, scope: Scope, tex
   const unique = new Map<string, FindingText>();
   texts.forEach((text, i) => unique.set(ids[i]!, text));
   if (unique.size === 0) return ids;
-  const rows = [...unique];
-  await sql`
-    INSERT INTO finding_texts (tenant_id, workspace_id, id, title, description, remediation, framework_mappings)
-    SELECT ${scope.tenantId}::uuid, ${scope.workspaceId}::uuid, t.id, t.title, t.description, t.remediation, t.mappings::jsonb
-    FROM unnest(${rows.map(([id]) => id)}::text[], ${rows.map(([, t]) => t.title)}::text[], ${rows.map(([, t]) => t.description)}::text[],
-      ${rows.map(([, t]) => t.remediation)}::text[], ${rows.map(([, t]) => JSON.stringify(t.framework_mappings))}::text[])
-      AS t(id, title, description, remediation, mappings)
-    ON CONFLICT (workspace_id, id) DO NOTHING`.execute(trx);
+  await unnestInsert(trx, {
+    table: 'finding_texts',
+    columns: { id: 'text', title: 'text', description: 'text', remediation: 'text', framework_mappings: 'jsonb' },
+    constants: { tenant_id: { type: 'uuid', value: scope.tenantId }, workspace_id: { type: 'uuid', value: scope.workspaceId } },
+    rows: [...unique].map(([id, t]) => ({ id, title: t.title, description: t.description, remediation: t.remediation, framework_mappings: t.framework_mappings })),
+    onConflictDoNothing: ['workspace_id', 'id'],
+  });
   return ids;
 }
 
