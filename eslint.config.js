@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
+  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,6 +11,35 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // The console runs in the browser.
+    files: ['web/src/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
+    // Service code looks outside input (sort names, permissions, ecosystems, metric values) up in
+    // constant tables: a plain object literal answers "constructor" or "__proto__" with an
+    // Object.prototype member. Tables are built with lookupTable() (src/platform/lookup-table.ts).
+    files: ['src/**/*.ts'],
+    ignores: ['src/agent/**', 'src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'][id.typeAnnotation.typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][init.type='ObjectExpression']",
+          message: 'Build a lookup table with lookupTable({...}) (src/platform/lookup-table.ts): a plain object answers "constructor" and "__proto__".',
+        },
+        {
+          selector: ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'] > CallExpression.init[callee.object.name='Object'][callee.property.name='fromEntries']",
+          message: 'Wrap the table in lookupTable(...) (src/platform/lookup-table.ts): a plain object answers "constructor" and "__proto__".',
+        },
+        {
+          selector: "BinaryExpression[operator='in'][right.type='Identifier'][right.name=/^[A-Z][A-Z0-9_]+$/]",
+          message: '`key in TABLE` is true for "constructor" and "toString" on a plain object: use Object.hasOwn(TABLE, key).',
+        },
+      ],
     },
   },
 );

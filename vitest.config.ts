@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 const storageTests = ['src/**/*.test.ts', 'test/**/*.test.ts'];
 const unitTests = ['src/**/*.unit.test.ts', 'test/**/*.unit.test.ts'];
+/** The console in a real Chromium against the real service on PGlite (test/web/harness). */
+const browserTests = ['test/web/**/*.browser.test.ts'];
 const shared = {
   globalSetup: ['test/harness/global-setup.ts'],
   testTimeout: 60_000,
@@ -14,11 +16,20 @@ const shared = {
 
 const projects: Array<{ test: Record<string, unknown> }> = [
   { test: { name: 'unit', include: unitTests, testTimeout: 60_000 } },
-  { test: { ...shared, name: 'pglite', include: storageTests, exclude: unitTests, provide: { dbKind: 'pglite' as const } } },
+  { test: { ...shared, name: 'pglite', include: storageTests, exclude: [...unitTests, ...browserTests], provide: { dbKind: 'pglite' as const } } },
+  {
+    test: {
+      ...shared,
+      name: 'browser',
+      include: browserTests,
+      globalSetup: [...shared.globalSetup, 'test/web/harness/global-setup.ts'],
+      provide: { dbKind: 'pglite' as const },
+    },
+  },
 ];
 if (process.env.TEST_DATABASE_URL) {
   projects.push({
-    test: { ...shared, name: 'postgres', include: storageTests, exclude: unitTests, provide: { dbKind: 'postgres' as const } },
+    test: { ...shared, name: 'postgres', include: storageTests, exclude: [...unitTests, ...browserTests], provide: { dbKind: 'postgres' as const } },
   });
 }
 

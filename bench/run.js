@@ -20,14 +20,22 @@ const suites = {
   webhooks: async (opts) => (await import('./webhooks.js')).benchWebhooks(opts),
   agents: async (opts) => (await import('./agents.js')).benchAgents(opts),
   paths: async (opts) => (await import('./paths.js')).benchPaths(opts),
+  // /healthz and another tenant's GET /nodes during a 100,000-node audit, against no audit.
+  'audit-isolation': async (opts) => (await import('./audit-isolation.js')).benchAuditIsolation(opts),
   // What bounds an audit before its writes (reading against evaluating the nodes): by name only.
   'audit-floor': async (opts) => (await import('./audit-floor.js')).benchAuditFloor(opts),
+  // First audit against an unchanged and a 1 %-changed re-audit (issue 23 item 3): by name only.
+  'incremental-audit': async (opts) => (await import('./incremental-audit.js')).benchIncrementalAudit(opts),
+  // The console's first requests at 100,000 findings and the re-audit ratios (issue 23): by name only.
+  dashboard: async (opts) => (await import('./dashboard.js')).benchDashboard(opts),
+  // The console in Chromium at 100,000 findings: cold load, filter change, initial JS (issue 24): by name only.
+  console: async (opts) => (await import('./console.js')).benchConsole(opts),
   // The 60 s mixed load on the scale-out deployment: only when asked for by name.
   load: async () => (await import('./load.js')).benchLoad(),
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const names = requested.length ? requested : Object.keys(suites).filter((n) => n !== 'load' && n !== 'audit-floor');
+const names = requested.length ? requested : Object.keys(suites).filter((n) => n !== 'load' && n !== 'audit-floor' && n !== 'incremental-audit' && n !== 'dashboard' && n !== 'console');
 const unknown = names.filter((n) => !suites[n]);
 if (unknown.length) {
   console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(suites).join(', ')}`);

@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './deps.js';
 import { modules as allModules } from './modules/index.js';
 import type { Module } from './modules/module.js';
 import { installErrorHandling, sendError } from './platform/http/error-handler.js';
+import { answerClientError } from './platform/http/client-errors.js';
 import { AppError, CODE_BY_STATUS } from './platform/http/errors.js';
-import { installFiniteNumberGuard } from './platform/http/finite-numbers.js';
+import { installInputGuards } from './platform/http/input-guards.js';
+import { installPageLinks } from './platform/http/page-links.js';
+import { installRequestLog } from './platform/http/request-log.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { openApiRoutes, registerOpenApi } from './platform/http/openapi.js';
 import './platform/http/route-config.js';
@@ -34,6 +38,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: deps.config.trustedProxies.length > 0 ? deps.config.trustedProxies : false,
     requestIdHeader: false,
+    // One line per request instead of Fastify's two (platform/http/request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     // A client-supplied request id is kept when it is sane, so a trace can span services.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -54,6 +60,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
       void sendError(reply, new AppError(status, CODE_BY_STATUS[status] ?? 'BAD_REQUEST', status === 414 ? 'a path parameter is too long' : error.message));
     },
     routerOptions: { maxParamLength: 500 },
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
@@ -63,7 +70,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
   app.addSchema(ErrorBody);
   installErrorHandling(app);
-  installFiniteNumberGuard(app);
+  installInputGuards(app);
+  installPageLinks(app);
+  installRequestLog(app);
   await registerOpenApi(app, deps.version);
 
   app.decorateRequest('ctx', null);
@@ -72,6 +81,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   app.addHook('onClose', async () => {
     await stopListening();
   });
+  // Parses cookies before the authenticator, which reads the console's session cookie.
+  await app.register(fastifyCookie);
   const authenticate = createAuthenticator(deps);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

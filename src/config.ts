@@ -1,4 +1,6 @@
 import { parseDuration } from './platform/duration.js';
+import { allowHostsFromEnv } from './platform/outbound/allow-list.js';
+import type { OutboundLookup } from './platform/outbound/policy.js';
 
 /** The service's configuration, parsed once from the environment and passed down (never read at import time). */
 export interface Config {
@@ -12,9 +14,14 @@ export interface Config {
   secret: string | null;
   exportRetentionMs: number;
   webhookRetryScheduleSeconds: number[];
-  webhookAllowHosts: string[];
+  /** Targets of outbound requests that may be private and use http:// (CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS and its deprecated aliases). */
+  outboundAllowHosts: string[];
+  /** The DNS lookup of outbound requests; set by tests only (no real DNS there), the system resolver otherwise. */
+  outboundLookup?: OutboundLookup;
   accessTokenTtlMs: number;
   refreshTokenTtlMs: number;
+  /** How long an invitation into a tenant can be accepted. */
+  invitationTtlMs: number;
   trustedProxies: string[];
   redisUrl: string | null;
   logLevel: string;
@@ -28,8 +35,25 @@ export interface Config {
   vulndbIntervalMs: number;
   /** Load the shipped KEV/EPSS snapshot into an empty store at start (off for air-gapped stores fed by the CLI). */
   vulndbSeed: boolean;
+  /** Largest upload POST /api/v1/vulndb/imports takes (all its files together); 413 above. */
+  vulndbUploadMaxBytes: number;
+  /** What decompression (gzip, zip, tar) may produce in one vulnerability import; refused above (archive bombs). */
+  vulndbUncompressedMaxBytes: number;
+  /** Entries one vulnerability archive (zip or tar) may hold; refused above. */
+  vulndbArchiveMaxEntries: number;
   /** Per-tenant rate limits; off only when an upstream gateway already limits. */
   rateLimitsEnabled: boolean;
+  /** Time budget of one rule evaluation (one rule on one resource) in an audit, ms. */
+  ruleBudgetMs: number;
+  /**
+   * Tenants (ids or slugs) whose discovery may read with the service's own cloud credentials; every
+   * other tenant reads only through a cloud connection it supplied (docs/exports.md).
+   */
+  discoveryOwnCredentialsTenants: string[];
+  /** The service's AWS principal (account id or ARN), named in the trust policy shown for role connections. */
+  discoveryAwsPrincipal: string | null;
+  /** The largest Terraform state a discovery job reads (uploaded or from S3). */
+  discoveryStateMaxBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -58,6 +82,14 @@ function onOff(env: Env, name: string, fallback: boolean): boolean {
   if (['on', 'true', '1'].includes(raw)) return true;
   if (['off', 'false', '0'].includes(raw)) return false;
   throw new Error(`${name}: "${raw}" must be on or off`);
+}
+
+function awsPrincipal(raw: string | undefined): string | null {
+  if (!raw) return null;
+  if (!/^(\d{12}|arn:aws[a-z-]*:(iam|sts)::\d{12}:[\w+=,.@/:-]+)$/.test(raw)) {
+    throw new Error(`CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL: "${raw}" must be an AWS account id or an IAM or STS ARN`);
+  }
+  return raw;
 }
 
 export function parseRoles(text: string | undefined): Config['roles'] {
@@ -90,9 +122,10 @@ export function loadConfig(env: Env = process.env): Config {
     secret: env.CONTROLGRAPH_SECRET || null,
     exportRetentionMs: parseDuration(env.CONTROLGRAPH_EXPORT_RETENTION ?? '7d', 'CONTROLGRAPH_EXPORT_RETENTION'),
     webhookRetryScheduleSeconds: schedule,
-    webhookAllowHosts: list(env.CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS).map((h) => h.toLowerCase()),
+    outboundAllowHosts: allowHostsFromEnv(env),
     accessTokenTtlMs: parseDuration(env.CONTROLGRAPH_ACCESS_TOKEN_TTL ?? '1h', 'CONTROLGRAPH_ACCESS_TOKEN_TTL'),
     refreshTokenTtlMs: parseDuration(env.CONTROLGRAPH_REFRESH_TOKEN_TTL ?? '7d', 'CONTROLGRAPH_REFRESH_TOKEN_TTL'),
+    invitationTtlMs: parseDuration(env.CONTROLGRAPH_INVITATION_TTL ?? '7d', 'CONTROLGRAPH_INVITATION_TTL'),
     trustedProxies: list(env.CONTROLGRAPH_TRUSTED_PROXIES),
     redisUrl: env.REDIS_URL || null,
     logLevel: env.LOG_LEVEL || 'info',
@@ -103,6 +136,13 @@ export function loadConfig(env: Env = process.env): Config {
     vulndbSources: list(env.CONTROLGRAPH_VULNDB_SOURCES),
     vulndbIntervalMs: parseDuration(env.CONTROLGRAPH_VULNDB_INTERVAL ?? '6h', 'CONTROLGRAPH_VULNDB_INTERVAL'),
     vulndbSeed: onOff(env, 'CONTROLGRAPH_VULNDB_SEED', true),
+    vulndbUploadMaxBytes: integer(env, 'CONTROLGRAPH_VULNDB_UPLOAD_MAX_BYTES', 2 * 1024 ** 3, 1024),
+    vulndbUncompressedMaxBytes: integer(env, 'CONTROLGRAPH_VULNDB_UNCOMPRESSED_MAX_BYTES', 16 * 1024 ** 3, 1024),
+    vulndbArchiveMaxEntries: integer(env, 'CONTROLGRAPH_VULNDB_ARCHIVE_MAX_ENTRIES', 1_000_000, 1),
     rateLimitsEnabled: onOff(env, 'CONTROLGRAPH_RATE_LIMITS', true),
+    ruleBudgetMs: integer(env, 'CONTROLGRAPH_RULE_BUDGET_MS', 100, 1),
+    discoveryOwnCredentialsTenants: list(env.CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS).map((t) => t.toLowerCase()),
+    discoveryAwsPrincipal: awsPrincipal(env.CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL),
+    discoveryStateMaxBytes: integer(env, 'CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES', 64 * 1024 * 1024, 1024),
   };
 }

@@ -1,4 +1,5 @@
 import { VERSION } from './version.js';
+import { lookupTable } from './platform/lookup-table.js';
 
 interface Command {
   /** The line `controlgraph --help` shows. */
@@ -9,7 +10,7 @@ interface Command {
 }
 
 /** Commands of the controlgraph CLI; later modules add theirs here. */
-export const commands: Record<string, Command> = {
+export const commands: Record<string, Command> = lookupTable({
   serve: {
     summary: 'Starts the service (API, worker and scheduler; --role picks some).',
     load: async () => {
@@ -21,7 +22,14 @@ export const commands: Record<string, Command> = {
     summary: 'Applies the pending database migrations to DATABASE_URL and exits.',
     load: async () => {
       const m = await import('./cli/migrate.js');
-      return { help: m.migrateHelp, run: () => m.migrateCommand() };
+      return { help: m.migrateHelp, run: m.migrateCommand };
+    },
+  },
+  check: {
+    summary: 'Recomputes the findings read model from the findings and compares (--repair rebuilds it).',
+    load: async () => {
+      const m = await import('./cli/check.js');
+      return { help: m.checkHelp, run: m.checkCommand };
     },
   },
   user: {
@@ -38,6 +46,13 @@ export const commands: Record<string, Command> = {
       return { help: m.vulndbHelp, run: m.vulndbCommand };
     },
   },
+  demo: {
+    summary: "Loads the demo estate (CloudMapper's demo AWS account, from recorded responses) into a tenant.",
+    load: async () => {
+      const m = await import('./cli/demo.js');
+      return { help: m.demoHelp, run: m.demoCommand };
+    },
+  },
   agent: {
     summary: 'Runs the host agent: scans this Linux host and sends reports to the server.',
     load: async () => {
@@ -45,7 +60,7 @@ export const commands: Record<string, Command> = {
       return { help: m.agentHelp, run: m.agentCommand };
     },
   },
-};
+});
 
 const usage = `controlgraph ${VERSION}
 

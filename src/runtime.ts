@@ -26,12 +26,14 @@ export interface OpenDepsOptions {
   clock?: Clock;
   log?: Logger;
   defaultMetrics?: boolean;
+  /** What this process is, recorded with an embedded database's lock (see platform/db/directory-lock.ts). */
+  owner?: string;
 }
 
 /** Opens the database (migrated), the artifact store and the shared services of one process. */
 export async function openDeps(config: Config, options: OpenDepsOptions = {}): Promise<AppDeps> {
   const log = options.log ?? createLogger(config.logLevel);
-  const database = await openDatabase(config.databaseUrl);
+  const database = await openDatabase(config.databaseUrl, { owner: options.owner });
   try {
     const { applied } = await migrate(database.db);
     if (applied.length) log.info({ applied }, 'migrations applied');
@@ -116,6 +118,8 @@ export async function startService(config: Config, options: OpenDepsOptions = {}
   await worker?.start();
   await scheduler?.start();
   const address = await app.listen({ port: config.port, host: config.host });
+  // A CLI command beside this process finds the API here instead of opening the embedded files.
+  if (config.roles.has('api')) await deps.database.lock?.update({ url: loopbackUrl(address) });
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -129,4 +133,12 @@ export async function startService(config: Config, options: OpenDepsOptions = {}
       await deps.database.close();
     })());
   return { deps, app, worker, scheduler, address, stop };
+}
+
+/** The listening address as a URL this host can reach (a wildcard listener answers on loopback). */
+function loopbackUrl(address: string): string {
+  const url = new URL(address);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  else if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
 }

@@ -104,10 +104,23 @@ describe('route-table authorization', () => {
     expect(open).toEqual(
       [
         'GET /api/v1/account/tenants',
+        // The signed-in user's own invitations into other tenants.
+        'GET /api/v1/account/invitations',
+        'POST /api/v1/account/invitations/:invitationID/accept',
+        'POST /api/v1/account/invitations/:invitationID/decline',
         'GET /api/v1/auth/me',
         'POST /api/v1/auth/logout',
+        // The signed-in user's own second factor (multi-factor sign-in).
+        'GET /api/v1/auth/mfa',
+        'POST /api/v1/auth/mfa/totp/enroll',
+        'POST /api/v1/auth/mfa/totp/confirm',
+        'DELETE /api/v1/auth/mfa/totp',
+        'POST /api/v1/auth/mfa/recovery-codes',
         'POST /api/v1/auth/select-tenant',
         'POST /api/v1/auth/switch-workspace',
+        // The console's cookie session moved to another tenant or workspace of the user (as the two above).
+        'POST /api/v1/auth/session/tenant',
+        'POST /api/v1/auth/session/workspace',
         // Vulnerability intelligence is public knowledge: any authenticated caller may read it.
         'GET /api/v1/vulndb/cve/:cveId',
         'GET /api/v1/vulndb/check/:cveId',

@@ -1,4 +1,5 @@
 import { loadConfig, parseRoles } from '../config.js';
+import { ALLOW_HOSTS_SETTING, DEPRECATED_ALLOW_HOSTS_SETTINGS } from '../platform/outbound/allow-list.js';
 import { startService } from '../runtime.js';
 
 export const serveHelp = `Usage: controlgraph serve [--role api|worker|scheduler[,...]]
@@ -17,12 +18,14 @@ export async function serve(args: string[]): Promise<void> {
     env.CONTROLGRAPH_ROLES = value;
   }
   const config = loadConfig(env);
-  const service = await startService(config);
+  const service = await startService(config, { owner: 'controlgraph serve' });
   const { log } = service.deps;
   log.info(
     { address: service.address, roles: [...config.roles], database: service.deps.database.kind },
     'controlgraph started',
   );
+  const deprecated = DEPRECATED_ALLOW_HOSTS_SETTINGS.filter((name) => env[name]);
+  if (deprecated.length) log.warn({ deprecated }, `deprecated settings: move their entries to ${ALLOW_HOSTS_SETTING} (they are still read)`);
   const shutdown = (signal: string) => {
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);

@@ -12,6 +12,7 @@ import { applicationsModule } from './applications/index.js';
 import { ssoModule } from './sso/index.js';
 import { vulndbModule } from './vulndb/index.js';
 import { agentsModule } from './agents/index.js';
+import { consoleModule } from './console/index.js';
 
 /** Every domain module of the service, in start-up order. */
 export const modules: Module[] = [
@@ -28,4 +29,6 @@ export const modules: Module[] = [
   ssoModule,
   vulndbModule,
   agentsModule,
+  // Last: its catch-all route answers the console's page for paths no other module serves.
+  consoleModule,
 ];

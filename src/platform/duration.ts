@@ -1,5 +1,6 @@
+import { lookupTable } from './lookup-table.js';
 /** Durations in configuration are `<n>s`, `<n>m`, `<n>h` or `<n>d` (contracts section 1). */
-const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = lookupTable({ s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 });
 
 export function parseDuration(text: string, name = 'duration'): number {
   const match = /^(\d+)([smhd])$/.exec(text.trim());

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+const SUM_GAUGES_NAMED_LIKE_COUNTERS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
 /** One registry per app instance (tests build many apps in one process). */
 export interface Metrics {
   registry: Registry;
@@ -10,7 +12,13 @@ export interface Metrics {
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'controlgraph_' });
+  if (options.defaultMetrics) {
+    collectDefaultMetrics({ register: registry, prefix: 'controlgraph_' });
+    // prom-client exports three gauges named *_total (the sums of nodejs_active_handles, _requests
+    // and _resources over their `type` label): a `_total` suffix means a counter in the exposition
+    // format, so Prometheus tooling refuses them (promtool check metrics). The labelled gauges stay.
+    for (const name of SUM_GAUGES_NAMED_LIKE_COUNTERS) registry.removeSingleMetric(`controlgraph_${name}`);
+  }
   return {
     registry,
     httpDuration: new Histogram({

@@ -35,7 +35,15 @@ interface OsvRecord {
   withdrawn?: string;
   upstream?: string[];
   aliases?: string[];
+  related?: string[];
   affected?: OsvAffected[];
+}
+
+/** The CVEs an advisory is about: its own id and aliases, else the CVEs it relates to (a DSA), else its id. */
+function cvesOf(record: OsvRecord): string[] {
+  const own = [record.id, ...(record.aliases ?? [])].filter((id) => /^CVE-/.test(id));
+  const related = (record.related ?? []).filter((id) => /^CVE-/.test(id));
+  return own.length ? own : related.length ? related : [record.id];
 }
 
 /**
@@ -54,8 +62,8 @@ function dpkgOrder(pairs: Array<[string, string]>): Map<string, number> {
   return new Map(unique.map(([a, b], i) => [`${a}\t${b}`, Number(out[i])]));
 }
 
-/** Source package → the advisory ids affecting its installed version (OSV semantics, dpkg's ordering). */
-function expectedVulnerable(installed: Map<string, Set<string>>): Map<string, Set<string>> {
+/** Source package → the advisories affecting its installed version (OSV semantics, dpkg's ordering). */
+function expectedVulnerable(installed: Map<string, Set<string>>): Map<string, Map<string, OsvRecord>> {
   const records = (JSON.parse(gunzipSync(readFileSync(OSV_DEBIAN)).toString('utf8')) as OsvRecord[]).filter((r) => !r.withdrawn);
   const entries = records.flatMap((record) =>
     (record.affected ?? [])
@@ -65,7 +73,7 @@ function expectedVulnerable(installed: Map<string, Set<string>>): Map<string, Se
   const bound = (e: Record<string, string>) => e.introduced ?? e.fixed ?? e.last_affected ?? '0';
   const order = dpkgOrder(entries.flatMap(({ a, version }) => (a.ranges ?? []).flatMap((r) => r.events.map((e) => [version, bound(e)] as [string, string]))));
   const cmp = (a: string, b: string) => order.get(`${a}\t${b}`)!;
-  const out = new Map<string, Set<string>>();
+  const out = new Map<string, Map<string, OsvRecord>>();
   for (const { record, a, version } of entries) {
     let hit = (a.versions ?? []).includes(version);
     for (const range of a.ranges ?? []) {
@@ -80,8 +88,8 @@ function expectedVulnerable(installed: Map<string, Set<string>>): Map<string, Se
     }
     if (!hit) continue;
     const name = a.package!.name!;
-    if (!out.has(name)) out.set(name, new Set());
-    out.get(name)!.add(record.id);
+    if (!out.has(name)) out.set(name, new Map());
+    out.get(name)!.set(record.id, record);
   }
   return out;
 }
@@ -104,6 +112,7 @@ interface Finding {
   cve_ids: string[];
   details: {
     package: string;
+    vulnerability: string;
     known_exploited: string[];
     fixed_version: string | null;
     unfixed_advisories: string[];
@@ -158,7 +167,7 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
     expect(first.spool.pending).toBe(0);
   });
 
-  it('opens one finding per installed package whose source package an advisory affects, and no other', async () => {
+  it('opens one finding per source package and CVE that an advisory affects, listing its installed binary packages, and no other', async () => {
     const listed = execFileSync('dpkg-query', ['-W', '-f', '${db:Status-Status}\t${Package}\t${source:Package}\t${source:Version}\n'], { encoding: 'utf8' })
       .split('\n')
       .filter((l) => l.startsWith('installed\t'))
@@ -167,17 +176,17 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
     for (const [, , source, version] of listed) installed.set(source, (installed.get(source) ?? new Set()).add(version));
     const vulnerable = expectedVulnerable(installed);
     expect(vulnerable.size).toBeGreaterThan(10);
+    const expectedPairs = [...new Set([...vulnerable].flatMap(([source, records]) => [...records.values()].flatMap((r) => cvesOf(r).map((cve) => `${source} ${cve}`))))].sort();
     const expectedPackages = [...new Set(listed.filter(([, , source]) => vulnerable.has(source)).map(([, name]) => name))].sort();
 
     const findings = await vulnFindings();
-    expect(findings.map((f) => f.details.package).sort()).toEqual(expectedPackages);
+    expect(findings.map((f) => `${f.details.package} ${f.details.vulnerability}`).sort()).toEqual(expectedPairs);
     expect(first.server_response!.packages).toMatchObject({ vulnerable: expectedPackages.length });
     for (const f of findings) {
       expect(f.status).toBe('open');
-      const source = f.details.installed[0]!.source_name ?? f.details.package;
-      // Each CVE record that affects the source package is among the finding's CVEs.
-      const cves = [...vulnerable.get(source)!].filter((id) => id.startsWith('CVE-'));
-      expect(f.cve_ids, f.rule_id).toEqual(expect.arrayContaining(cves));
+      expect(f.cve_ids).toEqual(f.details.vulnerability.startsWith('CVE-') ? [f.details.vulnerability] : []);
+      // Its binary packages are every installed package built from that source.
+      expect(f.details.installed.map((i) => (i as { name?: string }).name).sort()).toEqual(listed.filter(([, , source]) => source === f.details.package).map(([, name]) => name).sort());
       // No CVE of the finding is in the KEV catalog (none is loaded yet): the severity is the base one.
       expect(f.severity).toBe(f.base_severity);
     }
@@ -209,13 +218,14 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
     for (const f of others) expect(f.severity).toBe(f.base_severity);
   });
 
-  it('removing a package resolves its finding', async () => {
+  it('removing the packages of a source package resolves its findings', async () => {
     const ctx = createContext({});
     const facts = await hostFacts(ctx, { fallbackId: async () => 'f'.repeat(32) });
     const packages = (await collectPackages(ctx)).items;
     const target = (await vulnFindings()).find((f) => f.status === 'open')!;
+    // The finding is the source package's: removing every binary package built from it resolves it.
     const report = buildReport(
-      { agent_id: 'agent-this-host', host: facts.host, os: facts.os, packages: packages.filter((p) => p.name !== target.details.package) },
+      { agent_id: 'agent-this-host', host: facts.host, os: facts.os, packages: packages.filter((p) => (p.source_name ?? p.name) !== target.details.package) },
       new Date(Date.now() + 1000).toISOString(),
     );
     const res = await sendReport(t, key, 'agent-this-host', report);

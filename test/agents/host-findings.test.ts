@@ -34,6 +34,7 @@ interface Finding {
   id: string;
   rule_id: string;
   status: string;
+  title: string;
   severity: string;
   tags: string[];
   details: Record<string, any>;
@@ -46,6 +47,11 @@ async function findings(machine: string): Promise<Finding[]> {
     url: `/api/v1/tenants/${tenant.id}/findings?status=all&per_page=500&resource_id=${encodeURIComponent(nodeId(machine))}`,
     expect: 200,
   });
+  return res.json().items;
+}
+
+async function unknownOf(machine: string): Promise<Array<Record<string, any>>> {
+  const res = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/evaluations/unknown?resource_id=${encodeURIComponent(nodeId(machine))}`, expect: 200 });
   return res.json().items;
 }
 
@@ -97,6 +103,9 @@ describe('host-configuration findings', () => {
     ]);
     expect(byRule.get('host-ssh-root-login')).toMatchObject({ severity: 'HIGH', status: 'open', tags: ['host', 'host-configuration'] });
     expect(byRule.get('host-ssh-root-login')!.details.evidence).toEqual(['PermitRootLogin yes (/etc/ssh/sshd_config:33)']);
+    // Findings word the failure, not the rule's check title ("SSH does not permit root login").
+    expect(byRule.get('host-ssh-root-login')!.title).toBe('SSH permits root login');
+    expect(byRule.get('host-account-empty-password')!.title).toBe('Local account has an empty password');
     expect(byRule.get('host-ssh-empty-passwords')!.severity).toBe('CRITICAL');
     expect(byRule.get('host-world-writable-sensitive-file')!.details.evidence).toEqual(['/etc/passwd mode 0666']);
     expect(byRule.get('host-account-extra-uid0')!.details.evidence).toEqual(['toor (uid 0, shell /bin/sh)']);
@@ -123,11 +132,39 @@ describe('host-configuration findings', () => {
     expect(status['host-firewall-default-accept']).toBe('open');
     expect(status['host-account-empty-password']).toBe('open');
     expect(status['host-account-extra-uid0']).toBe('resolved');
+    // Undecided is an unknown outcome, recorded per rule with what the host lacks (issue 22, fail closed).
+    const unknowns = await unknownOf(machine);
+    expect(unknowns.map((u) => [u.rule_id, u.reason, u.missing_paths, u.detail])).toEqual([
+      ['host-account-empty-password', 'not_collected', [], '1 item(s) cannot be judged'],
+      ['host-firewall-default-accept', 'not_collected', ['firewall_policies'], 'not collected: firewall_policies'],
+    ]);
+    expect(unknowns[1]).toMatchObject({ resource_type: 'host.os.instance', title: 'Host firewall accepts inbound traffic by default', run_id: null });
+  });
+
+  it('an sshd_config the agent could not read leaves the SSH rules unknown, not passed', async () => {
+    const other = 'rules000000000000000000000000002';
+    const body = await send('agent-sshd', other, '2026-11-23T12:11:00.000Z', {
+      config_checks: [{ id: 'sysctl.kernel.randomize_va_space', value: '2', source: '/proc/sys/kernel/randomize_va_space' }],
+      collectors: [{ name: 'config_checks', status: 'partial', reason: '/etc/ssh/sshd_config is not readable', items: 1, duration_ms: 1 }],
+    });
+    const rules = Object.fromEntries(body.rules.map((r: { id: string; state: string }) => [r.id, r.state]));
+    expect(rules['host-ssh-root-login']).toBe('not_evaluated');
+    expect(rules['host-ssh-empty-passwords']).toBe('not_evaluated');
+    expect((await unknownOf(other)).map((u) => [u.rule_id, u.reason])).toEqual([
+      ['host-ssh-empty-passwords', 'not_collected'],
+      ['host-ssh-root-login', 'not_collected'],
+    ]);
+    // No sshd_config at all (no SSH daemon): nothing permits root login, a pass.
+    const again = await send('agent-sshd', other, '2026-11-23T12:12:00.000Z', { config_checks: [], collectors: [] });
+    expect(Object.fromEntries(again.rules.map((r: { id: string; state: string }) => [r.id, r.state]))['host-ssh-root-login']).toBe('compliant');
+    expect(await unknownOf(other)).toEqual([]);
   });
 
   it('resolves what the next report no longer shows', async () => {
     const body = await send('agent-rules', machine, '2026-11-23T12:15:00.000Z');
     expect(body.findings.resolved).toBe(6);
+    // Every rule decided again: no unknown left.
+    expect(await unknownOf(machine)).toEqual([]);
     const list = await findings(machine);
     const rules = list.filter((f) => f.tags.includes('host-configuration'));
     expect(rules).toHaveLength(7);

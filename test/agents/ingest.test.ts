@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, type TenantFixture } from '../harness/identity.js';
-import { buildReport, nodePath, sendReport } from './helpers.js';
+import pino from 'pino';
+import { buildReport, nodePath, OSV_DEBIAN, sendReport } from './helpers.js';
+import { OSV_NPM } from '../vulndb/helpers.js';
+import { importLocation } from '../../src/modules/vulndb/import/importer.js';
 
 let t: TestApp;
 let tenant: TenantFixture;
@@ -204,5 +207,39 @@ describe('the report format in the OpenAPI document', () => {
     }
     expect(report.properties.connections.items.properties.state.enum).toEqual(expect.arrayContaining(['ESTABLISHED', 'TIME_WAIT', 'CLOSE_WAIT', 'LISTEN', 'SYN_SENT']));
     expect(report.properties.local_users.items.properties).not.toHaveProperty('password');
+  });
+});
+
+describe('the report response says whether the packages could be checked at all', () => {
+  // Last in this file: it loads advisories into the store the other tests run without.
+  it('no package advisories: package matching is off, said plainly; advisories of another ecosystem only: that host is not checked', async () => {
+    const machine = { machine_id: 'c0ffee00c0ffee00c0ffee00c0ffee00', hostname: 'matching-1' };
+    const send = async (at: string) => {
+      const report = buildReport({ agent_id: 'agent-matching-1' }, at);
+      report.host = { ...report.host, ...machine };
+      const res = await sendReport(t, key, 'agent-matching-1', report);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    const none = await send('2026-11-23T12:10:00.000Z');
+    expect(none.packages).toMatchObject({ total: 2, vulnerable: 0 });
+    expect(none.package_matching).toEqual({
+      enabled: false,
+      ecosystems: [{ ecosystem: 'Debian:12', advisories_loaded: false }],
+      message: expect.stringMatching(/^no package advisories are loaded \(OSV data\), so package matching is off: packages are not checked/),
+    });
+
+    const log = pino({ level: 'silent' });
+    expect((await importLocation({ db: t.deps.database.db, clock: t.clock, log }, OSV_NPM, { trigger: 'cli' })).status).toBe('succeeded');
+    const npmOnly = await send('2026-11-23T12:11:00.000Z');
+    expect(npmOnly.package_matching).toEqual({
+      enabled: true,
+      ecosystems: [{ ecosystem: 'Debian:12', advisories_loaded: false }],
+      message: 'no package advisories are loaded for Debian:12: packages of that ecosystem are not checked (import the OSV data of it)',
+    });
+
+    expect((await importLocation({ db: t.deps.database.db, clock: t.clock, log }, OSV_DEBIAN, { trigger: 'cli' })).status).toBe('succeeded');
+    const covered = await send('2026-11-23T12:12:00.000Z');
+    expect(covered.package_matching).toEqual({ enabled: true, ecosystems: [{ ecosystem: 'Debian:12', advisories_loaded: true }], message: null });
   });
 });

@@ -176,7 +176,7 @@ describe('business services', () => {
     await api.post('/services', { name: 'Reports', criticality: 'medium', application_ids: [apps.reporting, apps.payments] }, 201);
     const map = await criticality(scope, [ids.web, ids.db, ids.lb, 'aws:us-east-1:aws.custom.thing:nope']);
     expect(Object.fromEntries(map)).toEqual({ [ids.db]: 'critical', [ids.lb]: 'medium' });
-    const scored = createScoredFindings(t.deps, { criticality });
+    const scored = createScoredFindings(t.deps);
     const page = await scored(scope, { status: 'open', resourceId: ids.db }, pageRequest({ per_page: 50 }));
     expect(page.items.length).toBeGreaterThan(0);
     for (const item of page.items) expect(item.risk_factors.criticality).toBe(10);

@@ -40,7 +40,7 @@ describe('audit over every built-in rule', () => {
       expect(res.statusCode, rule.id).toBe(200);
       expect(res.json()).toMatchObject({
         rule_id: rule.id, resource_id: nodeId, status: 'open', severity: rule.severity, framework: rule.framework, control_id: rule.control_id,
-        title: rule.title, description: rule.description,
+        title: rule.finding_title, description: rule.finding_description,
       });
     }
     // The rows refer to their rule's text (migration 0017): one stored text per audited rule, shared
@@ -56,7 +56,7 @@ describe('audit over every built-in rule', () => {
     for (const row of rows) {
       const rule = builtinRules().find((r) => r.id === row.rule_id)!;
       expect(textById.get(row.text_id), row.rule_id).toEqual({
-        id: row.text_id, title: rule.title, description: rule.description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings,
+        id: row.text_id, title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings,
       });
     }
     const created = await events(t, tenant.id, 'finding.created');
@@ -99,12 +99,19 @@ describe('finding life cycle through audits', () => {
     await putNodes(t, token, tenant.id, [bad()]);
     await audit(t, token, tenant.id);
     const first = (await getFinding(id())).json();
+    // last_seen is when an audit last evaluated the resource and found the violation: an audit
+    // evaluates a resource again when it changed (here its tags) or its rules did (audit/incremental.ts).
     t.clock.advance(60_000);
+    await putNodes(t, token, tenant.id, [{ ...bad(), tags: { ...bad().tags, touched: 'yes' } }]);
     await audit(t, token, tenant.id);
     const second = (await getFinding(id())).json();
     expect(second.first_seen).toBe(first.first_seen);
     expect(second.created_at).toBe(first.created_at);
     expect(new Date(second.last_seen).getTime()).toBe(new Date(first.last_seen).getTime() + 60_000);
+    // Unchanged since, the resource is not evaluated again: the finding is not written.
+    t.clock.advance(60_000);
+    await audit(t, token, tenant.id);
+    expect((await getFinding(id())).json()).toEqual(second);
   });
 
   it('resolves a finding whose resource was fixed (finding.resolved)', async () => {
@@ -245,8 +252,12 @@ describe('a retried audit', () => {
     const context = (signal: AbortSignal): JobContext => ({ job, signal, db, clock: t.clock, log: t.deps.log, heartbeat: async () => undefined });
     // The first attempt dies after its batch of findings is written, before its control events:
     // what a worker killed mid-audit leaves behind.
+    // Its checks: the workspace's audit lock (1, and 2 for PostgreSQL's advisory lock), the first
+    // batch, then the second batch, which is aborted.
+    const lockChecks = t.deps.database.kind === 'postgres' ? 2 : 1;
     let checks = 0;
-    const dying = { get aborted() { return ++checks > 1; } } as AbortSignal;
+    // (The rule evaluator only listens for an abort event, which this signal never sends.)
+    const dying = { get aborted() { return ++checks > lockChecks + 1; }, addEventListener() {}, removeEventListener() {} } as unknown as AbortSignal;
     await expect(definition.run(job.payload, context(dying))).rejects.toThrow('audit aborted');
     const id = `${rule.id}:${nodeIdOf(fixtureNode(rule.id, 'violating', 'retry-bad'))}`;
     expect((await call(t.app, tok, { url: `/api/v1/tenants/${other.id}/findings/${encodeURIComponent(id)}` })).statusCode).toBe(200);

@@ -36,13 +36,31 @@ describe('GET /rules', () => {
     expect(res.json().total).toBe(builtinRules().length);
     const rule = res.json().items[0];
     expect(Object.keys(rule).sort()).toEqual(
-      ['builtin', 'condition', 'control_id', 'description', 'framework', 'framework_mappings', 'group_by', 'id', 'remediation', 'resource_type', 'severity', 'terraform_fix_available', 'title'].sort(),
+      [
+        'builtin', 'condition', 'control_id', 'created_at', 'description', 'evaluation', 'finding_description', 'finding_title', 'framework', 'framework_mappings',
+        'group_by', 'id', 'nist_controls', 'related_mappings', 'remediation', 'resource_type', 'severity', 'terraform_fix_available', 'title', 'updated_at',
+      ].sort(),
     );
-    expect(rule.builtin).toBe(true);
+    expect(rule).toMatchObject({ builtin: true, created_at: null, updated_at: null });
     const s3 = await call(t.app, analyst, { url: `${rulesUrl()}?resource_type=aws.s3.bucket&per_page=500`, expect: 200 });
     expect(s3.json().items.every((r: { resource_type: string }) => r.resource_type === 'aws.s3.bucket')).toBe(true);
     const soc2 = await call(t.app, analyst, { url: `${rulesUrl()}?framework=soc2&per_page=500`, expect: 200 });
     expect(soc2.json().total).toBe(builtinRules().filter((r) => r.framework === 'soc2' || r.framework_mappings.some((m) => m.framework === 'soc2')).length);
+  });
+});
+
+describe('GET /rules?search=', () => {
+  it('matches id, title or description, in any case', async () => {
+    const word = 'encrypted';
+    const expected = builtinRules().filter((r) => [r.id, r.title, r.description].some((text) => text.toLowerCase().includes(word)));
+    expect(expected.length).toBeGreaterThan(0);
+    const res = await call(t.app, analyst, { url: `${rulesUrl()}?search=ENCRYPTED&per_page=500`, expect: 200 });
+    expect(res.json().total).toBe(expected.length);
+    expect(res.json().items.map((r: { id: string }) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
+    const one = builtinRules()[0]!;
+    expect((await call(t.app, analyst, { url: `${rulesUrl()}?search=${one.id}`, expect: 200 })).json().items.map((r: { id: string }) => r.id)).toContain(one.id);
+    expect((await call(t.app, analyst, { url: `${rulesUrl()}?search=no-rule-says-this-xyz`, expect: 200 })).json().total).toBe(0);
+    expect((await call(t.app, analyst, { url: `${rulesUrl()}?search=${'x'.repeat(201)}` })).statusCode).toBe(400);
   });
 });
 

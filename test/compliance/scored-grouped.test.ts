@@ -90,6 +90,7 @@ describe('GET /findings/grouped', () => {
   const wizardRule = (id: string, groupBy: Record<string, unknown> | null) => ({
     id,
     title: 'Instance is not behind a launch-wizard security group',
+    finding_title: 'Instance is behind a launch-wizard security group',
     description: 'Security groups made by the console launch wizard admit SSH from anywhere.',
     severity: 'HIGH',
     resource_type: 'aws.ec2.instance',
@@ -131,7 +132,7 @@ describe('GET /findings/grouped', () => {
       expect(groups, rule).toHaveLength(2);
       const web = groups.find((g) => g.resource_ids.includes(nodeIdOf(webA)))!;
       expect(web).toMatchObject({ findings: 2, cause: 'security group sg-wizard1', resource_ids: [nodeIdOf(webA), nodeIdOf(webB)].sort() });
-      expect(web.label).toBe('Instance is not behind a launch-wizard security group — security group sg-wizard1 (2 resources)');
+      expect(web.label).toBe('Instance is behind a launch-wizard security group — security group sg-wizard1 (2 resources)');
       const other = groups.find((g) => g.group_id !== web.group_id)!;
       expect(other).toMatchObject({ findings: 1, cause: 'security group sg-wizard2', resource_ids: [nodeIdOf(admin)] });
       expect(other.label).toMatch(/ — security group sg-wizard2 \(1 resource\)$/);
@@ -182,7 +183,7 @@ describe('GET /findings/grouped', () => {
     await audit(t, token, tenant.id);
     expect(await groupIdOf(BY_PATH, admin)).toBe(webGroup);
     expect((await groupsOf(BY_PATH)).map((g) => [g.group_id, g.findings, g.label])).toEqual([
-      [webGroup, 3, 'Instance is not behind a launch-wizard security group — security group sg-wizard1 (3 resources)'],
+      [webGroup, 3, 'Instance is behind a launch-wizard security group — security group sg-wizard1 (3 resources)'],
     ]);
     // The rule without group_by: the same findings, now one group per account and region.
     const { id: _id, ...update } = wizardRule(BY_PATH, null);
@@ -192,7 +193,7 @@ describe('GET /findings/grouped', () => {
     await audit(t, token, tenant.id);
     const [fallback, ...rest] = await groupsOf(BY_PATH);
     expect(rest).toEqual([]);
-    expect(fallback).toMatchObject({ findings: 3, cause: null, label: `Instance is not behind a launch-wizard security group — account ${webA.account_id}, ${webA.region} (3 resources)` });
+    expect(fallback).toMatchObject({ findings: 3, cause: null, label: `Instance is behind a launch-wizard security group — account ${webA.account_id}, ${webA.region} (3 resources)` });
     expect(fallback!.group_id).not.toBe(webGroup);
     expect(await groupIdOf(BY_PATH, webA)).toBe(fallback!.group_id);
   });

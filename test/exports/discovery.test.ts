@@ -13,6 +13,10 @@ import { recorded, startAwsReplay, useAwsReplay, type AwsReplay } from './aws-re
  * Discovery jobs (/jobs) with the terraform-state plugin (a state written for
  * test/fixtures/terraform/discovery/main.tf) and the aws plugin (recorded responses of CloudMapper's
  * demo account; see aws-recorded.ts for what is played back and how).
+ *
+ * The tenant here reads with the service's own credentials (state_uri and aws without a cloud
+ * connection), which the operator grants explicitly: CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS
+ * names its slug. Tenant-supplied credentials are tested in discovery-credentials.test.ts.
  */
 
 const TF_DIR = projectPath('test', 'fixtures', 'terraform', 'discovery');
@@ -28,11 +32,13 @@ let replay: AwsReplay;
 let restoreEnv: () => void;
 
 const jobsUrl = (tenantId: string, path = '') => `/api/v1/tenants/${tenantId}/jobs${path}`;
+const GRANTED = 'discovery-granted';
 
 beforeAll(async () => {
   // A small body limit, to see the 413 of an oversized upload without sending megabytes.
-  t = await createTestApp({ env: { CONTROLGRAPH_BODY_LIMIT_BYTES: String(256 * 1024) } });
-  tenant = await buildTenant(t);
+  t = await createTestApp({ env: { CONTROLGRAPH_BODY_LIMIT_BYTES: String(256 * 1024), CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS: GRANTED } });
+  tenant = await buildTenant(t, { name: GRANTED });
+  expect(tenant.slug).toBe(GRANTED);
   other = await buildTenant(t);
   replay = await startAwsReplay();
   restoreEnv = useAwsReplay(replay.endpoint);
@@ -194,7 +200,10 @@ describe('aws plugin (recorded SDK responses)', () => {
     await t.drain();
     const done = await get(job);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
-    expect(done.warnings).toEqual([]);
+    // The recording gives two roles one RoleId: both are kept, the second under its ARN, and said so.
+    expect(done.warnings).toEqual([
+      'aws: aws.iam.role AROAIBATWWYQXZTTALNCE is the id of both arn:aws:iam::123456789012:role/bad_role and arn:aws:iam::123456789012:role/service-role/level1; the second is kept under its ARN',
+    ]);
     const counts = done.details.plugins.aws;
     expect(counts).toMatchObject({
       'aws.ec2.vpc': 1,
@@ -208,7 +217,8 @@ describe('aws plugin (recorded SDK responses)', () => {
       'aws.lambda.function': 1,
       'aws.s3.bucket': 1,
       'aws.iam.role': 4,
-      'aws.iam.user': 2,
+      // USER and USER_WITH_BAD_INLINE_POLICY, the root user and auditor_tmp from the credential report.
+      'aws.iam.user': 4,
     });
     expect(done.stats.nodes_discovered).toBe(counts.resources);
     expect(done.stats.findings_created).toBeGreaterThan(0);
@@ -225,6 +235,8 @@ describe('aws plugin (recorded SDK responses)', () => {
       'rds DescribeDBInstances',
       'rds DescribeDBInstances Marker=replay-page-2',
       'lambda ListFunctions',
+      'iam GenerateCredentialReport',
+      'iam GetCredentialReport',
       'iam GetAccountAuthorizationDetails',
     ]);
     expect(replay.requests).toEqual(expect.arrayContaining(['GET /?x-id=ListBuckets', 'GET /cloudmapper_demo/?location=', 'GET /cloudmapper_demo/?acl=', 'GET /cloudmapper_demo/?policy=', 'GET /2015-03-31/functions']));
@@ -241,9 +253,41 @@ describe('aws plugin (recorded SDK responses)', () => {
     const reporting = dbs.items.find((n: { name: string }) => n.name === 'reporting');
     expect(reporting.properties.configuration).toMatchObject({ engine: 'mysql', allocatedStorage: 20, storageEncrypted: false, vpcSecurityGroups: [{ vpcSecurityGroupId: 'sg-00000005', status: 'active' }] });
     const roles = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.iam.role&per_page=10`, expect: 200 })).json();
+    const demoRoles = (roles.items as Array<{ id: string; name: string }>).filter((n) => ['bad_role', 'exfiller', 'level1', 'level3'].includes(n.name));
+    expect(demoRoles.map((n) => n.id).sort()).toEqual([
+      'aws:global:aws.iam.role:AROAIBATWWYQXZTTALNCE',
+      'aws:global:aws.iam.role:AROAJIWYG5SMZL45EWWGG',
+      'aws:global:aws.iam.role:AROAJQMBDNUMIKLZKMF64',
+      'aws:global:aws.iam.role:arn:aws:iam::123456789012:role/service-role/level1',
+    ]);
     const exfiller = roles.items.find((n: { name: string }) => n.name === 'exfiller');
     // IAM sends policy documents URL-encoded; the configuration keeps them so, as AWS Config does.
     expect(JSON.parse(decodeURIComponent(exfiller.properties.configuration.assumeRolePolicyDocument))).toMatchObject({ Statement: [{ Action: 'sts:AssumeRole' }] });
+    // The credential report, typed, on the user it names (by name regardless of case: "user" is USER),
+    // and on a node of its own for the root user; a user it does not list has none.
+    const users = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.iam.user&per_page=10`, expect: 200 })).json();
+    const byName = new Map((users.items as Array<{ name: string; properties: Record<string, any> }>).map((n) => [n.name, n]));
+    expect(byName.get('USER')!.properties.supplementaryConfiguration.CredentialReport).toEqual({
+      generatedTime: '2019-05-07T15:40:22.000Z',
+      user: 'user',
+      arn: 'arn:aws:iam::123456789012:user/user',
+      userCreationTime: '2018-05-07T15:35:54.000Z',
+      passwordEnabled: true,
+      passwordLastUsed: '2018-05-07T15:35:54.000Z',
+      passwordLastChanged: null,
+      mfaActive: false,
+      accessKeys: [
+        { slot: 1, active: true, lastRotated: '2019-05-07T15:35:55.000Z', lastUsedDate: null, lastUsedRegion: null, lastUsedService: null },
+        { slot: 2, active: true, lastRotated: '2018-05-07T15:35:54.000Z', lastUsedDate: '2018-05-07T15:35:54.000Z', lastUsedRegion: 'us-east-1', lastUsedService: 's3' },
+      ],
+    });
+    expect(byName.get('USER_WITH_BAD_INLINE_POLICY')!.properties.supplementaryConfiguration.CredentialReport).toBeUndefined();
+    const root = byName.get('<root_account>')!;
+    expect(root).toMatchObject({ id: 'aws:global:aws.iam.user:123456789012', account_id: '123456789012', properties: { arn: 'arn:aws:iam::123456789012:root', configuration: { attachedManagedPolicies: [], userPolicyList: [] } } });
+    expect(root.properties.supplementaryConfiguration.CredentialReport).toMatchObject({ passwordEnabled: null, mfaActive: true, passwordLastUsed: '2019-03-03T16:58:16.000Z', accessKeys: [{ slot: 1, active: true, lastUsedService: 'ecr' }] });
+    expect(byName.get('auditor_tmp')!.properties.supplementaryConfiguration.CredentialReport.accessKeys).toEqual([
+      { slot: 1, active: true, lastRotated: '2019-05-07T15:35:55.000Z', lastUsedDate: null, lastUsedRegion: null, lastUsedService: null },
+    ]);
   });
 
   it("gives the recordings back unchanged through each client's deserializer", async () => {

@@ -14,13 +14,14 @@ import { parseDrawio, pngSize } from './helpers.js';
  */
 describe.runIf(process.env.WRITE_DOCS_IMAGE === '1')('docs image', () => {
   it('writes docs/images/demo-account.png and .drawio', async () => {
-    const t = await createTestApp();
+    // The demo tenant reads with the service's own (replayed) credentials: the operator's grant.
+    const t = await createTestApp({ env: { CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS: 'docs-demo' } });
     const s3 = await startS3Replay();
     const restore = useS3Replay(s3.endpoint);
     const modules = recordedSdkModules();
     for (const [pkg, mod] of Object.entries(modules)) provideAwsSdkModule(pkg, mod);
     try {
-      const tenant = await buildTenant(t);
+      const tenant = await buildTenant(t, { name: 'docs-demo' });
       await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'demo', plugins: ['aws'], start: true }, expect: 201 });
       await t.drain();
       const png = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/topology/export/diagram`, expect: 200 });

@@ -186,10 +186,51 @@ describe('GET /exports', () => {
     expect(big.items).toHaveLength(all.total);
     const tail = (await call(t.app, session.token, { url: `${url(tenant.id)}?offset=${all.total - 1}`, expect: 200 })).json();
     expect(tail.items).toHaveLength(1);
-    for (const bad of ['limit=-1', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=x', 'page=2', 'limit=1&sort=x']) {
+    for (const bad of ['limit=-1', 'limit=abc', 'limit=1.5', 'offset=-1', 'offset=x', 'page=0', 'per_page=0', 'per_page=501', 'limit=1&sort=x']) {
       const res = await call(t.app, session.token, { url: `${url(tenant.id)}?${bad}` });
       expect(res.statusCode, bad).toBe(400);
     }
+  });
+
+  it('also pages with page/per_page like every other list, and refuses a mix of the two styles', async () => {
+    const session = await fresh(t, tenant.admin);
+    const all = (await call(t.app, session.token, { url: url(tenant.id), expect: 200 })).json();
+    const ids = (list: { items: Array<{ job_id: string }> }) => list.items.map((i) => i.job_id);
+    const second = (await call(t.app, session.token, { url: `${url(tenant.id)}?page=2&per_page=2`, expect: 200 })).json();
+    expect(second).toMatchObject({ total: all.total, page: 2, per_page: 2, total_pages: Math.ceil(all.total / 2), limit: 2, offset: 2, has_more: all.total > 4 });
+    expect(ids(second)).toEqual(ids(all).slice(2, 4));
+    // Either one alone: page 1, and 50 a page.
+    const first = (await call(t.app, session.token, { url: `${url(tenant.id)}?per_page=3`, expect: 200 })).json();
+    expect(first).toMatchObject({ page: 1, per_page: 3, offset: 0, limit: 3 });
+    expect(ids(first)).toEqual(ids(all).slice(0, 3));
+    const defaults = (await call(t.app, session.token, { url: `${url(tenant.id)}?page=1`, expect: 200 })).json();
+    expect(defaults).toMatchObject({ page: 1, per_page: 50, limit: 50, total_pages: Math.ceil(all.total / 50) });
+    // limit/offset answers keep their shape.
+    expect((await call(t.app, session.token, { url: `${url(tenant.id)}?limit=2`, expect: 200 })).json()).not.toHaveProperty('page');
+    for (const mix of ['page=1&limit=2', 'per_page=2&offset=2', 'page=2&per_page=2&limit=2&offset=2']) {
+      const res = await call(t.app, session.token, { url: `${url(tenant.id)}?${mix}`, expect: 400 });
+      expect(res.json().error.message, mix).toMatch(/use either limit\/offset or page\/per_page/);
+    }
+    const res = await call(t.app, session.token, { url: `${url(tenant.id)}?per_page=2&offset=2`, expect: 400 });
+    expect(res.json().error.details).toEqual({ conflicting: ['offset', 'per_page'] });
+  });
+
+  it('sends Link headers in the style of the request', async () => {
+    const session = await fresh(t, tenant.admin);
+    const base = url(tenant.id);
+    const total = (await call(t.app, session.token, { url: base, expect: 200 })).json().total as number;
+    const lastOffset = Math.floor((total - 1) / 2) * 2;
+    const middle = await call(t.app, session.token, { url: `${base}?limit=2&offset=2`, expect: 200 });
+    expect(middle.headers.link).toBe(
+      [`<${base}?limit=2&offset=0>; rel="first"`, `<${base}?limit=2&offset=0>; rel="prev"`, `<${base}?limit=2&offset=4>; rel="next"`, `<${base}?limit=2&offset=${lastOffset}>; rel="last"`].join(', '),
+    );
+    const everything = await call(t.app, session.token, { url: base, expect: 200 });
+    expect(everything.headers.link).toBe(`<${base}>; rel="first", <${base}>; rel="last"`);
+    const lastPage = Math.ceil(total / 2);
+    const numbered = await call(t.app, session.token, { url: `${base}?per_page=2&page=${lastPage}`, expect: 200 });
+    expect(numbered.headers.link).toBe(
+      [`<${base}?per_page=2&page=1>; rel="first"`, `<${base}?per_page=2&page=${lastPage - 1}>; rel="prev"`, `<${base}?per_page=2&page=${lastPage}>; rel="last"`].join(', '),
+    );
   });
 });
 
@@ -218,6 +259,50 @@ describe('failure after three attempts', () => {
     } finally {
       await broken.close();
     }
+  });
+});
+
+describe('the drawing of a loaded inventory', () => {
+  it('reads what picks a shape and where a node goes: public subnet, balancer type, an interface of another account, a bucket without account', async () => {
+    const tn = await buildTenant(t);
+    const A = '123456789012';
+    const item = (type: string, nativeId: string, account: string | null, configuration: Record<string, unknown>, region = 'us-east-1') => ({
+      provider: 'aws', region, type, native_id: nativeId, name: nativeId, account_id: account, properties: { configuration, supplementaryConfiguration: {}, relationships: [] }, tags: {},
+    });
+    const id = (type: string, nativeId: string) => `aws:us-east-1:${type}:${nativeId}`;
+    await loadEstate(t, tn.admin.token, tn.id, {
+      nodes: [
+        item('aws.ec2.vpc', 'vpc-1', A, { vpcId: 'vpc-1' }),
+        item('aws.ec2.subnet', 'subnet-pub', A, { subnetId: 'subnet-pub', vpcId: 'vpc-1', mapPublicIpOnLaunch: true }),
+        item('aws.ec2.subnet', 'subnet-priv', A, { subnetId: 'subnet-priv', vpcId: 'vpc-1', mapPublicIpOnLaunch: false }),
+        item('aws.elasticloadbalancingv2.load_balancer', 'nlb', A, { vpcId: 'vpc-1', type: 'network' }),
+        item('aws.ec2.network_interface', 'eni-1', '653711331788', { vpcId: 'vpc-1', subnetId: 'subnet-pub' }),
+        item('aws.s3.bucket', 'tf-bucket', null, { name: 'tf-bucket' }),
+      ],
+      edges: [
+        { source: id('aws.ec2.subnet', 'subnet-pub'), target: id('aws.ec2.vpc', 'vpc-1'), type: 'in_vpc' },
+        { source: id('aws.ec2.network_interface', 'eni-1'), target: id('aws.ec2.subnet', 'subnet-pub'), type: 'in_subnet' },
+        { source: id('aws.elasticloadbalancingv2.load_balancer', 'nlb'), target: id('aws.ec2.network_interface', 'eni-1'), type: 'routes_to' },
+      ],
+    });
+    const parsed = parseDrawio((await call(t.app, tn.admin.token, { url: `/api/v1/tenants/${tn.id}/topology/export/drawio`, expect: 200 })).body);
+    const byId = new Map(parsed.cells.map((c) => [c.id, c]));
+    const cell = (resourceId: string) => parsed.cells.find((c) => c.attrs.resource_id === resourceId)!;
+    expect(cell(id('aws.ec2.subnet', 'subnet-pub')).style).toContain('strokeColor=#7AA116;fillColor=#F2F6E8;');
+    expect(cell(id('aws.ec2.subnet', 'subnet-priv')).style).toContain('strokeColor=#00A4A6;fillColor=#E6F6F7;');
+    expect(cell(id('aws.elasticloadbalancingv2.load_balancer', 'nlb')).style).toContain('shape=mxgraph.aws4.network_load_balancer;');
+    // The interface of account 653711331788 is drawn in account A's subnet; its own account is in its label.
+    const eni = cell(id('aws.ec2.network_interface', 'eni-1'));
+    expect(byId.get(eni.parent!)!.attrs.resource_id).toBe(id('aws.ec2.subnet', 'subnet-pub'));
+    expect(eni.attrs.label).toContain('account 653711331788');
+    expect(parsed.cells.filter((c) => c.attrs.label?.startsWith('Account ')).map((c) => c.attrs.label)).toEqual([`Account ${A}`]);
+    const bucket = cell(id('aws.s3.bucket', 'tf-bucket'));
+    expect(byId.get(byId.get(bucket.parent!)!.parent!)!.attrs.label).toBe('No account');
+    // Only the line that is not containment is drawn, with an arrowhead and its type.
+    const edges = parsed.cells.filter((c) => c.edge);
+    expect(edges.map((e) => e.attrs.edge_type)).toEqual(['routes_to']);
+    expect(edges[0]!.style).toContain('endArrow=block;');
+    expect(edges[0]!.attrs.label).toBe('routes to');
   });
 });
 
@@ -267,7 +352,7 @@ describe('synchronous exports', () => {
     // One box per node that is not a container (VPC and subnet nodes are containers), as in the draw.io file.
     const boxes = parseDrawio(file.body).cells.filter((c) => c.attrs.node_type).length;
     expect(boxes).toBeGreaterThan(400);
-    expect(svg.body.match(/<g><rect [^>]*rx="5"/g)?.length).toBe(boxes);
+    expect(svg.body.match(/<g class="node">/g)?.length).toBe(boxes);
   }, 240_000);
 });
 

@@ -1,4 +1,3 @@
-import { inflateSync } from 'node:zlib';
 import { DOMParser } from '@xmldom/xmldom';
 import type { TestApp } from '../harness/app.js';
 import { call } from '../harness/identity.js';
@@ -77,7 +76,20 @@ export function pngSize(png: Buffer): { width: number; height: number } {
 
 export interface ParsedDrawio {
   diagrams: number;
-  cells: Array<{ id: string; parent: string | null; vertex: boolean; edge: boolean; style: string; source: string | null; target: string | null; attrs: Record<string, string>; geometry: Record<string, number> }>;
+  cells: Array<{
+    id: string;
+    parent: string | null;
+    vertex: boolean;
+    edge: boolean;
+    style: string;
+    value: string | null;
+    source: string | null;
+    target: string | null;
+    attrs: Record<string, string>;
+    geometry: Record<string, number>;
+    /** An edge's waypoints (mxGeometry's Array of mxPoint). */
+    points: Array<[number, number]>;
+  }>;
 }
 
 /** Parses a draw.io file and checks its structure the way draw.io reads it (throws naming the problem). */
@@ -101,16 +113,24 @@ export function parseDrawio(xml: string): ParsedDrawio {
     const geo = cell.getElementsByTagName('mxGeometry')[0];
     const geometry: Record<string, number> = {};
     if (geo) for (const k of ['x', 'y', 'width', 'height']) if (geo.getAttribute(k) !== null) geometry[k] = Number(geo.getAttribute(k));
+    const points: Array<[number, number]> = [];
+    const array = geo?.getElementsByTagName('Array')[0];
+    if (array) {
+      const list = array.getElementsByTagName('mxPoint');
+      for (let p = 0; p < list.length; p++) points.push([Number(list[p]!.getAttribute('x')), Number(list[p]!.getAttribute('y'))]);
+    }
     cells.push({
       id: (wrapped ? wrapper.getAttribute('id') : cell.getAttribute('id')) ?? '',
       parent: cell.getAttribute('parent'),
       vertex: cell.getAttribute('vertex') === '1',
       edge: cell.getAttribute('edge') === '1',
       style: cell.getAttribute('style') ?? '',
+      value: cell.getAttribute('value'),
       source: cell.getAttribute('source'),
       target: cell.getAttribute('target'),
       attrs,
       geometry,
+      points,
     });
   }
   const ids = new Set(cells.map((c) => c.id));
@@ -121,25 +141,4 @@ export function parseDrawio(xml: string): ParsedDrawio {
     if (c.edge && (!c.source || !ids.has(c.source) || !c.target || !ids.has(c.target))) throw new Error(`edge ${c.id} has a dangling end`);
   }
   return { diagrams: diagrams.length, cells };
-}
-
-/**
- * The text drawn in a PDF made by pdfkit with its standard fonts: content streams are inflated and the
- * hex strings of their TJ operators decoded (WinAnsi, which is Latin-1 for the text tests use).
- */
-export function pdfText(pdf: Buffer): string {
-  const out: string[] = [];
-  const raw = pdf.toString('latin1');
-  for (const match of raw.matchAll(/(?<!end)stream\r?\n([\s\S]*?)\r?\nendstream/g)) {
-    let text: string;
-    try {
-      text = inflateSync(Buffer.from(match[1]!, 'latin1')).toString('latin1');
-    } catch {
-      continue;
-    }
-    for (const tj of text.matchAll(/\[(.*?)\]\s*TJ/g)) {
-      out.push([...tj[1]!.matchAll(/<([0-9a-fA-F]*)>/g)].map((h) => Buffer.from(h[1]!, 'hex').toString('latin1')).join(''));
-    }
-  }
-  return out.join('\n');
 }

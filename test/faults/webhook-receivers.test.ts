@@ -52,7 +52,7 @@ describe('fault: webhook receivers that hang, reset or answer slowly', () => {
 
   it('a receiver that hangs: a failed attempt after the timeout, delivered on the retry with the same id', async () => {
     const { first, after, firstRound, requests } = await deliverOnce('/hang', (_req, res) => void held.push(() => res.end('late')));
-    expect(first).toMatchObject({ status: 'pending', attempt_count: 1, last_error: 'timed out after 1 s' });
+    expect(first).toMatchObject({ status: 'pending', attempt_count: 1, last_error: 'no HTTP response within 1 s' });
     expect(firstRound).toBeLessThan(15_000);
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ status: 'succeeded', attempt_count: 2 });

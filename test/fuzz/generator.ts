@@ -42,6 +42,11 @@ const NASTY_STRINGS = [
   '_',
   'a,b,,c',
   '-severity',
+  // Names of Object.prototype members: an enumeration or a sort looked up on a plain object finds them.
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
 ];
 
 const NASTY_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), 1e308, [], {}, [null], { a: { b: { c: {} } } }, 'x'];
@@ -106,6 +111,33 @@ export function mutate(value: unknown, schema: Schema | undefined, rng: () => nu
   }
   if (typeof value === 'number') return pick(rng, [-1, 0, 1e12, 0.5, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]);
   return pick(rng, NASTY_STRINGS);
+}
+
+/** `{"a":{"a":…}}` nested `depth` levels, as text (JSON.stringify of such a value would recurse as deep). */
+export function deeplyNested(depth: number): string {
+  return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/** A JSON body nested far beyond any limit, in the place of a field of a valid body when there is one. */
+export function deepBody(valid: unknown, rng: () => number): string {
+  const depth = pick(rng, [100, 20_000]);
+  if (!valid || typeof valid !== 'object' || Array.isArray(valid) || Object.keys(valid).length === 0) return deeplyNested(depth);
+  const key = pick(rng, Object.keys(valid));
+  return JSON.stringify({ ...(valid as Record<string, unknown>), [key]: '\u0000DEEP' }).replace('"\\u0000DEEP"', deeplyNested(depth));
+}
+
+/** Malformed multipart/form-data bodies: [content type, body]. */
+export function malformedMultipart(rng: () => number): [string, string] {
+  const part = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n`;
+  const long = 'b'.repeat(pick(rng, [257, 300, 5_000]));
+  return pick(rng, [
+    ['multipart/form-data', 'x'],
+    ['multipart/form-data; boundary=', 'x'],
+    [`multipart/form-data; boundary=${long}`, `${part(long)}x\r\n--${long}--\r\n`],
+    ['multipart/form-data; boundary=zzz', `${part('zzz')}half a file`],
+    ['multipart/form-data; boundary=zzz', '--zzz\r\nno headers end'],
+    ['multipart/form-data; boundary=zzz', ''],
+  ] as Array<[string, string]>);
 }
 
 /** A query-string or path value: any of the nasty strings, or a mutation rendered as text. */

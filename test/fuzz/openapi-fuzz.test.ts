@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, createApiKey, type TenantFixture } from '../harness/identity.js';
-import { mutate, prng, textValue, validValue, type Schema } from './generator.js';
+import { deepBody, malformedMultipart, mutate, prng, textValue, validValue, type Schema } from './generator.js';
 import { dbKind } from '../harness/database.js';
 
 /**
@@ -63,9 +63,12 @@ function buildRequest(operation: Operation, rng: () => number) {
   const bodySchema = operation.op.requestBody?.content?.['application/json']?.schema as Schema | undefined;
   let payload: string | undefined;
   let contentType = 'application/json';
-  if (['POST', 'PUT', 'PATCH'].includes(operation.method)) {
+  if (operation.op.requestBody?.content?.['multipart/form-data'] && rng() < 0.7) {
+    [contentType, payload] = malformedMultipart(rng);
+  } else if (['POST', 'PUT', 'PATCH'].includes(operation.method)) {
     const roll = rng();
     if (roll < 0.1) payload = '{"unterminated": ';
+    else if (roll < 0.13) payload = deepBody(validValue(bodySchema, rng), rng);
     else if (roll < 0.15) {
       payload = 'a=b';
       contentType = 'application/x-www-form-urlencoded';

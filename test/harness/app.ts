@@ -28,6 +28,8 @@ export interface TestAppOptions {
   /** Artifact store URL; defaults to a temporary directory. */
   artifactStore?: string;
   log?: pino.Logger;
+  /** Collect prom-client's process and Node.js metrics, as `serve` does. */
+  defaultMetrics?: boolean;
 }
 
 export interface TestApp {
@@ -65,7 +67,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...options.config,
   };
   const clock = new ManualClock(options.clockStart ?? '2026-11-23T12:00:00.000Z');
-  const deps: AppDeps = assembleDeps(config, db.handle, clock, options.log ?? pino(loggerOptions(config.logLevel)), createMetrics());
+  const deps: AppDeps = assembleDeps(config, db.handle, clock, options.log ?? pino(loggerOptions(config.logLevel)), createMetrics({ defaultMetrics: options.defaultMetrics }));
   const modules = [...allModules, ...(options.extraModules ?? [])];
   for (const module of modules) await module.onStart?.(deps);
   const app = await buildApp(deps, { modules });

@@ -40,15 +40,21 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    // Leftovers of interrupted runs: test databases older than a day (newer ones may belong to a run
-    // going on beside this one) and templates of other migration sets.
-    const databases = await admin.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname LIKE 'cg\\_t\\_%' OR (datname LIKE 'cg\\_tpl\\_%' AND datname <> $1)",
+    // Leftovers of interrupted runs: test databases and templates of other migration sets older than a
+    // day. Newer ones may belong to a run going on beside this one (a clean clone's CI next to a
+    // checkout with a new migration): dropping its template failed every one of its PostgreSQL files.
+    const databases = await admin.query<{ datname: string; note: string | null }>(
+      `SELECT datname, shobj_description(oid, 'pg_database') AS note FROM pg_database
+       WHERE datname LIKE 'cg\\_t\\_%' OR (datname LIKE 'cg\\_tpl\\_%' AND datname <> $1)`,
       [name],
     );
-    const stale = databases.rows.filter(({ datname }) => {
+    const stale = databases.rows.filter(({ datname, note }) => {
+      // A template another run is building right now (its builder drops a leftover one first).
+      if (datname.endsWith('_building')) return false;
       const created = /^cg_t_([0-9a-z]+)_/.exec(datname);
-      return !created || Date.now() - parseInt(created[1]!, 36) > 86_400_000;
+      const built = /^built (\d+)$/.exec(note ?? '');
+      const at = created ? parseInt(created[1]!, 36) : built ? Number(built[1]) : 0;
+      return Date.now() - at > 86_400_000;
     });
     for (const { datname } of stale) {
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
@@ -61,6 +67,7 @@ export async function ensurePostgresTemplate(adminUrl: string): Promise<string> 
     const handle = await openDatabase(withDatabase(adminUrl, building));
     await migrate(handle.db);
     await handle.close();
+    await admin.query(`COMMENT ON DATABASE "${building}" IS 'built ${Date.now()}'`);
     await admin.query(`ALTER DATABASE "${building}" RENAME TO "${name}"`).catch(async (error: Error) => {
       await admin.query(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
       if (!/already exists/.test(error.message)) throw error;

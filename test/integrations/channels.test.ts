@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, call, fresh, type TenantFixture } from '../harness/identity.js';
@@ -23,6 +24,24 @@ import {
  * documents. E-mail goes through a real SMTP server (the smtp-server package) on loopback.
  */
 let t: TestApp;
+
+/** A TCP listener on loopback that is not an SMTP server: it writes `banner` (and closes) or, when '', says nothing. */
+async function tcpListener(banner: string | null) {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    if (banner) socket.end(banner);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+}
 let tenant: TenantFixture;
 let token: string;
 let api: Receiver;
@@ -73,12 +92,14 @@ afterEach(async () => {
 });
 
 const FINDING = {
+  resource_name: 'payroll-exports',
   severity: 'HIGH',
   title: 'S3 bucket versioning is not enabled',
   description: 'Versioning protects objects against accidental deletion.',
   remediation: 'Enable versioning on the bucket.',
 };
-const TITLE = 'New finding: HIGH S3 bucket versioning is not enabled';
+// The rule's failure wording, and the resource it is about.
+const TITLE = 'New finding: HIGH S3 bucket versioning is not enabled (payroll-exports)';
 
 async function deliverOne(body: Record<string, unknown>, overrides: Record<string, unknown> = {}) {
   const created = await createIntegration(t, token, tenant.id, body);
@@ -400,6 +421,33 @@ describe('e-mail through SMTP', () => {
     expect(await first(refused.id)).toMatchObject({ status: 'succeeded', attempt_count: 2, last_status_code: 250 });
     expect(await first(badLogin.id)).toMatchObject({ status: 'pending', attempt_count: 2, last_status_code: 535 });
     expect(smtp.messages.map((m) => m.to)).toEqual([['gone@example.com']]);
+  });
+
+  it('an SMTP server that does not answer reads the same whether its port is closed, not SMTP or silent (no port state)', async () => {
+    const closed = await tcpListener(null);
+    const closedPort = closed.port;
+    await closed.close();
+    const http = await tcpListener('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n');
+    const silent = await tcpListener('');
+    try {
+      const created = [];
+      for (const port of [closedPort, http.port, silent.port]) {
+        created.push(await createIntegration(t, token, tenant.id, {
+          type: 'email',
+          name: `port ${port}`,
+          config: { to: ['secops@example.com'], events: ['finding.created'], timeout_seconds: 1, smtp: { host: '127.0.0.1', port, from: 'controlgraph@example.com' } },
+        }));
+      }
+      await emit(t, [findingCreated(tenant.id, tenant.defaultWorkspaceId, FINDING)]);
+      await t.drain();
+      for (const integration of created) {
+        const delivery = (await deliveriesOf(t, token, tenant.id, integration.id)).items[0]!;
+        expect(delivery, integration.name).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null, last_error: 'no SMTP response within 1 s' });
+      }
+    } finally {
+      await http.close();
+      await silent.close();
+    }
   });
 
   it('an e-mail alert rule (url mailto:) goes through the service SMTP server (CONTROLGRAPH_SMTP_URL, CONTROLGRAPH_SMTP_FROM)', async () => {

@@ -254,7 +254,7 @@ describe('retries and failure', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     for (const release of held) release();
     const [delivery] = (await deliveries(created.id)).items;
-    expect(delivery).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null, last_error: 'timed out after 1 s' });
+    expect(delivery).toMatchObject({ status: 'pending', attempt_count: 1, last_status_code: null, last_error: 'no HTTP response within 1 s' });
     expect(delivery!.attempts[0].latency_ms).toBeGreaterThanOrEqual(900);
   });
 

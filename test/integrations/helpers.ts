@@ -97,9 +97,26 @@ export function selfSignedCertificate(commonName: string, altNames: string[]): {
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A test app whose webhook targets may be 127.0.0.1 (allow-listed, so http:// too). */
+/**
+ * The tests' DNS for the outbound guard (no real lookups): localhost answers both loopback addresses
+ * whatever this machine's hosts file says; other names do not resolve (https:// targets that do not
+ * resolve are accepted at creation and never reached).
+ */
+export const testDns = async (host: string): Promise<Array<{ address: string; family: number }>> => {
+  if (host === 'localhost') return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+};
+
+/**
+ * A test app whose webhook targets may be 127.0.0.1 (allow-listed, so http:// too), through the
+ * deprecated alias CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS, which keeps working.
+ */
 export function createDeliveryApp(options: TestAppOptions & { allowHosts?: string } = {}): Promise<TestApp> {
-  return createTestApp({ ...options, env: { CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: options.allowHosts ?? '127.0.0.1', ...options.env } });
+  return createTestApp({
+    ...options,
+    env: { CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: options.allowHosts ?? '127.0.0.1', ...options.env },
+    config: { outboundLookup: testDns, ...options.config },
+  });
 }
 
 /** Between tests: the tenants' integrations deleted and the jobs left for them run (they find nothing to do). */

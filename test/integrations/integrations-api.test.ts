@@ -98,8 +98,8 @@ describe('POST /integrations', () => {
       [webhook({ secret: undefined }), 'config.secret is required'],
       [webhook({ events: undefined }), 'config.events is required'],
       [webhook({ events: ['finding.exploded'] }), 'config.events[0]: unknown event type "finding.exploded"'],
-      [webhook({ url: 'http://siem.example.com/hook' }), 'config.url: only https:// targets are allowed'],
-      [webhook({ url: 'https://10.0.0.5/hook' }), 'config.url: 10.0.0.5 is a private address'],
+      [webhook({ url: 'http://siem.example.com/hook' }), 'config.url: only https:// URLs are allowed'],
+      [webhook({ url: 'https://10.0.0.5/hook' }), 'config.url: the address is not allowed (10.0.0.5 is a private address)'],
       [webhook({ workspaces: [other.defaultWorkspaceId] }), `config.workspaces: ${other.defaultWorkspaceId} is not a workspace of this tenant`],
       [webhook({ extra: true }), 'config.extra is not a known field'],
       [{ type: 'email', name: 'mail', config: { to: ['a@example.com'], events: ['finding.created'] } }, 'config.smtp is required: no default SMTP server is configured'],
@@ -116,15 +116,15 @@ describe('POST /integrations', () => {
 
   it('SSRF guard at creation: loopback, private, link-local, a name resolving to loopback, plain http (400, nothing stored)', async () => {
     const cases: Array<[string, string | RegExp]> = [
-      ['https://127.0.0.2/hook', 'config.url: 127.0.0.2 is a loopback address'],
-      ['https://[::1]/hook', 'config.url: ::1 is a loopback address'],
-      ['https://[::ffff:127.0.0.1]/hook', 'config.url: ::ffff:7f00:1 is an IPv4-mapped loopback address'],
-      ['https://0.0.0.0/hook', 'config.url: 0.0.0.0 is an unspecified ("this network") address'],
-      ['https://10.1.2.3/hook', 'config.url: 10.1.2.3 is a private address'],
-      ['https://192.168.0.10/hook', 'config.url: 192.168.0.10 is a private address'],
-      ['https://169.254.169.254/latest/meta-data/', 'config.url: 169.254.169.254 is a link-local address'],
-      ['https://localhost/hook', /^config\.url: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/],
-      ['http://hooks.example.com/hook', 'config.url: only https:// targets are allowed (http:// only for allow-listed hosts)'],
+      ['https://127.0.0.2/hook', 'config.url: the address is not allowed (127.0.0.2 is a loopback address)'],
+      ['https://[::1]/hook', 'config.url: the address is not allowed (::1 is a loopback address)'],
+      ['https://[::ffff:127.0.0.2]/hook', 'config.url: the address is not allowed (::ffff:7f00:2 is an IPv4-mapped loopback address)'],
+      ['https://0.0.0.0/hook', 'config.url: the address is not allowed (0.0.0.0 is an unspecified ("this network") address)'],
+      ['https://10.1.2.3/hook', 'config.url: the address is not allowed (10.1.2.3 is a private address)'],
+      ['https://192.168.0.10/hook', 'config.url: the address is not allowed (192.168.0.10 is a private address)'],
+      ['https://169.254.169.254/latest/meta-data/', 'config.url: the address is not allowed (169.254.169.254 is a link-local address)'],
+      ['https://localhost/hook', 'config.url: the address is not allowed (localhost resolves to a loopback address)'],
+      ['http://hooks.example.com/hook', 'config.url: only https:// URLs are allowed (http:// only to hosts the operator allow-lists)'],
       ['ftp://hooks.example.com/hook', 'config.url must be an https:// URL'],
       ['https://user:pw@hooks.example.com/hook', 'config.url must not carry credentials'],
       ['not a url', 'config.url must be an absolute URL'],
@@ -139,11 +139,11 @@ describe('POST /integrations', () => {
     }
     // The other types' targets pass the same guard; so does an alert rule's url and a PUT.
     const jira = await call(t.app, admin, { method: 'POST', url: url(), payload: { type: 'jira', name: 'j', config: { base_url: 'https://10.0.0.9', project_key: 'SEC', api_token: 'x', events: ['finding.created'] } } });
-    expect(jira.json().error.message).toBe('config.base_url: 10.0.0.9 is a private address');
+    expect(jira.json().error.message).toBe('config.base_url: the address is not allowed (10.0.0.9 is a private address)');
     const smtp = await call(t.app, admin, { method: 'POST', url: url(), payload: { type: 'email', name: 'm', config: { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'localhost', from: 'cg@example.com' } } } });
-    expect(smtp.json().error.message).toMatch(/^config\.smtp\.host: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/);
+    expect(smtp.json().error.message).toMatch(/^config\.smtp\.host: the address is not allowed \(localhost resolves to a loopback address\)$/);
     const rule = await call(t.app, admin, { method: 'POST', url: rulesUrl(), payload: { name: 'r', channel: 'slack', url: 'https://169.254.169.254/x', events: ['finding.created'] } });
-    expect(rule.json().error.message).toBe('url: 169.254.169.254 is a link-local address');
+    expect(rule.json().error.message).toBe('url: the address is not allowed (169.254.169.254 is a link-local address)');
     const created = await createIntegration(t, admin, tenant.id, webhook());
     const put = await call(t.app, admin, { method: 'PUT', url: url(`/${created.id}`), payload: { config: { url: 'https://localhost:8443/x' } } });
     expect(put.statusCode).toBe(400);
@@ -315,7 +315,7 @@ describe('/alerts/rules', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: 'x', channel: 'pager', url: 'https://a.example.com', events: ['finding.created'] }, 'channel must be one of webhook, slack, teams, email'],
       [{ name: 'x', channel: 'webhook', url: 'https://a.example.com', events: ['finding.created'] }, 'secret is required for the webhook channel'],
-      [{ name: 'x', channel: 'webhook', url: 'http://a.example.com', events: ['finding.created'], secret: 's' }, 'url: only https:// targets are allowed'],
+      [{ name: 'x', channel: 'webhook', url: 'http://a.example.com', events: ['finding.created'], secret: 's' }, 'url: only https:// URLs are allowed'],
       [{ name: 'x', channel: 'webhook', url: 'https://a.example.com', events: ['nope'], secret: 's' }, 'events[0]: unknown event type "nope"'],
       [{ name: 'x', channel: 'email', url: 'secops@example.com', events: ['finding.created'] }, 'url of the email channel must be mailto:'],
       [{ name: 'x', channel: 'email', url: 'mailto:secops@example.com', events: ['finding.created'], secret: 's' }, 'secret is not used by the email channel'],

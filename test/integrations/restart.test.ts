@@ -18,11 +18,16 @@ import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreate
  * new dependencies and a new worker over the same database, with the configuration it starts with)
  * carries on with them. Two cases: a worker killed mid-request (the attempt is sent again, with the
  * same idempotency id, once its lease runs out), and a restart with a narrower
- * CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS, after which the SSRF guard refuses at delivery what it let through
+ * CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS (the deprecated alias of CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS), after which the outbound guard refuses at delivery what it let through
  * at creation. Only loopback servers are ever connected to: the private and link-local targets are
  * refused before any connection.
  */
 let t: TestApp;
+/** The tests' DNS (no real lookups): a name resolving to the trap's loopback address. */
+const names = async (host: string) => {
+  if (host !== 'inside.test') throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return [{ address: '127.0.0.2', family: 4 }];
+};
 let tenant: TenantFixture;
 let token: string;
 let receiver: Receiver;
@@ -35,7 +40,7 @@ beforeAll(async () => {
   // A second loopback address (all of 127/8 is loopback): the target of the literal-loopback case.
   trap = await startReceiver({ host: '127.0.0.2' });
   // The service as configured when the integrations were created: these hosts were allow-listed.
-  t = await createDeliveryApp({ allowHosts: '127.0.0.1,127.0.0.2,localhost,::1,10.0.0.7,169.254.169.254' });
+  t = await createDeliveryApp({ allowHosts: '127.0.0.1,127.0.0.2,::1,10.0.0.7,169.254.169.254', config: { outboundLookup: names } });
   tenant = await buildTenant(t);
 });
 afterAll(async () => {
@@ -59,6 +64,7 @@ function restarted(env: Record<string, string>) {
     ...loadConfig({ LOG_LEVEL: 'silent', CONTROLGRAPH_RATE_LIMITS: 'off', CONTROLGRAPH_VULNDB_SEED: 'off', ...env }),
     databaseUrl: t.db.url,
     artifactStore: t.deps.config.artifactStore,
+    outboundLookup: names,
   };
   const deps = assembleDeps(config, t.db.handle, t.clock, pino({ level: 'silent' }), createMetrics());
   return { deps, worker: createWorker(deps, t.modules) };
@@ -155,11 +161,11 @@ describe('a worker killed mid-request', () => {
 describe('SSRF guard at delivery', () => {
   it('refuses loopback, private, link-local targets and a name resolving to loopback once they are no longer allow-listed', async () => {
     const targets = [
-      { url: `https://127.0.0.2:${trap.port}/hook`, error: 'target refused: 127.0.0.2 is a loopback address' },
-      { url: `https://[::1]:${receiver.port}/hook`, error: 'target refused: ::1 is a loopback address' },
-      { url: `https://localhost:${receiver.port}/hook`, error: /^target refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address$/ },
-      { url: 'https://10.0.0.7/hook', error: 'target refused: 10.0.0.7 is a private address' },
-      { url: 'https://169.254.169.254/latest/meta-data/', error: 'target refused: 169.254.169.254 is a link-local address' },
+      { url: `https://127.0.0.2:${trap.port}/hook`, error: 'target refused: the address is not allowed (127.0.0.2 is a loopback address)' },
+      { url: `https://[::1]:${receiver.port}/hook`, error: 'target refused: the address is not allowed (::1 is a loopback address)' },
+      { url: `https://inside.test:${trap.port}/hook`, error: 'target refused: the address is not allowed (inside.test resolves to a loopback address)' },
+      { url: 'https://10.0.0.7/hook', error: 'target refused: the address is not allowed (10.0.0.7 is a private address)' },
+      { url: 'https://169.254.169.254/latest/meta-data/', error: 'target refused: the address is not allowed (169.254.169.254 is a link-local address)' },
     ];
     // Accepted at creation: these hosts were allow-listed then.
     const created = [];

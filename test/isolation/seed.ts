@@ -87,6 +87,8 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<v
       condition: `resource.name == '${tenantMarker} never'`,
       remediation: { summary: `${tenantMarker} remediation`, steps: [{ action: 'Rename it', command: 'true' }] },
     });
+    // An open invitation into the tenant (to a name nobody has: nobody may answer it).
+    await post('/users', { username: `${tenantMarker.toLowerCase()}-invitee`, role: 'read-only' });
     samlKey ??= makeKeyPair(365);
     await send('PUT', '/sso', {
       provider: 'saml',
@@ -155,6 +157,9 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<v
   await post('/exports', { kind: 'drawio' });
   await post('/reports/generate', { format: 'json', asset_group_id: assetGroup.id });
   await post('/jobs', { name: `${marker} discovery`, plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 4, resources: [] } } } });
+  // Cloud connections of the workspace (the credentials its discovery reads with): a role and a sealed access key.
+  await post('/cloud-connections', { name: `${marker} cloud`, auth: 'assume_role', role_arn: `arn:aws:iam::123456789012:role/${lower}-reader` });
+  await post('/cloud-connections', { name: `${marker} keys`, auth: 'access_key', access_key_id: 'AKIASEEDSEEDSEED0000', secret_access_key: `${marker}-secret-access-key-0123456789` });
 
   // API keys of the workspace (tenant-wide objects: the tenant's marker); an agent reporting with one.
   const keyMarker = tenantMarker ?? 'TENANTWIDE';

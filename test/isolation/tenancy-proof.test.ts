@@ -57,6 +57,7 @@ const PARAM_KINDS: Record<string, string | null> = {
   'risk-acceptances/:acceptanceID': 'risk_acceptances',
   'exports/:jobID': 'exports',
   'jobs/:jobID': 'discovery_jobs',
+  'cloud-connections/:connectionID': 'cloud_connections',
   'reports/:reportID': 'reports',
   'integrations/:integrationID': 'integrations',
   'integrations/:integrationID/deliveries/:deliveryID': 'integration_deliveries',
@@ -73,11 +74,16 @@ const PARAM_KINDS: Record<string, string | null> = {
   'services/:svcID/applications/:appID': 'applications',
   'asset-groups/:id': 'asset_groups',
   'agents/:agentID': 'agents',
+  // Invitations: the tenant's (its admins withdraw them) and the signed-in user's own (accept, decline).
+  'invitations/:invitationID': 'invitations',
+  'account/invitations/:invitationID': 'invitations',
   // A tenant's queue jobs named as vulnerability-database sync jobs (platform:admin only).
   'vulndb/sync/:jobId': 'queue_jobs',
   'questionnaires/templates/:templateID': null,
   'vulndb/cve/:cveId': null,
   'vulndb/check/:cveId': null,
+  // Import runs of the global vulnerability store (platform:admin only): no tenant's data.
+  'vulndb/imports/:importId': null,
 };
 
 /** The kind of id a query or body field names (ID-like names not listed take a few ids of every kind). */
@@ -98,12 +104,15 @@ const FIELD_KINDS: Record<string, string | null> = {
   actor_id: 'users',
   assignees: 'users',
   asset_group_id: 'asset_groups',
+  connection_id: 'cloud_connections',
   application_ids: 'applications',
   // Not ids of tenant data: the shared catalogues, a cloud account number, an identity provider's client.
   template_id: null,
   control_id: null,
   control_ids: null,
   account_id: null,
+  // A cloud access key's id (a credential, not a record).
+  access_key_id: null,
   client_id: null,
 };
 /** Fields of one route (method and path as in PARAM_KINDS) whose names alone do not say their kind. */
@@ -142,6 +151,7 @@ const BODIES: Record<string, (values: Map<string, string>, victims: (kind: strin
   'PUT rules/:ruleID': rule,
   'POST api-keys': apiKey,
   'POST questionnaires/from-template': () => ({ template_id: 'cmmc-l2-at' }),
+  'PATCH cloud-connections/:connectionID': () => ({ name: 'proof' }),
   // Ids nested in the body: an edge between two victims' nodes.
   'POST edges': (_values, victims) => ({ edges: [{ source: victims('nodes')[0], target: victims('nodes').at(-1), type: 'contains' }] }),
 };
@@ -168,6 +178,7 @@ const KINDS: Record<string, string> = {
   risk_acceptances: generic('risk_acceptances'),
   exports: generic('exports'),
   discovery_jobs: generic('discovery_jobs'),
+  cloud_connections: generic('cloud_connections'),
   reports: generic('reports'),
   queue_jobs: generic('jobs'),
   questionnaires: generic('questionnaires'),
@@ -183,6 +194,7 @@ const KINDS: Record<string, string> = {
   business_services: generic('business_services'),
   asset_groups: generic('asset_groups'),
   agents: generic('agents', 'agent_id'),
+  invitations: tenantWide('membership_invitations'),
 };
 
 /** Tables the seed must fill for the victims (the snapshot watches every table that holds tenant data). */
@@ -191,7 +203,8 @@ const SEEDED_TABLES = [
   'questionnaires', 'questionnaire_controls', 'assessments', 'assessment_responses', 'assessment_reviews', 'assessment_poam_items',
   'attestation_evidence', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
   'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
-  'discovery_jobs', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
+  'discovery_jobs', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
+  'membership_invitations',
 ];
 
 let t: TestApp;

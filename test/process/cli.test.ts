@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { CLI, ensureDistBuilt, startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { createDatabaseForChild } from '../harness/database.js';
+import { openDatabase } from '../../src/platform/db/database.js';
+import '../../src/modules/compliance/rollups/tables.js';
 
 const run = promisify(execFile);
 
@@ -30,6 +32,32 @@ describe('controlgraph CLI', () => {
       const again = await run(process.execPath, [CLI, 'migrate'], { env: { ...process.env, DATABASE_URL: db.url } });
       // The test database is already migrated from the template.
       expect(again.stdout.trim()).toBe('database is up to date');
+    } finally {
+      await db.dispose();
+    }
+  });
+});
+
+describe('controlgraph check', () => {
+  it('compares the read model with the findings: exit 0 when equal, 1 naming a difference, --repair rebuilds it', async () => {
+    const db = await createDatabaseForChild();
+    const env = { ...process.env, DATABASE_URL: db.url, CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username, CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password };
+    try {
+      // `user create` bootstraps the default tenant and workspace on the files.
+      await run(process.execPath, [CLI, 'user', 'create', '--username', 'checker', '--password', 'correct-horse-battery', '--tenant', 'default', '--role', 'read-only'], { env });
+      const clean = await run(process.execPath, [CLI, 'check'], { env });
+      expect(clean.stdout).toMatch(/read model: 1 workspace\(s\) compared, 0 difference\(s\)/);
+      // A count no write made: what a write path that skipped the read model would leave.
+      const handle = await openDatabase(db.url);
+      const ws = await handle.db.selectFrom('workspaces').select('id').executeTakeFirstOrThrow();
+      await handle.db.insertInto('unknown_workspace_rollup').values({ workspace_id: ws.id, resources: 3 }).execute();
+      await handle.close();
+      const broken = await run(process.execPath, [CLI, 'check'], { env }).catch((error: { code: number; stdout: string }) => error);
+      expect(broken).toMatchObject({ code: 1 });
+      expect(broken.stdout).toContain(`unknown_workspace_rollup workspace ${ws.id} {}: stored 3, recomputed 0`);
+      const repaired = await run(process.execPath, [CLI, 'check', '--repair'], { env });
+      expect(repaired.stdout).toContain('repaired: 1 workspace(s) rebuilt from their findings');
+      expect((await run(process.execPath, [CLI, 'check'], { env })).stdout).toContain('0 difference(s)');
     } finally {
       await db.dispose();
     }

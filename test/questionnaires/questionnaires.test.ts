@@ -152,12 +152,12 @@ describe('POST /questionnaires/from-template', () => {
 });
 
 describe('POST /questionnaires (custom) and the question types', () => {
-  it('201 with every question type; mappings normalised (NIST-PE-1 is nist-800-53:PE-1), extensions lower-cased with a dot', async () => {
+  it('201 with every question type; mappings as sent, normalised in control_ids (NIST-PE-1 is nist-800-53:PE-1), extensions lower-cased with a dot', async () => {
     const q = await custom({ attestation_validity_days: 90 });
     expect(q).toMatchObject({ status: 'draft', template_id: null, framework: 'nist-800-53', attestation_validity_days: 90, question_count: ALL_TYPES.length });
     expect(q.questions.map((x: QuestionJson) => x.type)).toEqual(['yes_no', 'single_choice', 'multi_choice', 'text_short', 'text_long', 'date', 'number', 'file_upload']);
-    expect(q.questions[0]).toMatchObject({ id: 'policy', required: true, control_mappings: ['nist-800-53:PE-1'] });
-    expect(q.questions[3]).toMatchObject({ id: 'owner', required: false, control_mappings: [] });
+    expect(q.questions[0]).toMatchObject({ id: 'policy', required: true, control_mappings: ['NIST-PE-1'], control_ids: ['nist-800-53:PE-1'] });
+    expect(q.questions[3]).toMatchObject({ id: 'owner', required: false, control_mappings: [], control_ids: [] });
     expect(q.questions[6]).toMatchObject({ min: 0, max: 100, unit: 'percent' });
     expect(q.questions[7]).toMatchObject({ accepted_types: ['.pdf', '.csv'] });
     expect(q.frameworks).toEqual(['nist-800-53', 'nist-800-171']);
@@ -311,14 +311,14 @@ describe('questions: add, change, remove (draft only)', () => {
       payload: { text: 'Inserted?', type: 'yes_no', position: 0, control_mappings: ['nist-800-53:PE-6'] },
       expect: 201,
     });
-    expect(added.json()).toMatchObject({ id: 'q-3', type: 'yes_no', required: false, control_mappings: ['nist-800-53:PE-6'] });
+    expect(added.json()).toMatchObject({ id: 'q-3', type: 'yes_no', required: false, control_mappings: ['nist-800-53:PE-6'], control_ids: ['nist-800-53:PE-6'] });
     const changed = await call(t.app, admin(), {
       method: 'PUT',
       url: url(`/${q.id}/questions/policy`),
       payload: { text: 'Is the policy approved by management?', type: 'date', required: true },
       expect: 200,
     });
-    expect(changed.json()).toMatchObject({ id: 'policy', type: 'date', required: true, control_mappings: [] });
+    expect(changed.json()).toMatchObject({ id: 'policy', type: 'date', required: true, control_mappings: [], control_ids: [] });
     await call(t.app, admin(), { method: 'DELETE', url: url(`/${q.id}/questions/cadence`), expect: 204 });
     const after = (await call(t.app, admin(), { url: url(`/${q.id}`), expect: 200 })).json();
     expect(after.questions.map((x: QuestionJson) => x.id)).toEqual(['q-3', 'policy']);

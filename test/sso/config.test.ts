@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, fresh, type TenantFixture } from '../harness/identity.js';
@@ -14,6 +15,36 @@ let idp: TestOidcIdp;
 let samlKey: TestKeyPair;
 let shortKey: TestKeyPair;
 let metadata: Awaited<ReturnType<typeof serveDocument>>;
+
+/**
+ * The tests' DNS (no real lookups): inside.test is a private address; rebind.test answers loopback
+ * (allow-listed: where the test's IdP listens) while a URL is saved, and a private address after.
+ */
+const dns = { rebindTo: '127.0.0.1' };
+async function ssoTestDns(host: string): Promise<Array<{ address: string; family: number }>> {
+  if (host === 'inside.test') return [{ address: '10.0.0.5', family: 4 }];
+  if (host === 'rebind.test') return [{ address: dns.rebindTo, family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+}
+
+/** A TCP listener on loopback that counts connections; `banner` non-null: it answers that and closes (not HTTP). */
+async function tcpListener(banner: string | null) {
+  const sockets = new Set<Socket>();
+  const state = { port: 0, connections: 0, close: async () => undefined as void };
+  const server = createServer((socket) => {
+    state.connections++;
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    if (banner !== null) socket.end(banner);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.port = (server.address() as { port: number }).port;
+  state.close = () => new Promise<void>((resolve) => {
+    for (const socket of sockets) socket.destroy();
+    server.close(() => resolve());
+  });
+  return state;
+}
 
 const ssoUrl = () => `/api/v1/tenants/${tenant.id}/sso`;
 
@@ -49,7 +80,8 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  t = await createTestApp({ clockStart: new Date().toISOString() });
+  // The fake IdPs listen on loopback: allow-listed explicitly, as an operator would for a local IdP.
+  t = await createTestApp({ clockStart: new Date().toISOString(), env: { CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' }, config: { outboundLookup: ssoTestDns } });
   tenant = await buildTenant(t);
   idp = await startOidcIdp({ redirectUris: [`http://localhost/api/v1/auth/oidc/${tenant.slug}/callback`] });
   samlKey = makeKeyPair(365);
@@ -158,12 +190,12 @@ describe('SSO configuration', () => {
     });
     const urls = await put(oidcBody({ issuer: 'http://idp.corp.example', service_url: 'ftp://x', app_redirect_url: 'https://app.example/#frag' }));
     expect(urls.json().error.details.errors).toEqual({
-      issuer: 'must use https (plain http only for loopback or a host listed in CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS)',
+      issuer: 'only https:// URLs are allowed (http:// only to hosts the operator allow-lists)',
       service_url: 'must be an absolute http(s) URL without query or fragment',
       app_redirect_url: 'must not have a fragment (the tokens are put there)',
     });
     const metadataLinkLocal = await put({ provider: 'saml', metadata_url: 'http://169.254.169.254/latest/meta-data' });
-    expect(metadataLinkLocal.json().error.details.errors).toEqual({ metadata_url: 'must not point to a link-local or unspecified address' });
+    expect(metadataLinkLocal.json().error.details.errors).toEqual({ metadata_url: 'the address is not allowed (169.254.169.254 is a link-local address)' });
     const doctype = await put({ provider: 'saml', metadata_xml: `<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>${idpMetadata([samlKey])}` });
     expect(doctype.json().error.details.errors).toEqual({ metadata_xml: 'the IdP metadata contains a DOCTYPE or entity declaration, which is not allowed' });
     const notIdp = await put({ provider: 'saml', metadata_xml: '<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"/>' });
@@ -298,6 +330,84 @@ describe('POST /sso/test', () => {
     const rotated = (await test(admin.token)).json();
     expect(rotated.ok).toBe(true);
     expect(rotated.checks.filter((c: { check: string; status: string }) => c.check === 'certificate').map((c: { status: string }) => c.status)).toEqual(['warning', 'ok']);
+  });
+});
+
+describe('outbound policy of SSO (issue 20)', () => {
+  const EMBEDDED = ['[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', '[0:0:0:0:0:ffff:a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[::a9fe:a9fe]', '[::ffff:0.0.0.0]'];
+
+  it('refuses every embedded form of the metadata address as issuer and as metadata URL (400, nothing stored)', async () => {
+    await call(t.app, tenant.admin.token, { method: 'DELETE', url: ssoUrl() });
+    for (const host of EMBEDDED) {
+      const oidc = await put(oidcBody({ issuer: `https://${host}/` }));
+      expect(oidc.statusCode, host).toBe(400);
+      expect(oidc.json().error.details.errors.issuer, host).toMatch(/^the address is not allowed \(.+ is an? (IPv4-mapped|NAT64|6to4|IPv4-compatible).* address\)$/);
+      const saml = await put({ provider: 'saml', metadata_url: `https://${host}/metadata` });
+      expect(saml.statusCode, host).toBe(400);
+      expect(saml.json().error.details.errors.metadata_url, host).toMatch(/^the address is not allowed/);
+    }
+    // A name resolving to a private address is refused when saved too.
+    expect((await put({ provider: 'saml', metadata_url: 'https://inside.test/metadata' })).json().error.details.errors).toEqual({
+      metadata_url: 'the address is not allowed (inside.test resolves to a private address)',
+    });
+    expect((await call(t.app, tenant.admin.token, { method: 'GET', url: ssoUrl() })).statusCode).toBe(404);
+  });
+
+  it('never posts the client secret to a token endpoint the discovery document puts on 0.0.0.0 (or any refused address)', async () => {
+    const trap = await tcpListener(null);
+    const issuerServer: Server = createHttpServer((req, res) => {
+      const issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
+      if (req.url === '/.well-known/openid-configuration') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+          issuer,
+          authorization_endpoint: `${issuer}/authorize`,
+          token_endpoint: `http://0.0.0.0:${trap.port}/token`,
+          userinfo_endpoint: `http://0.0.0.0:${trap.port}/userinfo`,
+          jwks_uri: `http://[::ffff:0.0.0.0]:${trap.port}/jwks`,
+          response_types_supported: ['code'],
+          code_challenge_methods_supported: ['S256'],
+        }));
+      } else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
+      expect((await put(oidcBody({ issuer, client_secret: 'the-secret-that-must-stay' }))).statusCode).toBeLessThan(300);
+      const result = (await test()).json();
+      const byName = Object.fromEntries(result.checks.map((c: { check: string }) => [c.check, c]));
+      expect(byName.discovery).toMatchObject({ status: 'ok' });
+      expect(byName.jwks).toMatchObject({ status: 'failed', message: `JWKS at http://[::ffff:0.0.0.0]:${trap.port}/jwks could not be fetched: the address is not allowed (::ffff:0:0 is an IPv4-mapped unspecified ("this network") address)` });
+      expect(byName.client_authentication).toMatchObject({ status: 'warning', message: 'could not check the client credentials: the address is not allowed (0.0.0.0 is an unspecified ("this network") address)' });
+      expect(trap.connections).toBe(0);
+    } finally {
+      await trap.close();
+      await new Promise<void>((resolve) => issuerServer.close(() => resolve()));
+    }
+  });
+
+  it('SAML metadata on loopback: a closed port and a port that is not HTTP read the same; a refused address names the rule', async () => {
+    const banner = await tcpListener('SSH-2.0-OpenSSH_9.6\r\n');
+    try {
+      const messages: string[] = [];
+      for (const port of [await closedPort(), banner.port]) {
+        expect((await put({ provider: 'saml', metadata_url: `http://127.0.0.1:${port}/metadata` })).statusCode).toBeLessThan(300);
+        messages.push((await test()).json().errors.metadata_url);
+      }
+      expect(messages).toEqual(Array(2).fill('the SAML IdP metadata URL could not be fetched: no HTTP response within 10 s'));
+    } finally {
+      await banner.close();
+    }
+    // Saved while its name answered an allowed address; fetched after it answers a private one (DNS
+    // rebinding): refused at the connection, with the same words whatever listens there.
+    dns.rebindTo = '127.0.0.1';
+    try {
+      expect((await put({ provider: 'saml', metadata_url: `http://rebind.test:${metadata.url.split(':')[2]}` })).statusCode).toBeLessThan(300);
+      dns.rebindTo = '10.0.0.5';
+      expect((await test()).json().errors).toEqual({ metadata_url: 'the SAML IdP metadata URL could not be fetched: the address is not allowed (rebind.test resolves to a private address)' });
+      expect((await put({ provider: 'saml', metadata_url: `https://rebind.test:${metadata.url.split(':')[2]}` })).statusCode).toBe(400);
+    } finally {
+      dns.rebindTo = '127.0.0.1';
+    }
   });
 });
 

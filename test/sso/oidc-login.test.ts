@@ -41,13 +41,18 @@ async function finish(callback: string, jar: CookieJar) {
   return { status: response.status, body, headers: response.headers };
 }
 
+function getSetCookies(response: Response): string[] {
+  return response.headers.getSetCookie();
+}
+
 async function auditActions(action: string) {
   return t.db.handle.db.selectFrom('audit_logs').selectAll().where('tenant_id', '=', tenant.id).where('action', '=', action).execute();
 }
 
 beforeAll(async () => {
   // The provider signs with the real clock; the service's manual clock starts there too.
-  t = await createTestApp({ clockStart: new Date().toISOString() });
+  // The fake IdPs listen on loopback: allow-listed explicitly, as an operator would for a local IdP.
+  t = await createTestApp({ clockStart: new Date().toISOString(), env: { CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' } });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   tenant = await buildTenant(t);
@@ -240,6 +245,88 @@ describe('OIDC login with a real provider', () => {
     } finally {
       expect((await configure()).statusCode).toBe(200);
     }
+  });
+
+  describe('landing in the web console (?to=console)', () => {
+    /** A browser's login started at `url`, through the provider's pages, back to our callback. */
+    async function consoleLogin(subject: string, url = `${loginUrl}?to=console`) {
+      const jar = new CookieJar();
+      const start = await fetch(url, { redirect: 'manual' });
+      expect(start.status).toBe(302);
+      jar.store(loginUrl, start);
+      const authorize = new URL(start.headers.get('location')!);
+      const callback = await driveLogin(authorize.href, callbackUrl, jar, subject);
+      return { start, authorize, callback, jar };
+    }
+
+    function setCookie(response: Response, name: string): string | undefined {
+      return response.headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+    }
+
+    it('sets the session cookies and answers 303 to / with no token in the URL', async () => {
+      idp.accounts.set('lena-sub', { email: 'lena@corp.example' });
+      const { start, authorize, callback, jar } = await consoleLogin('lena-sub');
+      // The browser binding stays SameSite=Lax: the IdP's redirect back is a cross-site navigation,
+      // which carries Lax cookies and not Strict ones. The landing rides in it, not in the IdP's URL.
+      expect(start.headers.getSetCookie()[0]).toMatch(/^cg_sso_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]+\.console; Path=[^;]+; Max-Age=600; HttpOnly; SameSite=Lax$/);
+      expect(authorize.href).not.toMatch(/console/);
+
+      const res = await fetch(callback, { redirect: 'manual', headers: { cookie: jar.header(callback) } });
+      expect(res.status, await res.clone().text()).toBe(303);
+      expect(res.headers.get('location')).toBe('/');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(setCookie(res, 'cg_session')).toMatch(/^cg_session=[\w-]+\.[\w-]+\.[\w-]+; Max-Age=3600; Path=\/; HttpOnly; SameSite=Strict$/);
+      expect(setCookie(res, 'cg_refresh')).toMatch(/^cg_refresh=cgr_[\w-]+; Max-Age=604800; Path=\/api\/v1\/auth\/session; HttpOnly; SameSite=Strict$/);
+      // The one-time binding cookie is cleared as before.
+      expect(res.headers.getSetCookie().some((c) => /^cg_sso_[A-Za-z0-9_-]{16}=; .*Max-Age=0/.test(c))).toBe(true);
+
+      // The console's first request carries the cookie alone.
+      const session = setCookie(res, 'cg_session')!.split(';')[0]!;
+      const me = await fetch(`${base}/api/v1/auth/me`, { headers: { cookie: session } });
+      expect(me.status).toBe(200);
+      const body = (await me.json()) as any;
+      expect(body).toMatchObject({ auth_type: 'jwt', tenant_id: tenant.id, role: 'auditor', username: `${tenant.slug}.lena@corp.example` });
+      const logins = await auditActions('auth.sso_login');
+      expect(logins.some((a) => a.target_id === body.user_id)).toBe(true);
+    });
+
+    it("wins over the tenant's app URL", async () => {
+      expect((await configure({ app_redirect_url: 'http://127.0.0.1:5173/sso/done' })).statusCode).toBe(200);
+      try {
+        idp.accounts.set('mona-sub', {});
+        const { callback, jar } = await consoleLogin('mona-sub');
+        const res = await fetch(callback, { redirect: 'manual', headers: { cookie: jar.header(callback) } });
+        expect(res.status).toBe(303);
+        expect(res.headers.get('location')).toBe('/');
+        expect(setCookie(res, 'cg_session')).toBeTruthy();
+      } finally {
+        expect((await configure()).statusCode).toBe(200);
+      }
+    });
+
+    it('cannot be added or removed between the start and the callback (the binding cookie is hashed whole)', async () => {
+      idp.accounts.set('nina-sub', {});
+      const toConsole = await consoleLogin('nina-sub');
+      const stripped = toConsole.jar.header(toConsole.callback).replace('.console', '');
+      const refused = await fetch(toConsole.callback, { redirect: 'manual', headers: { cookie: stripped } });
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as any).error.message).toBe('this login was not started in this browser (login cookie missing or different)');
+
+      const plain = await consoleLogin('nina-sub', loginUrl);
+      const added = plain.jar.header(plain.callback).replace(/^(cg_sso_[^=]+=[A-Za-z0-9_-]+)/, '$1.console');
+      const alsoRefused = await fetch(plain.callback, { redirect: 'manual', headers: { cookie: added } });
+      expect(alsoRefused.status).toBe(401);
+      expect(getSetCookies(alsoRefused).some((c) => c.startsWith('cg_session='))).toBe(false);
+    });
+
+    it('takes only a landing name: anything else in `to` is 400, other parameters are ignored as before', async () => {
+      for (const to of ['https://evil.example/', '//evil.example', 'Console']) {
+        const res = await fetch(`${loginUrl}?to=${encodeURIComponent(to)}`, { redirect: 'manual' });
+        expect(res.status).toBe(400);
+        expect(((await res.json()) as any).error.message).toMatch(/^invalid querystring: .*to.*console/);
+      }
+      expect((await fetch(`${loginUrl}?utm_source=mail`, { redirect: 'manual' })).status).toBe(302);
+    });
   });
 
   it('answers 404 for an unknown slug and for a tenant without OIDC', async () => {

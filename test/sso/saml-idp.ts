@@ -73,7 +73,13 @@ export interface ResponseOptions {
   assertionId?: string;
   /** What gets signed: the assertion (default), the whole response, or nothing. */
   sign?: 'assertion' | 'response' | 'none';
+  /** Signature and digest algorithms (URIs); default RSA-SHA256 and SHA-256. A legacy IdP signs with SHA-1. */
+  signatureAlgorithm?: string;
+  digestAlgorithm?: string;
 }
+
+export const RSA_SHA1 = 'http://www.w3.org/2000/09/xmldsig#rsa-sha1';
+export const SHA1_DIGEST = 'http://www.w3.org/2000/09/xmldsig#sha1';
 
 const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -100,14 +106,14 @@ export function buildResponse(idp: TestKeyPair, o: ResponseOptions): string {
   const signed = new SignedXml({
     privateKey: idp.key,
     publicCert: idp.cert,
-    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    signatureAlgorithm: o.signatureAlgorithm ?? 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
     canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
   });
   const target = o.sign === 'response' ? 'Response' : 'Assertion';
   signed.addReference({
     xpath: `//*[local-name(.)='${target}']`,
     transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
-    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    digestAlgorithm: o.digestAlgorithm ?? 'http://www.w3.org/2001/04/xmlenc#sha256',
   });
   signed.computeSignature(xml, { location: { reference: `//*[local-name(.)='${target}']/*[local-name(.)='Issuer']`, action: 'after' } });
   return signed.getSignedXml();
@@ -123,7 +129,7 @@ export function acsForm(xml: string, relayState?: string): string {
 /** A LogoutRequest in the HTTP-Redirect binding (deflated, signed over the query string), as a query string. */
 export function logoutRequestQuery(
   idp: TestKeyPair | null,
-  o: { destination: string; nameId: string; issuer?: string; relayState?: string; sessionIndex?: string; notOnOrAfter?: Date; now: Date },
+  o: { destination: string; nameId: string; issuer?: string; relayState?: string; sessionIndex?: string; notOnOrAfter?: Date; now: Date; sha1?: boolean },
 ): string {
   const xml =
     `<samlp:LogoutRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_l${randomUUID().replace(/-/g, '')}" Version="2.0" IssueInstant="${iso(o.now)}" Destination="${o.destination}"${o.notOnOrAfter ? ` NotOnOrAfter="${iso(o.notOnOrAfter)}"` : ''}>` +
@@ -133,8 +139,8 @@ export function logoutRequestQuery(
   let query = `SAMLRequest=${encodeURIComponent(deflateRawSync(Buffer.from(xml)).toString('base64'))}`;
   if (o.relayState) query += `&RelayState=${encodeURIComponent(o.relayState)}`;
   if (!idp) return query;
-  query += `&SigAlg=${encodeURIComponent('http://www.w3.org/2001/04/xmldsig-more#rsa-sha256')}`;
-  const signature = createSign('RSA-SHA256').update(query).sign(idp.key, 'base64');
+  query += `&SigAlg=${encodeURIComponent(o.sha1 ? RSA_SHA1 : 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256')}`;
+  const signature = createSign(o.sha1 ? 'RSA-SHA1' : 'RSA-SHA256').update(query).sign(idp.key, 'base64');
   return `${query}&Signature=${encodeURIComponent(signature)}`;
 }
 

@@ -52,7 +52,8 @@ async function configure(body: Record<string, unknown>) {
 }
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // The fake IdPs listen on loopback: allow-listed explicitly, as an operator would for a local IdP.
+  t = await createTestApp({ env: { CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' } });
   tenant = await buildTenant(t);
   idp = makeKeyPair();
   otherKey = makeKeyPair(365, '/CN=Somebody Else');
@@ -192,6 +193,53 @@ describe('SAML assertion consumer', () => {
       const location = new URL(res.headers.location as string);
       expect(location.search).toBe('');
       expect(new URLSearchParams(location.hash.slice(1)).get('tenant_id')).toBe(tenant.id);
+    } finally {
+      await configure({ metadata_url: metadataServer.url, default_role: 'security-analyst' });
+    }
+  });
+});
+
+describe('SAML login landing in the web console (RelayState console)', () => {
+  const postWithRelayState = (xml: string, relayState: string) =>
+    t.app.inject({ method: 'POST', url: acsPath(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: acsForm(xml, relayState) });
+
+  it('a login started with ?to=console carries the RelayState console to the IdP', async () => {
+    const start = await t.app.inject({ method: 'GET', url: `/api/v1/auth/saml/${tenant.slug}/login?to=console` });
+    expect(start.statusCode).toBe(302);
+    expect(new URL(start.headers.location as string).searchParams.get('RelayState')).toBe('console');
+    const plain = await t.app.inject({ method: 'GET', url: `/api/v1/auth/saml/${tenant.slug}/login` });
+    expect(new URL(plain.headers.location as string).searchParams.has('RelayState')).toBe(false);
+    const bad = await t.app.inject({ method: 'GET', url: `/api/v1/auth/saml/${tenant.slug}/login?to=https://evil.example/` });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it('with the RelayState console the ACS sets the session cookies and answers 303 to /, no token in the URL', async () => {
+    const res = await postWithRelayState(response({ nameId: 'saml-console-user' }), 'console');
+    expect(res.statusCode, res.body).toBe(303);
+    expect(res.headers.location).toBe('/');
+    expect(res.headers['cache-control']).toBe('no-store');
+    const session = res.cookies.find((c) => c.name === 'cg_session')!;
+    expect(session).toMatchObject({ path: '/', httpOnly: true, sameSite: 'Strict', maxAge: 3600 });
+    expect(res.cookies.find((c) => c.name === 'cg_refresh')).toMatchObject({ path: '/api/v1/auth/session', httpOnly: true, sameSite: 'Strict' });
+    const me = await t.app.inject({ url: '/api/v1/auth/me', headers: { cookie: `cg_session=${session.value}` } });
+    expect(me.statusCode).toBe(200);
+    expect(me.json()).toMatchObject({ tenant_id: tenant.id, role: 'security-analyst' });
+  });
+
+  it("wins over the tenant's app URL; any other RelayState (a URL too) changes nothing", async () => {
+    const evil = await postWithRelayState(response({ nameId: 'saml-relay-url' }), 'https://evil.example/');
+    expect(evil.statusCode).toBe(200);
+    expect(evil.json().token).toBeTruthy();
+    expect(evil.cookies).toEqual([]);
+    expect((await configure({ metadata_url: metadataServer.url, default_role: 'security-analyst', app_redirect_url: 'https://app.example/after-login' })).statusCode).toBe(200);
+    try {
+      const res = await postWithRelayState(response({ nameId: 'saml-console-over-app' }), 'console');
+      expect(res.statusCode).toBe(303);
+      expect(res.headers.location).toBe('/');
+      const other = await postWithRelayState(response({ nameId: 'saml-relay-other' }), '/somewhere');
+      expect(other.statusCode).toBe(303);
+      expect(new URL(other.headers.location as string).origin).toBe('https://app.example');
+      expect(other.cookies).toEqual([]);
     } finally {
       await configure({ metadata_url: metadataServer.url, default_role: 'security-analyst' });
     }

@@ -1,33 +1,50 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { checkIdpUrl, isLoopbackHost, loadSsoSettings } from '../../src/modules/sso/outbound.js';
+import { loadConfig } from '../../src/config.js';
+import { checkIdpUrl, fetchUrlProblem, idpUrlProblem, isLoopbackHost, loadSsoSettings, UrlPolicyError } from '../../src/modules/sso/outbound.js';
 import { deriveSecretKey, openSecret, sealSecret } from '../../src/modules/sso/secret-box.js';
 import { normaliseServiceUrl, ssoUrls } from '../../src/modules/sso/urls.js';
 import { assertSafeXml } from '../../src/modules/sso/saml-metadata.js';
 
 describe('IdP URL policy', () => {
-  const none = loadSsoSettings({});
+  // The outbound policy of a service without an allow-list, and of one that lists hosts (through the
+  // setting and the deprecated alias CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS, which keeps working).
+  const none = loadSsoSettings(loadConfig({}));
+  const listed = loadSsoSettings(loadConfig({ CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '127.0.0.1', CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS: ' keycloak.internal , ADFS.lan ' }));
 
-  it('takes https anywhere and plain http only on loopback', () => {
-    expect(checkIdpUrl('https://login.microsoftonline.com/x/v2.0', none)).toMatchObject({ insecure: false });
-    for (const url of ['http://127.0.0.1:8080', 'http://localhost:3000/realms/a', 'http://[::1]:9000', 'http://127.1.2.3']) {
-      expect(checkIdpUrl(url, none), url).toMatchObject({ insecure: true });
+  it('takes https to public hosts; loopback and plain http only when allow-listed', () => {
+    expect(checkIdpUrl('https://login.microsoftonline.com/x/v2.0', none).href).toBe('https://login.microsoftonline.com/x/v2.0');
+    for (const url of ['http://127.0.0.1:8080', 'https://127.0.0.1:8080', 'http://localhost:3000/realms/a', 'http://[::1]:9000', 'http://127.1.2.3']) {
+      expect(() => checkIdpUrl(url, none), url).toThrow(UrlPolicyError);
     }
-    expect(() => checkIdpUrl('http://idp.corp.example', none)).toThrow(/must use https/);
-    expect(() => checkIdpUrl('http://127.0.0.1.evil.example', none)).toThrow(/must use https/);
-    expect(() => checkIdpUrl('ftp://idp.example', none)).toThrow('must be an https URL');
+    expect(() => checkIdpUrl('http://idp.corp.example', none)).toThrow('only https:// URLs are allowed (http:// only to hosts the operator allow-lists)');
+    expect(() => checkIdpUrl('ftp://idp.example', none)).toThrow(/only https/);
     expect(() => checkIdpUrl('not a url', none)).toThrow('is not an absolute URL');
-    expect(() => checkIdpUrl('https://user:pw@idp.example', none)).toThrow('must not contain credentials');
-    expect(() => checkIdpUrl('https://169.254.169.254/', none)).toThrow(/link-local/);
+    expect(() => checkIdpUrl('https://user:pw@idp.example', none)).toThrow('must not contain a user name or password');
+    expect(() => checkIdpUrl('https://169.254.169.254/', none)).toThrow('the address is not allowed (169.254.169.254 is a link-local address)');
     expect(() => checkIdpUrl('http://[fe80::1]/', none)).toThrow(/link-local/);
+    expect(checkIdpUrl('http://127.0.0.1:8080/x', listed).href).toBe('http://127.0.0.1:8080/x');
+    expect(checkIdpUrl('http://keycloak.internal:8080/realms/x', listed).hostname).toBe('keycloak.internal');
+    expect(checkIdpUrl('http://adfs.lan/adfs', listed).hostname).toBe('adfs.lan');
+    // With names only listed, another name's http:// is refused at once; with addresses listed, it waits
+    // for the connection (the name might resolve into the list), which refuses it otherwise.
+    expect(() => checkIdpUrl('http://other.lan', loadSsoSettings(loadConfig({ CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS: 'adfs.lan' })))).toThrow(/only https/);
+    // 0.0.0.0 connects to this machine: allow-listing 127.0.0.1 does not let it through.
+    expect(() => checkIdpUrl('http://0.0.0.0:8080/token', listed)).toThrow(/0\.0\.0\.0 is an unspecified/);
   });
 
-  it('allows plain http to hosts listed in CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS', () => {
-    const settings = loadSsoSettings({ CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS: ' keycloak.internal , ADFS.lan ' });
-    expect(settings.allowInsecureHosts).toEqual(['keycloak.internal', 'adfs.lan']);
-    expect(checkIdpUrl('http://keycloak.internal:8080/realms/x', settings)).toMatchObject({ insecure: true });
-    expect(checkIdpUrl('http://adfs.lan/adfs', settings)).toMatchObject({ insecure: true });
-    expect(() => checkIdpUrl('http://other.lan', settings)).toThrow(/must use https/);
+  it('refuses the embedded forms of the metadata address as IdP URLs (issue 20), allow-list or not', async () => {
+    for (const settings of [none, listed]) {
+      for (const host of ['[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', '[0:0:0:0:0:ffff:a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[::a9fe:a9fe]', '[::ffff:0.0.0.0]']) {
+        expect(await fetchUrlProblem(`https://${host}/`, settings), host).toMatch(/^the address is not allowed \(.+ is an? .+ address\)$/);
+      }
+    }
+  });
+
+  it('leaves browser-only URLs (service URL, app redirect) to their own rule: https, or http on loopback and listed hosts', () => {
+    expect(idpUrlProblem('http://localhost:3000', none)).toBeNull();
+    expect(idpUrlProblem('http://adfs.lan/x', listed)).toBeNull();
+    expect(idpUrlProblem('http://app.example', none)).toMatch(/must use https/);
   });
 
   it('knows loopback hosts', () => {

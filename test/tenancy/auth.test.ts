@@ -21,9 +21,18 @@ describe('POST /auth/token', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
-      ['account_id', 'expires_at', 'onboarding_completed', 'refresh_expires_at', 'refresh_token', 'role', 'tenant_id', 'token', 'user_id', 'username', 'workspace_id'].sort(),
+      [
+        'account_id', 'expires_at', 'mfa_enrollment_required', 'onboarding_completed', 'refresh_expires_at', 'refresh_token', 'role',
+        'tenant_id', 'token', 'user_id', 'username', 'workspace_id',
+      ].sort(),
     );
-    expect(body).toMatchObject({ tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, role: 'auditor', onboarding_completed: false });
+    expect(body).toMatchObject({
+      tenant_id: tenant.id,
+      workspace_id: tenant.defaultWorkspaceId,
+      role: 'auditor',
+      onboarding_completed: false,
+      mfa_enrollment_required: false,
+    });
     expect(body.expires_at).toBe('2026-11-23T13:00:00.000Z');
     expect(body.refresh_expires_at).toBe('2026-11-30T12:00:00.000Z');
     const claims = decodeJwt(body.token);
@@ -33,9 +42,10 @@ describe('POST /auth/token', () => {
   });
 
   it("logs into the user's first tenant (oldest membership)", async () => {
-    // The security-analyst of `tenant` is added to `other` later: login still lands in `tenant`.
+    // The security-analyst of `tenant` is added to `other` later (by a system-admin, who links
+    // existing users directly): login still lands in `tenant`.
     t.clock.advance(1000);
-    await call(t.app, other.admin.token, {
+    await call(t.app, (await loginAdmin(t)).token, {
       method: 'POST',
       url: `/api/v1/tenants/${other.id}/users`,
       payload: { username: tenant.users['security-analyst'].username, role: 'read-only' },

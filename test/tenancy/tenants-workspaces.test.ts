@@ -15,10 +15,11 @@ afterAll(() => t.close());
 
 describe('account tenants', () => {
   it('creates a tenant with a default workspace; the creator becomes its tenant-admin', async () => {
-    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: 'Acme Cloud', plan: 'pro' } });
+    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: 'Acme Cloud' } });
     expect(res.statusCode).toBe(201);
     const created = res.json();
-    expect(created).toMatchObject({ name: 'Acme Cloud', slug: 'acme-cloud', plan: 'pro', default_workspace_id: expect.any(String), created_at: expect.any(String) });
+    // The plan of the tenant the creator is signed in to (enterprise, the default).
+    expect(created).toMatchObject({ name: 'Acme Cloud', slug: 'acme-cloud', plan: 'enterprise', default_workspace_id: expect.any(String), created_at: expect.any(String) });
     const switched = await call(t.app, tenant.admin.token, { method: 'POST', url: '/api/v1/auth/select-tenant', payload: { tenant_id: created.id }, expect: 200 });
     expect(switched.json()).toMatchObject({ role: 'tenant-admin', workspace_id: created.default_workspace_id });
     const workspaces = await call(t.app, switched.json().token, { url: '/api/v1/workspaces', expect: 200 });
@@ -43,6 +44,26 @@ describe('account tenants', () => {
     expect([...body.items, ...second.json().items].map((i: { id: string }) => i.id)).toContain(tenant.id);
     const ro = await call(t.app, tenant.users['read-only'].token, { url: '/api/v1/account/tenants', expect: 200 });
     expect(ro.json().items.map((i: { id: string }) => i.id)).toEqual([tenant.id]);
+  });
+
+  it("the plan is a system-admin's decision: a free tenant's admin gets free, and naming another plan is 403", async () => {
+    const free = await buildTenant(t, { plan: 'free' });
+    for (const plan of ['enterprise', 'pro']) {
+      const res = await call(t.app, free.admin.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: `Free Upgrade ${plan}`, plan } });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().error.message).toBe('only a system-admin can choose the plan: a new tenant gets the plan of the tenant you are signed in to (free)');
+    }
+    const inherited = await call(t.app, free.admin.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: 'Free Child' }, expect: 201 });
+    expect(inherited.json().plan).toBe('free');
+    const same = await call(t.app, free.admin.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: 'Free Child', plan: 'free' }, expect: 201 });
+    expect(same.json().plan).toBe('free');
+    // Nothing was created by the refused requests.
+    const names = (await call(t.app, free.admin.token, { url: '/api/v1/account/tenants?per_page=100', expect: 200 })).json().items.map((i: { name: string }) => i.name);
+    expect(names.filter((n: string) => n.startsWith('Free Upgrade'))).toEqual([]);
+    // A system-admin names any plan.
+    const system = await loginAdmin(t);
+    const chosen = await call(t.app, system.token, { method: 'POST', url: '/api/v1/account/tenants', payload: { name: 'Chosen Plan', plan: 'pro' }, expect: 201 });
+    expect(chosen.json().plan).toBe('pro');
   });
 
   it('refuses tenant creation to roles below tenant-admin', async () => {

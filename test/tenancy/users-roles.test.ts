@@ -44,17 +44,22 @@ describe('tenant users', () => {
     expect(list.json().total).toBeGreaterThanOrEqual(5);
   });
 
-  it('refuses short passwords and a missing password for a new user with 400', async () => {
-    const short = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username: unique('u'), password: 'short', role: 'auditor' } });
-    expect(short.statusCode).toBe(400);
-    expect(short.json().error.message).toBe('password must be at least 12 characters');
-    const none = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username: unique('u'), role: 'auditor' } });
+  it('refuses a short password with 400 whether or not the username exists; a system-admin must give a password for a new user', async () => {
+    for (const username of [unique('u'), other.users.auditor.username]) {
+      const short = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username, password: 'short', role: 'auditor' } });
+      expect(short.statusCode).toBe(400);
+      expect(short.json().error.message).toBe('password must be at least 12 characters');
+    }
+    const system = await loginAdmin(t);
+    const none = await call(t.app, system.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username: unique('u'), role: 'auditor' } });
+    expect(none.statusCode).toBe(400);
     expect(none.json().error.message).toBe('password is required');
   });
 
-  it('links an existing username into another tenant with its own role; the password stays', async () => {
+  it('a system-admin links an existing username into another tenant with its own role; the password stays', async () => {
+    const system = await loginAdmin(t);
     const username = tenant.users.auditor.username;
-    const res = await call(t.app, other.admin.token, { method: 'POST', url: `/api/v1/tenants/${other.id}/users`, payload: { username, role: 'security-analyst' } });
+    const res = await call(t.app, system.token, { method: 'POST', url: `/api/v1/tenants/${other.id}/users`, payload: { username, role: 'security-analyst' } });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ id: tenant.users.auditor.user_id, role: 'security-analyst' });
     const session = await login(t.app, username, PASSWORD);
@@ -63,6 +68,19 @@ describe('tenant users', () => {
     expect(session.role).toBe('auditor');
     const duplicate = await call(t.app, other.admin.token, { method: 'POST', url: `/api/v1/tenants/${other.id}/users`, payload: { username, role: 'auditor' } });
     expect(duplicate.statusCode).toBe(409);
+    expect(duplicate.json().error.message).toBe(`user "${username}" already belongs to this tenant`);
+  });
+
+  it("a tenant admin adding a taken username with a password invites its user (202) and links nobody", async () => {
+    const username = other.users['read-only'].username;
+    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username, password: 'another-password-entirely', role: 'auditor' } });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ username, role: 'auditor', status: 'pending' });
+    // The other tenant's user is not linked, and keeps its own password.
+    const session = await login(t.app, username, PASSWORD);
+    expect((await call(t.app, session.token, { method: 'POST', url: '/api/v1/auth/select-tenant', payload: { tenant_id: tenant.id } })).statusCode).toBe(403);
+    const mine = await call(t.app, session.token, { url: '/api/v1/account/invitations', expect: 200 });
+    expect(mine.json().items.map((i: { tenant_id: string }) => i.tenant_id)).toContain(tenant.id);
   });
 
   it('applies the role rules to creation: no role above your own', async () => {
@@ -76,6 +94,38 @@ describe('tenant users', () => {
     expect((await call(t.app, tenant.admin.token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/users/${victim.user_id}` })).statusCode).toBe(204);
     expect((await call(t.app, tenant.admin.token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/users/${victim.user_id}` })).statusCode).toBe(404);
     expect(await t.deps.database.db.selectFrom('users').select('id').where('id', '=', victim.user_id).executeTakeFirst()).toBeDefined();
+  });
+});
+
+describe("a system-admin's memberships", () => {
+  // The bootstrap system-admin created `tenant` and holds a tenant-admin membership in it: the same
+  // level as the tenant's own admin, whom the level rule alone would let change or remove it.
+  const systemAdminId = async () => (await loginAdmin(t)).user_id;
+
+  it("a tenant admin cannot change a system-admin's role in the tenant (403)", async () => {
+    const adminId = await systemAdminId();
+    const res = await call(t.app, tenant.admin.token, { method: 'PUT', url: roleUrl(adminId), payload: { role: 'read-only' } });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toBe("cannot change a system-admin's membership: only a system-admin can");
+    const users = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/users?per_page=500`, expect: 200 });
+    expect(users.json().items.find((u: { id: string }) => u.id === adminId)).toMatchObject({ role: 'tenant-admin' });
+  });
+
+  it("a tenant admin cannot remove a system-admin's membership (403); it stays", async () => {
+    const adminId = await systemAdminId();
+    const res = await call(t.app, tenant.admin.token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/users/${adminId}` });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toBe("cannot change a system-admin's membership: only a system-admin can");
+    const users = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/users?per_page=500`, expect: 200 });
+    expect(users.json().items.find((u: { id: string }) => u.id === adminId)).toMatchObject({ role: 'tenant-admin' });
+  });
+
+  it("a system-admin changes a system-admin's membership", async () => {
+    const system = await loginAdmin(t);
+    const peer = await addUser(t, tenant, 'read-only');
+    await call(t.app, system.token, { method: 'PUT', url: roleUrl(peer.user_id), payload: { role: 'system-admin' }, expect: 200 });
+    await call(t.app, system.token, { method: 'PUT', url: roleUrl(peer.user_id), payload: { role: 'auditor' }, expect: 200 });
+    await call(t.app, system.token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/users/${peer.user_id}`, expect: 204 });
   });
 });
 

@@ -179,6 +179,7 @@ describe('GET /api/v1/vulndb/stats', () => {
     expect(res.statusCode).toBe(200);
     const stats = res.json();
     expect(stats.counts).toEqual({ kev: 1404, epss: 1406, nvd_cves: 70, cpe_matches: expect.any(Number), osv_advisories: 417, osv_affected_packages: expect.any(Number) });
+    expect(stats.package_matching).toEqual({ enabled: true, message: null });
     const kevState = stats.sources.find((s: { source: string }) => s.source === 'kev');
     expect(kevState).toMatchObject({ records: 1404, origin: 'cli', location: KEV_JSON, data_version: '2025.08.25', last_result: 'succeeded', last_error: null });
     // The catalog was released 2025-08-25T17:04:19Z; the test clock stands at 2026-11-23T12:00:00Z.
@@ -258,12 +259,17 @@ describe('OpenAPI', () => {
       'GET /api/v1/vulndb/check/{cveId} checkVulnerability',
       'GET /api/v1/vulndb/cve/{cveId} getVulnerability',
       'GET /api/v1/vulndb/imports listVulnerabilityImports',
+      'GET /api/v1/vulndb/imports/{importId} getVulnerabilityImport',
       'GET /api/v1/vulndb/kev listKnownExploitedVulnerabilities',
       'GET /api/v1/vulndb/stats getVulnerabilityStats',
       'GET /api/v1/vulndb/sync/{jobId} getVulnerabilitySyncJob',
+      'POST /api/v1/vulndb/imports importVulnerabilityData',
+      'POST /api/v1/vulndb/imports/{importId}/cancel cancelVulnerabilityImport',
       'POST /api/v1/vulndb/sync syncVulnerabilityData',
     ]);
     for (const { op } of operations) expect(Object.keys(op.responses ?? {})).toEqual(expect.arrayContaining(['400', '401']));
     expect(doc.paths['/api/v1/vulndb/sync'].post['x-permission']).toBe('platform:admin');
+    expect(doc.paths['/api/v1/vulndb/imports'].post['x-permission']).toBe('platform:admin');
+    expect(Object.keys(doc.paths['/api/v1/vulndb/imports'].post.requestBody.content).sort()).toEqual(['application/json', 'multipart/form-data']);
   });
 });

@@ -3,7 +3,7 @@ import { createDatabaseForChild } from '../harness/database.js';
 import { saveEnv } from '../harness/env.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { vulndbCommand, vulndbHelp } from '../../src/cli/vulndb.js';
-import { count, EPSS_KEV, KEV_CSV, KEV_JSON, NVD_FEED, scratchDir, truncated } from './helpers.js';
+import { count, EPSS_KEV, KEV_CSV, KEV_JSON, NVD_FEED, OSV_NPM_ZIP, osvEntries, scratchDir, truncated, zipOf } from './helpers.js';
 
 /** The CLI reads DATABASE_URL and friends from the environment, as `controlgraph vulndb` does. */
 let database: { url: string; dispose(): Promise<void> };
@@ -57,6 +57,19 @@ describe('controlgraph vulndb', () => {
     const cut = tmp.write('kev-cut.json', truncated(KEV_JSON, 0.5));
     await expect(vulndbCommand(['import', cut])).rejects.toThrow(/^kev .*kev-cut\.json: FAILED: .+ \(byte \d+, after \d+ records, kev-cut\.json, after CVE-\d{4}-\d+\); the previous data is unchanged$/);
     expect(await rows('vulndb_kev')).toBe(1404);
+  });
+
+  it("import of a zip archive (OSV's all.zip) reads it in place; a broken entry fails naming the entry, and changes nothing", async () => {
+    await vulndbCommand(['import', OSV_NPM_ZIP]);
+    expect(output).toEqual([`osv ${OSV_NPM_ZIP}: 100 records read; 100 inserted, 0 updated, 0 deleted, 0 unchanged`]);
+    const entries = osvEntries(105).slice(100);
+    const [name, content] = entries[2]!;
+    entries[2] = [name, content.slice(0, 200)];
+    const broken = tmp.write('osv-broken.zip', await zipOf(entries));
+    await expect(vulndbCommand(['import', broken])).rejects.toThrow(
+      new RegExp(`^osv .*osv-broken\\.zip: FAILED: .+ \\(byte \\d+, after 2 records, osv-broken\\.zip/${name.replace(/\./g, '\\.')}, after ${entries[1]![0].replace('.json', '')}\\); the previous data is unchanged$`),
+    );
+    expect(await rows('vulndb_osv_advisories')).toBe(100);
   });
 
   it('sync imports the configured locations; stats prints JSON', async () => {

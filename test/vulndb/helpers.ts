@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
+import { pack as tarPack } from 'tar-stream';
+import yazl from 'yazl';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../src/platform/db/schema.js';
 import type { Clock } from '../../src/platform/clock.js';
@@ -74,4 +76,33 @@ export function sha256(path: string): string {
 
 export function readJson<T = any>(path: string): T {
   return JSON.parse(readFileSync(path, 'utf8')) as T;
+}
+
+export const OSV_NPM_ZIP = fixture('osv-npm-all-100.zip');
+export const NVD_ZIP = fixture('nvdcve-2.0-sample.json.zip');
+
+/** A zip of the given entries (yazl: deflated, or stored with `store`), in memory: tests build small ones. */
+export async function zipOf(entries: Array<[path: string, content: string | Buffer]>, options: { store?: boolean } = {}): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [path, content] of entries) zip.addBuffer(Buffer.from(content), path, { compress: !options.store });
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A gzipped tar of the given entries (tar-stream). */
+export async function tarGzOf(entries: Array<[path: string, content: string | Buffer]>): Promise<Buffer> {
+  const pack = tarPack();
+  for (const [path, content] of entries) pack.entry({ name: path }, Buffer.from(content));
+  pack.finalize();
+  const chunks: Buffer[] = [];
+  for await (const chunk of pack) chunks.push(Buffer.from(chunk as Uint8Array));
+  return gzipSync(Buffer.concat(chunks));
+}
+
+/** The OSV advisories of the npm fixture, as osv.dev exports them: one `<id>.json` per advisory. */
+export function osvEntries(limit: number): Array<[string, string]> {
+  const advisories = readJson<Array<{ id: string }>>(OSV_NPM).sort((a, b) => (a.id < b.id ? -1 : 1));
+  return advisories.slice(0, limit).map((a) => [`${a.id}.json`, JSON.stringify(a, null, 1)]);
 }

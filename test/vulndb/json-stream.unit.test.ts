@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { jsonItems } from '../../src/modules/vulndb/import/json-stream.js';
+import { jsonItems, MAX_RECORD_BYTES } from '../../src/modules/vulndb/import/json-stream.js';
 import { KEV_JSON, NVD_FEED } from './helpers.js';
 
 /** Feeds the text in chunks of `size` bytes (1 puts every boundary everywhere). */
@@ -16,6 +16,22 @@ async function extract(text: string | Buffer, itemsKey: string | null, size = 1)
 }
 
 describe('streaming JSON record extraction', () => {
+  it('refuses a record larger than MAX_RECORD_BYTES instead of holding it (an archive entry or array element of any size)', async () => {
+    const piece = Buffer.alloc(1024 * 1024, 0x61);
+    async function* huge() {
+      yield Buffer.from('[{"id":"GHSA-x"},{"details":"');
+      for (let i = 0; i <= MAX_RECORD_BYTES / piece.length; i++) yield piece;
+      yield Buffer.from('"}]');
+    }
+    const extractor = jsonItems(Readable.from(huge()), null);
+    const items: unknown[] = [];
+    await expect(
+      (async () => {
+        for await (const item of extractor) items.push(item);
+      })(),
+    ).rejects.toThrow(`a record larger than ${MAX_RECORD_BYTES} bytes`);
+  });
+
   it('reads the records of a top-level array and of an object member, keeping the other members', async () => {
     expect(await extract('[{"a":1},{"b":[1,2,{"c":"]"}]}]', null)).toEqual({ items: [{ a: 1 }, { b: [1, 2, { c: ']' }] }], header: {}, topLevel: 'array' });
     const doc = '{"count": 2, "vulnerabilities": [ {"id": "x", "vulnerabilities": [9]} , {"id": "y"} ], "title": "after"}';

@@ -8,30 +8,37 @@ import { call, fresh, loginAdmin } from '../harness/identity.js';
 import { Scheduler } from '../../src/platform/jobs/scheduler.js';
 import { vulndbModule } from '../../src/modules/vulndb/index.js';
 import { OFFICIAL_SOURCES, parseSourceSpecs } from '../../src/modules/vulndb/sync.js';
+import { createOutboundPolicy } from '../../src/platform/outbound/index.js';
 import { count, EPSS_KEV, EPSS_SAMPLE_GZ, KEV_JSON, NVD_FEED, OSV_NPM, readJson, scratchDir, silentLog, vulndbModules } from './helpers.js';
 
 const HOUR = 3_600_000;
 
 describe('sync sources configuration', () => {
-  it('parses source=location lists, expands "official", refuses what it cannot use (no traffic)', () => {
-    expect(parseSourceSpecs(['kev=/data/kev.json', 'nvd=/feeds/2024.json.gz', 'nvd=https://mirror.example.org/nvd/2025.json.gz', 'osv=file:///osv/npm'])).toEqual([
+  it('parses source=location lists, expands "official", refuses what it cannot use or the outbound guard refuses (no traffic)', () => {
+    const guard = createOutboundPolicy();
+    // A local mirror is reached only when the operator allow-lists it (CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS).
+    const mirror = createOutboundPolicy({ allowHosts: ['127.0.0.1'] });
+    const parse = (entries: string[], policy = guard) => parseSourceSpecs(entries, policy);
+    expect(parse(['kev=/data/kev.json', 'nvd=/feeds/2024.json.gz', 'nvd=https://mirror.example.org/nvd/2025.json.gz', 'osv=file:///osv/npm'])).toEqual([
       { source: 'kev', location: '/data/kev.json' },
       { source: 'nvd', location: '/feeds/2024.json.gz' },
       { source: 'nvd', location: 'https://mirror.example.org/nvd/2025.json.gz' },
       { source: 'osv', location: 'file:///osv/npm' },
     ]);
-    expect(parseSourceSpecs(['official'])).toEqual(OFFICIAL_SOURCES);
+    expect(parse(['official'])).toEqual(OFFICIAL_SOURCES);
     expect(OFFICIAL_SOURCES.every((s) => s.location.startsWith('https://'))).toBe(true);
-    expect(parseSourceSpecs(['epss=http://127.0.0.1:8000/epss.csv.gz'])).toHaveLength(1);
-    expect(() => parseSourceSpecs(['kev=http://example.org/kev.json'])).toThrow(/only https URLs/);
-    expect(() => parseSourceSpecs(['kev=ftp://example.org/kev.json'])).toThrow(/neither an https URL nor a local path/);
-    expect(() => parseSourceSpecs(['cisa=/x'])).toThrow(/<source>=<url-or-path>/);
-    expect(() => parseSourceSpecs(['kev=/a', 'kev=/b'])).toThrow(/kev may be given once/);
+    expect(parse(['epss=http://127.0.0.1:8000/epss.csv.gz'], mirror)).toHaveLength(1);
+    expect(() => parse(['epss=http://127.0.0.1:8000/epss.csv.gz'])).toThrow(/the address is not allowed \(127\.0\.0\.1 is/);
+    expect(() => parse(['kev=https://[::ffff:169.254.169.254]/kev.json'])).toThrow(/the address is not allowed/);
+    expect(() => parse(['kev=http://example.org/kev.json'])).toThrow(/only https:\/\/ URLs are allowed/);
+    expect(() => parse(['kev=ftp://example.org/kev.json'])).toThrow(/neither an https URL nor a local path/);
+    expect(() => parse(['cisa=/x'])).toThrow(/<source>=<url-or-path>/);
+    expect(() => parse(['kev=/a', 'kev=/b'])).toThrow(/kev may be given once/);
   });
 
   it('a bad CONTROLGRAPH_VULNDB_SOURCES stops the start with the reason', async () => {
     await expect(createTestApp({ extraModules: vulndbModules(), env: { CONTROLGRAPH_VULNDB_SOURCES: 'kev=http://example.org/kev.json' } })).rejects.toThrow(
-      /only https URLs/,
+      /only https:\/\/ URLs are allowed/,
     );
   });
 });
@@ -137,7 +144,11 @@ describe('sync from http URLs (a loopback mirror)', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await createTestApp({ extraModules: vulndbModules(), env: { CONTROLGRAPH_VULNDB_SOURCES: `kev=${base}/kev.json,epss=${base}/epss.csv.gz` } });
+    t = await createTestApp({
+      extraModules: vulndbModules(),
+      // The local mirror is allow-listed, as an operator's would be.
+      env: { CONTROLGRAPH_VULNDB_SOURCES: `kev=${base}/kev.json,epss=${base}/epss.csv.gz`, CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '127.0.0.1' },
+    });
   });
   afterAll(async () => {
     await t.close();

@@ -4,8 +4,10 @@ import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import YAML from 'yaml';
 import { projectPath, projectRoot } from '../../platform/paths.js';
 import { frameworks } from '../compliance/frameworks.js';
-import { FRAMEWORKS, SEVERITIES, type FrameworkId, type FrameworkMapping, type Remediation, type Severity } from '../compliance/rules/rule-types.js';
+import { FINDING_TITLE_MAX, FRAMEWORKS, NIST_SOURCES, SEVERITIES, type FrameworkId, type FrameworkMapping, type NistControl, type NistSource, type Remediation, type Severity } from '../compliance/rules/rule-types.js';
+import { splitMappings } from '../compliance/rules/primary-controls.js';
 import { COLLECTIONS, type CollectionName } from './report-schema.js';
+import { WHEN_MISSING, type WhenMissing } from '../compliance/rules/when-missing.js';
 
 /**
  * Host rules: data in `content/rules/host/*.yml` (see the README there), evaluated by the ingest
@@ -19,11 +21,15 @@ import { COLLECTIONS, type CollectionName } from './report-schema.js';
  *   `evidence` (CEL, string or list of strings) names what violates, for the finding's details;
  *   `indeterminate` (CEL, per item) marks items the rule cannot judge (e.g. password status unknown):
  *   when no item violates and one is indeterminate, the rule is not decided and its finding keeps its
- *   state. A rule whose collections (`collection`, `requires`) were not collected is not evaluated.
+ *   state. `when_missing` (violation | pass | unknown, with `when_missing_source`) is what the rule
+ *   concludes when the host lacks the data it judges: a collection it needs (`collection`,
+ *   `requires`) was not collected, or `missing` (CEL over `host`) is true. A rule not decided is an
+ *   unknown outcome, recorded by the ingest (evaluation_unknowns), never a pass.
  * - `vulnerable-package` and `config-drift`: text, severity and controls of the findings the ingest
  *   itself derives (CVE matches, file changes); `{placeholders}` are filled per finding.
  *
- * `host` holds the report's facts (`hostname`, `os`, `machine_id`, ...) and every collection by name.
+ * `host` holds the report's facts (`hostname`, `os`, `machine_id`, ...), every collection by name, and
+ * `collectors` (each collector's `{status, reason}`).
  */
 
 export type HostRuleKind = 'condition' | 'vulnerable-package' | 'config-drift';
@@ -31,12 +37,23 @@ export type HostRuleKind = 'condition' | 'vulnerable-package' | 'config-drift';
 interface RuleBase {
   id: string;
   kind: HostRuleKind;
+  /** The check, worded as the desired state. */
   title: string;
   description: string;
+  /** The failure wording its findings carry (templates with {placeholders} for the derived kinds). */
+  finding_title: string;
+  finding_description: string;
   severity: Severity;
   framework: FrameworkId;
   control_id: string;
+  /** The mapped controls a failure fails (the primary NIST controls and every other framework's). */
   framework_mappings: FrameworkMapping[];
+  /** NIST mappings that are not primary: shown, never counted (compliance/rules/primary-controls.ts). */
+  related_mappings: FrameworkMapping[];
+  /** One or two primary NIST SP 800-53 controls, each from a cited mapping (ComplianceAsCode). */
+  nist_controls: NistControl[];
+  /** The ComplianceAsCode rules the rule corresponds to: what a `compliance-as-code` citation is looked up by. */
+  cac_rules: string[];
   remediation: Remediation;
   source: { file: string; line: number };
 }
@@ -48,7 +65,15 @@ export interface ConditionRule extends RuleBase {
   condition: string;
   evidence: string | null;
   indeterminate: string | null;
-  compiled: { condition: ParseResult; evidence: ParseResult | null; indeterminate: ParseResult | null };
+  /**
+   * What the rule concludes when the host lacks the data it judges (issue 22, "fail closed"): a
+   * required collection was not collected, or `missing` (CEL over `host`) is true. See the README.
+   */
+  when_missing: WhenMissing;
+  /** Why: the documentation of the default it rests on, or why nothing decides. */
+  when_missing_source: string;
+  missing: string | null;
+  compiled: { condition: ParseResult; evidence: ParseResult | null; indeterminate: ParseResult | null; missing: ParseResult | null };
 }
 
 export interface TemplateRule extends RuleBase {
@@ -70,9 +95,11 @@ export class HostRuleError extends Error {
 
 const RULE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const FIELDS = new Set([
-  'id', 'kind', 'title', 'description', 'severity', 'framework', 'control_id', 'framework_mappings', 'collection', 'requires',
-  'condition', 'evidence', 'indeterminate', 'remediation',
+  'id', 'kind', 'title', 'description', 'finding_title', 'finding_description', 'severity', 'framework', 'control_id',
+  'framework_mappings', 'nist_controls', 'cac_rules', 'collection', 'requires', 'condition', 'evidence', 'indeterminate', 'remediation',
+  'when_missing', 'when_missing_source', 'missing',
 ]);
+const CAC_RULE = /^[a-z0-9_]+$/;
 
 let environment: Environment | undefined;
 function env(): Environment {
@@ -131,6 +158,14 @@ function readRule(raw: Record<string, unknown>, where: string, line: number, fil
   const mappings = mappingsRaw.map((m: Record<string, unknown>) => control(m?.framework, m?.control_id, `${at}: framework_mappings`));
   const keys = [primary, ...mappings].map((m) => `${m.framework} ${m.control_id}`);
   if (new Set(keys).size !== keys.length) throw new HostRuleError(`${at}: a control is listed twice`);
+  const title = text(raw.title, `${at}: title`)!;
+  const findingTitle = text(raw.finding_title, `${at}: finding_title`)!;
+  if (findingTitle.toLowerCase() === title.toLowerCase()) throw new HostRuleError(`${at}: finding_title must word the failure, not repeat the title`);
+  if (findingTitle.length > FINDING_TITLE_MAX || /[\r\n]/.test(findingTitle)) throw new HostRuleError(`${at}: finding_title must be one line of at most ${FINDING_TITLE_MAX} characters`);
+  const nistControls = readNistControls(raw.nist_controls, primary, at);
+  const cacRaw = raw.cac_rules ?? [];
+  if (!Array.isArray(cacRaw) || cacRaw.some((r) => typeof r !== 'string' || !CAC_RULE.test(r))) throw new HostRuleError(`${at}: cac_rules must be a list of ComplianceAsCode rule ids`);
+  const { counted, related } = splitMappings({ framework: primary.framework, control_id: primary.control_id, framework_mappings: mappings, nist_controls: nistControls });
   const remediationRaw = raw.remediation as { summary?: unknown; steps?: unknown } | undefined;
   if (!remediationRaw || typeof remediationRaw !== 'object') throw new HostRuleError(`${at}: remediation is required`);
   const stepsRaw = remediationRaw.steps;
@@ -145,17 +180,22 @@ function readRule(raw: Record<string, unknown>, where: string, line: number, fil
   };
   const base = {
     id,
-    title: text(raw.title, `${at}: title`)!,
+    title,
     description: text(raw.description, `${at}: description`)!,
+    finding_title: findingTitle,
+    finding_description: text(raw.finding_description, `${at}: finding_description`)!,
     severity,
     framework: primary.framework,
     control_id: primary.control_id,
-    framework_mappings: mappings,
+    framework_mappings: counted,
+    related_mappings: related,
+    nist_controls: nistControls,
+    cac_rules: cacRaw as string[],
     remediation,
     source: { file, line },
   };
   if (kind !== 'condition') {
-    for (const field of ['collection', 'requires', 'condition', 'evidence', 'indeterminate']) {
+    for (const field of ['collection', 'requires', 'condition', 'evidence', 'indeterminate', 'when_missing', 'when_missing_source', 'missing']) {
       if (raw[field] !== undefined) throw new HostRuleError(`${at}: a ${kind} rule takes no ${field}`);
     }
     return { ...base, kind };
@@ -171,6 +211,10 @@ function readRule(raw: Record<string, unknown>, where: string, line: number, fil
   const evidence = text(raw.evidence, `${at}: evidence`, false);
   const indeterminate = text(raw.indeterminate, `${at}: indeterminate`, false);
   if (indeterminate && !collection) throw new HostRuleError(`${at}: indeterminate is for per-item rules (with collection)`);
+  const whenMissing = text(raw.when_missing, `${at}: when_missing`) as WhenMissing;
+  if (!WHEN_MISSING.includes(whenMissing)) throw new HostRuleError(`${at}: when_missing must be one of ${WHEN_MISSING.join(', ')} (got "${whenMissing}")`);
+  const whenMissingSource = text(raw.when_missing_source, `${at}: when_missing_source`)!;
+  const missing = text(raw.missing, `${at}: missing`, false);
   return {
     ...base,
     kind,
@@ -179,12 +223,32 @@ function readRule(raw: Record<string, unknown>, where: string, line: number, fil
     condition,
     evidence,
     indeterminate,
+    when_missing: whenMissing,
+    when_missing_source: whenMissingSource,
+    missing,
     compiled: {
       condition: compile(condition, `${at}: condition`),
       evidence: evidence ? compile(evidence, `${at}: evidence`) : null,
       indeterminate: indeterminate ? compile(indeterminate, `${at}: indeterminate`) : null,
+      missing: missing ? compile(missing, `${at}: missing`) : null,
     },
   };
+}
+
+/** One or two primary NIST controls from the catalog; a NIST-primary rule's control_id is one of them. */
+function readNistControls(raw: unknown, primary: FrameworkMapping, at: string): NistControl[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > 2) throw new HostRuleError(`${at}: nist_controls must list one or two {control_id, source}`);
+  const out = raw.map((entry: Record<string, unknown>, i) => {
+    const where = `${at}: nist_controls[${i}]`;
+    const source = text(entry?.source, `${where}.source`) as NistSource;
+    if (!NIST_SOURCES.includes(source)) throw new HostRuleError(`${where}.source must be one of ${NIST_SOURCES.join(', ')} (got "${source}")`);
+    return { control_id: control('nist-800-53', entry?.control_id, where).control_id, source };
+  });
+  if (new Set(out.map((c) => c.control_id)).size !== out.length) throw new HostRuleError(`${at}: nist_controls lists a control twice`);
+  if (primary.framework === 'nist-800-53' && !out.some((c) => c.control_id === primary.control_id)) {
+    throw new HostRuleError(`${at}: the primary control nist-800-53 ${primary.control_id} must be one of nist_controls`);
+  }
+  return out;
 }
 
 /** Loads and checks every `*.yml` of the directory; any problem throws naming file and rule. */
@@ -238,10 +302,14 @@ export function fillTemplate(template: string, values: Record<string, string>): 
   return template.replace(/\{([a-z_]+)\}/g, (whole, key: string) => values[key] ?? whole);
 }
 
+/**
+ * `not_evaluated` is the unknown outcome (recorded in evaluation_unknowns): `missing` names the
+ * collections not collected (or the rule's missing data), `error` says the condition failed.
+ */
 export type RuleOutcome =
   | { state: 'violated'; evidence: string[]; items: number }
   | { state: 'compliant' }
-  | { state: 'not_evaluated'; reason: string };
+  | { state: 'not_evaluated'; reason: string; missing: string[]; error: boolean };
 
 export interface RuleInput {
   /** The host variable: facts plus every collection. */
@@ -264,18 +332,35 @@ function evidenceOf(rule: ConditionRule, context: Record<string, unknown>): stri
   }
 }
 
+const unknownOutcome = (reason: string, missing: string[] = [], error = false): RuleOutcome => ({ state: 'not_evaluated', reason, missing, error });
+
 /**
- * Evaluates one rule. A condition that cannot be evaluated for an item (a missing field, a wrong type)
- * makes the rule not evaluated, never violated: a malformed item must not open or resolve findings.
+ * What the rule's when_missing makes of a host that lacks its data (`lacking` names what): a
+ * violation, a pass, or unknown (not evaluated). Never a silent pass: a pass is what the content declares.
+ */
+function judgeMissing(rule: ConditionRule, lacking: string[], reason: string): RuleOutcome {
+  if (rule.when_missing === 'violation') return { state: 'violated', evidence: [reason], items: 0 };
+  if (rule.when_missing === 'pass') return { state: 'compliant' };
+  return unknownOutcome(reason, lacking);
+}
+
+/**
+ * Evaluates one rule. A host lacking the data the rule judges (a required collection not collected,
+ * or the rule's `missing` true) gets the rule's when_missing. A condition that cannot be evaluated for
+ * an item (a missing field, a wrong type) makes the rule not evaluated, never violated: a malformed
+ * item must not open or resolve findings.
  */
 export function evaluateRule(rule: ConditionRule, input: RuleInput): RuleOutcome {
-  const missing = rule.requires.filter((c) => !input.collected.has(c));
-  if (missing.length) return { state: 'not_evaluated', reason: `not collected: ${missing.join(', ')}` };
+  const notCollected = rule.requires.filter((c) => !input.collected.has(c));
+  if (notCollected.length) return judgeMissing(rule, notCollected, `not collected: ${notCollected.join(', ')}`);
   try {
+    if (rule.compiled.missing && rule.compiled.missing({ host: input.host, item: {} }) === true) {
+      return judgeMissing(rule, [rule.missing!], `the host lacks what the rule judges (${rule.missing})`);
+    }
     if (!rule.collection) {
       const context = { host: input.host, item: {} };
       const violated = rule.compiled.condition(context);
-      if (typeof violated !== 'boolean') return { state: 'not_evaluated', reason: 'condition did not return a bool' };
+      if (typeof violated !== 'boolean') return unknownOutcome('condition did not return a bool', [], true);
       return violated ? { state: 'violated', evidence: evidenceOf(rule, context), items: 0 } : { state: 'compliant' };
     }
     const items = (input.host[rule.collection] as Array<Record<string, unknown>> | undefined) ?? [];
@@ -285,7 +370,7 @@ export function evaluateRule(rule: ConditionRule, input: RuleInput): RuleOutcome
     for (const item of items) {
       const context = { host: input.host, item };
       const violated = rule.compiled.condition(context);
-      if (typeof violated !== 'boolean') return { state: 'not_evaluated', reason: 'condition did not return a bool' };
+      if (typeof violated !== 'boolean') return unknownOutcome('condition did not return a bool', [], true);
       if (violated) {
         violations++;
         if (evidence.length < MAX_EVIDENCE) evidence.push(...evidenceOf(rule, context));
@@ -294,9 +379,9 @@ export function evaluateRule(rule: ConditionRule, input: RuleInput): RuleOutcome
       }
     }
     if (violations > 0) return { state: 'violated', evidence: evidence.slice(0, MAX_EVIDENCE), items: violations };
-    if (indeterminate > 0) return { state: 'not_evaluated', reason: `${indeterminate} item(s) cannot be judged` };
+    if (indeterminate > 0) return unknownOutcome(`${indeterminate} item(s) cannot be judged`);
     return { state: 'compliant' };
   } catch (error) {
-    return { state: 'not_evaluated', reason: `evaluation error: ${(error as Error).message.split('\n')[0]}` };
+    return unknownOutcome(`evaluation error: ${(error as Error).message.split('\n')[0]}`, [], true);
   }
 }

@@ -64,3 +64,20 @@ export async function hostPackages(db: Kysely<Database>, scope: Scope, nodeIds: 
   }
   return out;
 }
+
+/**
+ * When each host's package inventory last changed (the host SBOM's `sbom_updated_at`), for SBOMs
+ * that name a host's version. Nodes without agent data are absent.
+ */
+export async function hostInventoryDates(db: Kysely<Database>, scope: Scope, nodeIds: readonly string[]): Promise<Map<string, Date>> {
+  const ids = [...new Set(nodeIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('agent_hosts')
+    .select(['node_id', 'sbom_updated_at'])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('node_id', '=', sql<string>`ANY(${ids}::text[])`)
+    .execute();
+  return new Map(rows.map((r) => [r.node_id, new Date(r.sbom_updated_at)]));
+}

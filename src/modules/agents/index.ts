@@ -23,7 +23,9 @@ const pruneJob = (): JobDefinition => ({
  * agents:write), the host node, CVE / host-rule / config-drift findings, and the host SBOM
  * (`GET /tenants/{tenantID}/nodes/{id}/sbom`). See README.md in this folder.
  *
- * Service API for other modules: `hostPackages(db, scope, nodeIds)` in host-software.ts.
+ * Service API for other modules: `hostPackages(db, scope, nodeIds)` and `hostInventoryDates(db, scope, nodeIds)`
+ * in host-software.ts; the SBOM builders `cycloneDx`, `spdx`, `sbomFacts`, `sbomFormat` in sbom.ts (the
+ * applications module's service SBOM uses them).
  */
 export const agentsModule: Module = {
   name: 'agents',
@@ -36,4 +38,4 @@ export const agentsModule: Module = {
   },
 };
 
-export { hostPackages, type HostPackageInfo } from './host-software.js';
+export { hostInventoryDates, hostPackages, type HostPackageInfo } from './host-software.js';

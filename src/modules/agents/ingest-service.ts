@@ -15,6 +15,7 @@ import { diffFile, driftFinding, fileState, mergeDrift, type FileChange, type Fi
 import { addCounts, emptyCounts, syncFindings, type HostResource, type SyncCounts } from './findings-sync.js';
 import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstance, upsertHostNode, type NodeChange } from './host-node.js';
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
+import { replaceResourceUnknowns } from '../compliance/unknowns/record-resource.js';
 import {
   diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage,
 } from './inventory-repo.js';
@@ -22,6 +23,7 @@ import { ecosystemOf, matchKey, matchPackages, normalisePackages, osFacts, packa
 import { COLLECTIONS, type AgentReport, type CollectionName } from './report-schema.js';
 import type { CollectorState } from './tables.js';
 import { vulnerabilityFindings } from './vuln-findings.js';
+import { packageCoverage, type PackageCoverage } from '../vulndb/index.js';
 import './tables.js';
 
 /** Reports scanned further ahead of the server's clock are refused: they would lock out every later one. */
@@ -43,7 +45,9 @@ export interface IngestResult {
   message: string | null;
   node?: NodeChange;
   packages?: { total: number; added: number; updated: number; removed: number; vulnerable: number } | null;
-  findings?: SyncCounts & { open_vulnerable_packages: number; drifted_files: number };
+  /** Whether the store could check this host's packages at all (null when the report has no packages). */
+  package_matching?: PackageCoverage | null;
+  findings?: SyncCounts & { open_vulnerable_packages: number; open_vulnerabilities: number; drifted_files: number };
   rules?: Array<{ id: string; state: RuleOutcome['state']; reason?: string }>;
   collectors?: Record<string, CollectorState>;
   sbom_version?: number;
@@ -69,7 +73,8 @@ export function collectedSet(report: AgentReport, states = collectorStates(repor
   return new Set(COLLECTIONS.filter((name) => report[name] !== undefined && GATHERED.has(states[name].status)));
 }
 
-function hostVariable(report: AgentReport, region: string): Record<string, unknown> {
+/** The `host` variable of host rules: the report's facts, every collection, and what each collector said (`collectors`). */
+function hostVariable(report: AgentReport, region: string, states: Record<CollectionName, CollectorState>): Record<string, unknown> {
   const host: Record<string, unknown> = {
     hostname: report.host.hostname,
     fqdn: report.host.fqdn ?? null,
@@ -79,6 +84,8 @@ function hostVariable(report: AgentReport, region: string): Record<string, unkno
     os: report.os,
     kernel: report.os.kernel,
     arch: report.os.arch,
+    // A rule tells a setting left out from data the agent could not read by its collector's status.
+    collectors: Object.fromEntries(COLLECTIONS.map((name) => [name, { status: states[name].status, reason: states[name].reason }])),
   };
   for (const name of COLLECTIONS) if (report[name] !== undefined) host[name] = report[name];
   return host;
@@ -140,6 +147,8 @@ export function createIngestService(deps: Deps) {
 
     await checkOwner(db, scope, agentId);
     const pre = packages ? await prematch(scope, nodeId, packages, os) : null;
+    // Without advisories for the host's ecosystems, "0 vulnerable" would mean "not checked": say so.
+    const coverage = packages ? await packageCoverage(db, packages.flatMap((p) => (p.ecosystem ? [p.ecosystem] : []))) : null;
 
     const base = { agent_id: agentId, node_id: nodeId, scan_id: report.scan_id, scanned_at: scannedAt.toISOString(), received_at: now.toISOString() };
     const logReport = (trx: Kysely<Database>, outcome: 'processed' | 'ignored', reason: string | null, summary: Record<string, unknown>) =>
@@ -293,14 +302,17 @@ export function createIngestService(deps: Deps) {
       const events: NewEvent[] = [];
       let counts = emptyCounts();
       let vulnerable = 0;
+      let vulnerabilities = 0;
       if (current) {
-        const desired = await vulnerabilityFindings(trx, rules.vulnerablePackage, current);
-        vulnerable = desired.length;
-        const synced = await syncFindings(trx, scope, now, resource, desired, { rules: { prefix: `${rules.vulnerablePackage.id}-` }, resolveMissing: true });
+        const desired = await vulnerabilityFindings(trx, rules.vulnerablePackage, current, resource);
+        vulnerable = desired.vulnerablePackages;
+        vulnerabilities = desired.findings.length;
+        // The prefix also covers findings of the earlier one-per-binary-package shape: they resolve here.
+        const synced = await syncFindings(trx, scope, now, resource, desired.findings, { rules: { prefix: `${rules.vulnerablePackage.id}-` }, resolveMissing: true });
         counts = addCounts(counts, synced.counts);
         events.push(...synced.events);
       }
-      const hostVar = hostVariable(report, region);
+      const hostVar = hostVariable(report, region, states);
       const outcomes = rules.conditions.map((rule) => ({ rule, outcome: evaluateRule(rule, { host: hostVar, collected }) }));
       const decided = outcomes.filter((o) => o.outcome.state !== 'not_evaluated');
       const ruleDesired = decided
@@ -312,8 +324,8 @@ export function createIngestService(deps: Deps) {
           framework_mappings: rule.framework_mappings,
           base_severity: rule.severity,
           severity: rule.severity,
-          title: rule.title,
-          description: rule.description,
+          title: rule.finding_title,
+          description: rule.finding_description,
           remediation: rule.remediation.summary,
           cve_ids: [],
           tags: ['host', 'host-configuration'],
@@ -322,6 +334,25 @@ export function createIngestService(deps: Deps) {
       const ruleSync = await syncFindings(trx, scope, now, resource, ruleDesired, { rules: { ids: decided.map((o) => o.rule.id) }, resolveMissing: true });
       counts = addCounts(counts, ruleSync.counts);
       events.push(...ruleSync.events);
+      // A rule the report does not let decide is an unknown outcome of this host (GET /evaluations/unknown),
+      // counted against its controls until a report decides it: never a silent pass.
+      await replaceResourceUnknowns(
+        trx,
+        scope,
+        now,
+        resource,
+        outcomes.map((o) => o.rule.id),
+        outcomes.flatMap(({ rule, outcome }) =>
+          outcome.state === 'not_evaluated'
+            ? [{
+                rule: { id: rule.id, framework: rule.framework, control_id: rule.control_id, text: { title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings } },
+                reason: outcome.error ? ('evaluation_error' as const) : ('not_collected' as const),
+                missing: outcome.missing,
+                detail: outcome.reason,
+              }]
+            : [],
+        ),
+      );
       if (changes.length) {
         const driftDesired = changes.map((c) => driftFinding(rules.configDrift, c, { scanId: report.scan_id, previousScanId: host?.last_scan_id ?? null, at: now }));
         const driftSync = await syncFindings(trx, scope, now, resource, driftDesired, {
@@ -345,7 +376,7 @@ export function createIngestService(deps: Deps) {
       const packageSummary = packageDiff && current
         ? { total: current.length, added: packageDiff.added, updated: packageDiff.updated, removed: packageDiff.deletes.length, vulnerable }
         : null;
-      const findings = { ...counts, open_vulnerable_packages: vulnerable, drifted_files: changes.length };
+      const findings = { ...counts, open_vulnerable_packages: vulnerable, open_vulnerabilities: vulnerabilities, drifted_files: changes.length };
       await logReport(trx, 'processed', null, { node: nodeChange, packages: packageSummary, findings, audit_run_id: auditRunId });
       await trx
         .updateTable('agents')
@@ -359,6 +390,7 @@ export function createIngestService(deps: Deps) {
         message: null,
         node: nodeChange,
         packages: packageSummary,
+        package_matching: coverage,
         findings,
         rules: outcomes.map(({ rule, outcome }) => ({ id: rule.id, state: outcome.state, ...(outcome.state === 'not_evaluated' ? { reason: outcome.reason } : {}) })),
         collectors: states,

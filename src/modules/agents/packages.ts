@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
 import { createVulnMatcher, type PackageQuery } from '../vulndb/index.js';
@@ -7,6 +7,7 @@ import { ecosystemInfo } from '../vulndb/matching/ecosystems.js';
 import type { AgentReport, ReportPackage } from './report-schema.js';
 import type { StoredAdvisory } from './tables.js';
 import '../vulndb/tables.js';
+import { lookupTable } from '../../platform/lookup-table.js';
 
 /** The OS facts package identity depends on (os-release fields). */
 export interface OsFacts {
@@ -39,7 +40,7 @@ export interface MatchResult {
 
 type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
 
-const FAMILY: Record<string, Family> = {
+const FAMILY: Record<string, Family> = lookupTable({
   dpkg: 'deb', apt: 'deb', deb: 'deb',
   rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
   apk: 'apk',
@@ -51,7 +52,7 @@ const FAMILY: Record<string, Family> = {
   maven: 'maven', gradle: 'maven',
   nuget: 'nuget',
   composer: 'composer',
-};
+});
 
 export function familyOf(manager: string): Family {
   return FAMILY[manager] ?? 'generic';
@@ -233,26 +234,32 @@ export function highestVersion(ecosystem: string | null, versions: string[]): st
   });
 }
 
-/** The CVSS v3 severity the store knows for each CVE (NVD, or computed from an advisory's vector). */
-export async function cvssSeverities(db: Kysely<Database>, cveIds: string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  if (cveIds.length === 0) return out;
-  const rows = await sql<{ cve_id: string; severity: string | null }>`
-    SELECT cve_id, cvss_v3_severity AS severity FROM vulndb_cves WHERE cve_id = ANY(${cveIds}::text[])`.execute(db);
-  for (const row of rows.rows) if (row.severity) out.set(row.cve_id, row.severity.toUpperCase());
-  return out;
+/** The command that upgrades the given packages of one manager (only those already installed). */
+export function upgradeCommand(manager: string, names: readonly string[]): string {
+  const list = names.join(' ');
+  switch (familyOf(manager)) {
+    case 'deb': return `sudo apt-get update && sudo apt-get install --only-upgrade ${list}`;
+    case 'rpm': return `sudo dnf upgrade ${list}`;
+    case 'apk': return `sudo apk upgrade ${list}`;
+    case 'pypi': return `pip install --upgrade ${list}`;
+    case 'npm': return `npm update ${list}`;
+    case 'gem': return `gem update ${list}`;
+    case 'cargo': return names.map((n) => `cargo update -p ${n}`).join(' && ');
+    default: return `upgrade ${list} with ${manager}`;
+  }
 }
 
-export function upgradeCommand(manager: string, name: string): string {
+/** The command that removes the given packages (a mitigation when no fix exists and nothing uses them). */
+export function removeCommand(manager: string, names: readonly string[]): string {
+  const list = names.join(' ');
   switch (familyOf(manager)) {
-    case 'deb': return `sudo apt-get update && sudo apt-get install --only-upgrade ${name}`;
-    case 'rpm': return `sudo dnf upgrade ${name}`;
-    case 'apk': return `sudo apk upgrade ${name}`;
-    case 'pypi': return `pip install --upgrade ${name}`;
-    case 'npm': return `npm update ${name}`;
-    case 'gem': return `gem update ${name}`;
-    case 'cargo': return `cargo update -p ${name}`;
-    default: return `upgrade ${name} with ${manager}`;
+    case 'deb': return `sudo apt-get remove ${list}`;
+    case 'rpm': return `sudo dnf remove ${list}`;
+    case 'apk': return `sudo apk del ${list}`;
+    case 'pypi': return `pip uninstall ${list}`;
+    case 'npm': return `npm uninstall ${list}`;
+    case 'gem': return `gem uninstall ${list}`;
+    default: return `remove ${list} with ${manager}`;
   }
 }
 

@@ -8,21 +8,17 @@ import { Nullable, StringEnum, withErrors } from '../../platform/http/schemas.js
 import { createIngestService } from './ingest-service.js';
 import { DEFAULT_LIMITS, readReportBody, type BodyLimits } from './report-body.js';
 import { AgentReport, COLLECTIONS, COLLECTOR_STATUSES } from './report-schema.js';
-import { cycloneDx, loadSbomSource, spdx } from './sbom.js';
+import { cycloneDx, loadHostSbom, organisationOf, SBOM_CONTENT_TYPES, sbomFacts, sbomFormat, SbomQuery, spdx } from './sbom.js';
 
 const AgentParams = Type.Object({ agentID: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', maxLength: 128 }) });
 const NodeParams = Type.Object({ tenantID: Type.String(), id: Type.String({ minLength: 1, maxLength: 1000 }) });
-const SbomQuery = Type.Object(
-  { format: Type.Optional(StringEnum(['cyclonedx', 'spdx'] as const, { description: 'cyclonedx (CycloneDX 1.5 JSON, default) or spdx (SPDX 2.3 JSON)' })) },
-  { additionalProperties: false },
-);
-
 const Counts = Type.Object({
   created: Type.Integer(),
   reopened: Type.Integer(),
   resolved: Type.Integer(),
   updated: Type.Integer(),
-  open_vulnerable_packages: Type.Integer(),
+  open_vulnerable_packages: Type.Integer({ description: 'Installed packages (by manager and name) with at least one known vulnerability' }),
+  open_vulnerabilities: Type.Integer({ description: 'Open CVE findings of the host: one per source package and vulnerability' }),
   drifted_files: Type.Integer(),
 });
 
@@ -39,6 +35,18 @@ export const IngestResponse = Type.Object(
     node: Type.Optional(StringEnum(['created', 'changed', 'unchanged'] as const)),
     packages: Type.Optional(
       Nullable(Type.Object({ total: Type.Integer(), added: Type.Integer(), updated: Type.Integer(), removed: Type.Integer(), vulnerable: Type.Integer() })),
+    ),
+    package_matching: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            enabled: Type.Boolean({ description: 'false when no package advisories (OSV) are loaded: package matching is off, no package was checked' }),
+            ecosystems: Type.Array(Type.Object({ ecosystem: Type.String(), advisories_loaded: Type.Boolean() })),
+            message: Nullable(Type.String({ description: 'Which packages were not checked and why; null when every ecosystem of the host has advisories' })),
+          },
+          { description: 'Whether the vulnerability store could check this host\'s packages (packages.vulnerable is 0 when it could not)' },
+        ),
+      ),
     ),
     findings: Type.Optional(Counts),
     rules: Type.Optional(
@@ -119,24 +127,34 @@ export function agentRoutes(limits: BodyLimits = DEFAULT_LIMITS): RoutePlugin {
           tags: ['agents', 'graph'],
           summary: 'Software bill of materials of a host node (CycloneDX 1.5 JSON, or SPDX 2.3 JSON with ?format=spdx)',
           description:
-            'Built from the package inventory of the last processed agent report. The serial number is stable per host; the version ' +
-            'increases when the inventory changes. 404 for an unknown node or a node without agent data.',
+            'Built from the package inventory of the last processed agent report, with the known vulnerabilities of its packages ' +
+            '(CycloneDX: ratings, description, fixed versions, affected ranges, the advisory database they come from; SPDX: SECURITY references). ' +
+            'The serial number is stable per host; the version increases when the inventory changes. 400 for an unknown format (the message ' +
+            'names the formats), 404 for an unknown node or a node without agent data.',
           params: NodeParams,
           querystring: SbomQuery,
           produces: ['application/vnd.cyclonedx+json', 'application/spdx+json'],
-          response: withErrors({ 200: Document }, [401, 403, 404]),
+          response: withErrors({ 200: Document }, [400, 401, 403, 404]),
         },
       },
       async (request, reply) => {
         const { scope } = contextOf(request);
-        const source = await loadSbomSource(deps.database.db, scope, request.params.id);
-        const tool = { name: 'controlgraph', version: deps.version };
-        const now = deps.clock.now();
-        if (request.query.format === 'spdx') {
-          const base = `https://controlgraph.invalid/tenants/${scope.tenantId}`;
-          return reply.type('application/spdx+json').send(JSON.stringify(spdx(source, tool, now, base)));
-        }
-        return reply.type('application/vnd.cyclonedx+json; version=1.5').send(JSON.stringify(cycloneDx(source, tool, now)));
+        const format = sbomFormat(request.query.format);
+        const db = deps.database.db;
+        const source = await loadHostSbom(db, scope, request.params.id);
+        const [facts, organisation] = await Promise.all([sbomFacts(db, [source.host]), organisationOf(db, scope)]);
+        const document = {
+          subject: { kind: 'host' as const },
+          hosts: [source.host],
+          serial: source.serial,
+          version: source.version,
+          organisation,
+          tool: { name: 'controlgraph', version: deps.version },
+          now: deps.clock.now(),
+          facts,
+        };
+        const body = format === 'spdx' ? spdx(document, `https://controlgraph.invalid/tenants/${scope.tenantId}`) : cycloneDx(document);
+        return reply.type(SBOM_CONTENT_TYPES[format]).send(JSON.stringify(body));
       },
     );
   };

@@ -1,34 +1,149 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { notFound } from '../../platform/http/errors.js';
-import { readPackages, type StoredPackage } from './inventory-repo.js';
-import { familyOf } from './packages.js';
+import { badRequest, notFound } from '../../platform/http/errors.js';
+import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/vulnerability-facts.js';
+import { purlType, versRange } from '../vulndb/vers.js';
+import { readPackages } from './inventory-repo.js';
+import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from './package-vulnerabilities.js';
+import { ecosystemOf, familyOf } from './packages.js';
+import type { StoredAdvisory } from './tables.js';
 import './tables.js';
 import '../graph/tables.js';
 
 /**
- * The software bill of materials of a host, built from its package inventory (always the last
- * processed report's) in CycloneDX 1.5 JSON or SPDX 2.3 JSON. The document's serial number is stable
- * per host; its version increases whenever the inventory changes. The vulnerabilities the store
- * matched are included in CycloneDX (`vulnerabilities`, affecting the component) and as SPDX
- * `SECURITY/advisory` external references.
+ * Software bills of materials of hosts, in CycloneDX 1.5 JSON or SPDX 2.3 JSON: the SBOM of one host
+ * (`GET /nodes/{id}/sbom`, built here from the agent's inventory) and of a business service's hosts
+ * (the applications module passes its hosts to the same builders). Service API for other modules:
+ * `cycloneDx(document)`, `spdx(document, namespaceBase)`, `sbomFacts(db, hosts)`, `organisationOf(db, scope)`,
+ * `sbomFormat(query)`.
+ *
+ * - Each host is named: the host SBOM's `metadata.component`, or a `device` component of a service's
+ *   SBOM, with its node id as bom-ref; its operating system is its own component (`<node id>#os`).
+ * - Vulnerabilities (CycloneDX `vulnerabilities`): one per id (the CVE, else the advisory's id), with
+ *   the database it was matched from and its page (Debian Security Tracker for a Debian match, not
+ *   NVD), the other advisories and NVD as `references`, CVSS `ratings` (NVD's, then the advisory's
+ *   own vectors; the distribution's urgency as an `other` rating), the description, CWEs, dates, the
+ *   fixed versions (`recommendation`; `workaround` when no fix is published) and, per affected
+ *   component, its installed version and the advisory's ranges as `vers` ranges, the fix `unaffected`.
+ *   SPDX 2.3 has no vulnerability objects: each package carries `SECURITY` references to the pages.
+ * - NTIA minimum elements: supplier (the distribution for its packages, the organisation for the
+ *   host or service), author (`metadata.authors`, SPDX `Organization:` creator, plus the tool),
+ *   timestamp, component name and version, unique identifiers (purl, bom-ref, SPDXID) and the
+ *   dependency relationships (service → hosts → operating system and packages).
  */
 
-export interface SbomSource {
-  node: { id: string; name: string; properties: Record<string, unknown> };
-  serial: string;
-  version: number;
-  updatedAt: Date;
-  packages: StoredPackage[];
+export const SBOM_FORMATS = ['cyclonedx', 'spdx'] as const;
+export type SbomFormat = (typeof SBOM_FORMATS)[number];
+
+/** The `format` query parameter of an SBOM endpoint: absent is CycloneDX; anything unknown a 400 naming the formats. */
+export function sbomFormat(format: string | undefined): SbomFormat {
+  if (format === undefined || format === '') return 'cyclonedx';
+  if ((SBOM_FORMATS as readonly string[]).includes(format)) return format as SbomFormat;
+  throw badRequest(`unknown SBOM format "${format.slice(0, 40)}": the formats are cyclonedx (CycloneDX 1.5 JSON, the default) and spdx (SPDX 2.3 JSON)`, {
+    location: 'querystring',
+    errors: [{ path: '/format', message: `must be one of ${SBOM_FORMATS.join(', ')}` }],
+  });
 }
 
-export async function loadSbomSource(db: Kysely<Database>, scope: Scope, nodeId: string): Promise<SbomSource> {
+/** The query of an SBOM endpoint; `format` is checked by `sbomFormat` so that the 400 can name the formats. */
+export const SbomQuery = Type.Object(
+  {
+    format: Type.Optional(
+      Type.String({ maxLength: 200, description: `One of ${SBOM_FORMATS.join(', ')}: cyclonedx (CycloneDX 1.5 JSON, the default) or spdx (SPDX 2.3 JSON); another value is a 400 naming them` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SBOM_CONTENT_TYPES: Record<SbomFormat, string> = {
+  cyclonedx: 'application/vnd.cyclonedx+json; version=1.5',
+  spdx: 'application/spdx+json',
+};
+
+export interface SbomPackage {
+  name: string;
+  version: string;
+  manager: string | null;
+  arch: string | null;
+  purl: string;
+  source_name: string | null;
+  source_version: string | null;
+  installed_at: string | null;
+  /** The OSV ecosystem the package was matched in (null: not matched). */
+  ecosystem: string | null;
+  advisories: StoredAdvisory[];
+  /** CVEs known without an advisory of the store (reported by the agent, or carried by the node). */
+  cves: string[];
+}
+
+export interface SbomOs {
+  id: string | null;
+  version_id: string | null;
+  /** os-release NAME ("Debian GNU/Linux"): the supplier of the distribution's packages. */
+  name: string | null;
+  pretty_name: string | null;
+}
+
+export interface SbomHost {
+  id: string;
+  name: string;
+  type: string;
+  os: SbomOs;
+  /** When the inventory last changed (the host's version in the SBOM). */
+  inventoryAt: Date | null;
+  packages: SbomPackage[];
+}
+
+export interface SbomDocument {
+  /** What the SBOM describes: one host (`hosts[0]`), or a business service and its hosts. */
+  subject: { kind: 'host' } | { kind: 'service'; id: string; name: string; description: string };
+  hosts: SbomHost[];
+  serial: string;
+  version: number;
+  /** The organisation the SBOM is made for and by (the tenant): author, and supplier of the subject. */
+  organisation: string;
+  tool: { name: string; version: string };
+  now: Date;
+  facts: VulnerabilityFacts;
+}
+
+/** What the store knows of every vulnerability of the hosts' packages (three queries). */
+export async function sbomFacts(db: Kysely<Database>, hosts: readonly SbomHost[]): Promise<VulnerabilityFacts> {
+  const advisoryIds = new Set<string>();
+  const cveIds = new Set<string>();
+  for (const h of hosts) {
+    for (const p of h.packages) {
+      for (const v of vulnerabilitiesOf(p.advisories, p.cves).values()) {
+        if (v.cve) cveIds.add(v.cve);
+        for (const a of v.advisories) if (a.source === 'osv') advisoryIds.add(a.id);
+      }
+    }
+  }
+  return vulnerabilityFacts(db, { advisoryIds: [...advisoryIds], cveIds: [...cveIds] });
+}
+
+/** The tenant's name: the organisation an SBOM names as its author. */
+export async function organisationOf(db: Kysely<Database>, scope: Scope): Promise<string> {
+  const row = await db.selectFrom('tenants').select('name').where('id', '=', scope.tenantId).executeTakeFirst();
+  return row?.name ?? 'unknown organisation';
+}
+
+// --------------------------------------------------------------------------------------- host source
+
+export interface HostSbomSource {
+  host: SbomHost;
+  serial: string;
+  version: number;
+}
+
+export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: string): Promise<HostSbomSource> {
   const row = await db
     .selectFrom('agent_hosts as h')
     .innerJoin('nodes as n', (join) => join.onRef('n.workspace_id', '=', 'h.workspace_id').onRef('n.id', '=', 'h.node_id'))
-    .select(['n.id', 'n.name', 'n.properties', 'h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
+    .select(['n.id', 'n.name', 'n.type', 'n.properties', 'h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
     .where('h.tenant_id', '=', scope.tenantId)
     .where('h.workspace_id', '=', scope.workspaceId)
     .where('h.node_id', '=', nodeId)
@@ -37,170 +152,385 @@ export async function loadSbomSource(db: Kysely<Database>, scope: Scope, nodeId:
     const node = await db.selectFrom('nodes').select('id').where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).where('id', '=', nodeId).executeTakeFirst();
     throw notFound(node ? 'this node has no software inventory (no agent reports on it)' : 'node not found');
   }
-  const packages = (await readPackages(db, scope, nodeId)).sort((a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version) || a.arch.localeCompare(b.arch) || a.manager.localeCompare(b.manager));
+  const os = (row.properties.os ?? {}) as { id?: string | null; version_id?: string | null; version?: string | null; name?: string | null; pretty_name?: string | null };
+  const facts = { id: os.id ?? null, version_id: os.version_id ?? null, version: os.version ?? null, pretty_name: os.pretty_name ?? null };
+  const stored = (await readPackages(db, scope, nodeId)).sort(
+    (a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version) || a.arch.localeCompare(b.arch) || a.manager.localeCompare(b.manager),
+  );
   return {
-    node: { id: row.id, name: row.name, properties: row.properties },
     serial: row.sbom_serial,
     version: row.sbom_version,
-    updatedAt: new Date(row.sbom_updated_at),
-    packages,
+    host: {
+      id: row.id,
+      name: row.name,
+      type: row.type,
+      os: { id: facts.id, version_id: facts.version_id, name: os.name ?? null, pretty_name: facts.pretty_name },
+      inventoryAt: new Date(row.sbom_updated_at),
+      packages: stored.map((p) => ({
+        name: p.name,
+        version: p.version,
+        manager: p.manager,
+        arch: p.arch || null,
+        purl: p.purl,
+        source_name: p.source_name,
+        source_version: p.source_version,
+        installed_at: p.installed_at ? new Date(p.installed_at).toISOString() : null,
+        ecosystem: ecosystemOf(p.manager, facts),
+        advisories: p.advisories,
+        cves: p.reported_cves,
+      })),
+    },
   };
 }
 
-interface OsProps {
-  id?: string | null;
-  version_id?: string | null;
-  name?: string | null;
-  pretty_name?: string | null;
+// ------------------------------------------------------------------------------------------ shared
+
+const DISTRIBUTION_FAMILIES = new Set(['deb', 'rpm', 'apk']);
+
+/** The supplier of a package: the distribution for its own packages; unknown (null) for the others. */
+function supplierOf(p: SbomPackage, os: SbomOs): string | null {
+  return p.manager && DISTRIBUTION_FAMILIES.has(familyOf(p.manager)) ? (os.name ?? os.id) : null;
 }
 
-const osOf = (source: SbomSource): OsProps => (source.node.properties.os ?? {}) as OsProps;
+const matchName = (p: SbomPackage) => p.source_name ?? p.name;
+const osRef = (host: SbomHost) => `${host.id}#os`;
+const hostVersion = (host: SbomHost, doc: SbomDocument) => (host.inventoryAt ?? doc.now).toISOString();
+const subjectVersion = (doc: SbomDocument) =>
+  new Date(Math.max(0, ...doc.hosts.map((h) => (h.inventoryAt ?? doc.now).getTime())) || doc.now.getTime()).toISOString();
 
-function vulnerabilityIds(p: StoredPackage): Map<string, { source: string; fixed: string[]; summary: string | null }> {
-  const out = new Map<string, { source: string; fixed: string[]; summary: string | null }>();
-  for (const a of p.advisories) {
-    const ids = a.cve_ids.length ? a.cve_ids : [a.id];
-    for (const id of ids) {
-      const entry = out.get(id) ?? { source: a.source, fixed: [], summary: a.summary };
-      entry.fixed.push(...a.fixed_versions);
-      out.set(id, entry);
+/** Component bom-refs: the purl, made unique when two managers report the same one. */
+function componentRefs(doc: SbomDocument): Map<SbomPackage, string> {
+  const refs = new Map<SbomPackage, string>();
+  const owner = new Map<string, string>();
+  let n = 0;
+  for (const host of doc.hosts) {
+    for (const p of host.packages) {
+      const identity = `${p.manager ?? ''}\u0000${p.purl}`;
+      const taken = owner.get(p.purl);
+      const ref = taken === undefined || taken === identity ? p.purl : `${p.purl}#${++n}`;
+      if (taken === undefined) owner.set(p.purl, identity);
+      refs.set(p, ref);
     }
   }
-  for (const id of p.reported_cves) if (!out.has(id)) out.set(id, { source: 'agent', fixed: [], summary: null });
-  return out;
+  return refs;
 }
 
-export function cycloneDx(source: SbomSource, tool: { name: string; version: string }, now: Date): Record<string, unknown> {
-  const os = osOf(source);
-  const hostRef = source.node.id;
-  const osRef = `os:${os.id ?? 'unknown'}@${os.version_id ?? ''}`;
-  const refOf = (p: StoredPackage, i: number) => `${p.purl}#${i}`;
-  const components: Array<Record<string, unknown>> = [];
-  const vulns = new Map<string, { source: string; summary: string | null; fixed: Set<string>; affects: string[] }>();
-  if (os.id) {
-    components.push({ type: 'operating-system', 'bom-ref': osRef, name: os.id, ...(os.version_id ? { version: os.version_id } : {}), ...(os.pretty_name ? { description: os.pretty_name } : {}) });
-  }
-  source.packages.forEach((p, i) => {
-    const ref = refOf(p, i);
-    const properties = [
-      { name: 'controlgraph:package:manager', value: p.manager },
-      ...(p.arch ? [{ name: 'controlgraph:package:arch', value: p.arch }] : []),
-      ...(p.source_name ? [{ name: 'controlgraph:package:source_name', value: p.source_name }] : []),
-      ...(p.source_version ? [{ name: 'controlgraph:package:source_version', value: p.source_version }] : []),
-      ...(p.installed_at ? [{ name: 'controlgraph:package:installed_at', value: new Date(p.installed_at).toISOString() }] : []),
-    ];
-    components.push({ type: familyOf(p.manager) === 'generic' ? 'application' : 'library', 'bom-ref': ref, name: p.name, version: p.version, purl: p.purl, properties });
-    for (const [id, v] of vulnerabilityIds(p)) {
-      const entry = vulns.get(id) ?? { source: v.source, summary: v.summary, fixed: new Set<string>(), affects: [] };
-      for (const f of v.fixed) entry.fixed.add(f);
-      entry.affects.push(ref);
-      vulns.set(id, entry);
+interface Affected {
+  ref: string;
+  host: SbomHost;
+  pkg: SbomPackage;
+  view: VulnerabilityView;
+}
+
+/** Every vulnerability of the document by id, with the components it affects. */
+function collectVulnerabilities(doc: SbomDocument, refs: Map<SbomPackage, string>): Map<string, Affected[]> {
+  const out = new Map<string, Affected[]>();
+  for (const host of doc.hosts) {
+    for (const pkg of host.packages) {
+      for (const v of vulnerabilitiesOf(pkg.advisories, pkg.cves).values()) {
+        const view = describeVulnerability(doc.facts, v, { ecosystem: pkg.ecosystem, matchName: matchName(pkg) }, 'MEDIUM');
+        let list = out.get(v.id);
+        if (!list) out.set(v.id, (list = []));
+        list.push({ ref: refs.get(pkg)!, host, pkg, view });
+      }
     }
-  });
-  const vulnerabilities = [...vulns.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, v]) => ({
-      'bom-ref': `vuln:${id}`,
-      id,
-      source: v.source === 'nvd' || id.startsWith('CVE-')
-        ? { name: 'NVD', url: `https://nvd.nist.gov/vuln/detail/${id}` }
-        : { name: 'OSV', url: `https://osv.dev/vulnerability/${id}` },
-      ...(v.summary ? { description: v.summary } : {}),
-      ...(v.fixed.size ? { recommendation: `Upgrade to ${[...v.fixed].join(' or ')} or later` } : {}),
-      affects: v.affects.map((ref) => ({ ref })),
-    }));
+  }
+  return new Map([...out.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+// --------------------------------------------------------------------------------------- CycloneDX
+
+type Json = Record<string, unknown>;
+
+const cdxRating = (r: Rating): Json => ({
+  source: r.source,
+  ...(r.score !== null ? { score: r.score } : {}),
+  ...(r.severity ? { severity: r.severity.toLowerCase() } : {}),
+  method: r.method,
+  ...(r.vector ? { vector: r.vector } : {}),
+});
+
+function cdxVulnerability(id: string, affected: Affected[]): Json {
+  const view = affected[0]!.view;
+  const ratings = view.ratings.map(cdxRating);
+  const urgent = affected.find((a) => a.view.severity.urgency)?.view;
+  if (urgent?.severity.urgency) {
+    const severity = urgent.severity.basis === 'distribution_urgency' ? urgent.severity.severity.toLowerCase() : undefined;
+    ratings.push({ source: urgent.source, ...(severity ? { severity } : { severity: 'unknown' }), method: 'other', justification: `${urgent.source.name} urgency: ${urgent.severity.urgency}` });
+  }
+  // Per source package (the unit advisories speak of): its fix, or that none is published.
+  const bySource = new Map<string, Affected>();
+  for (const a of affected) bySource.set(`${a.pkg.ecosystem ?? a.pkg.manager}\u0000${matchName(a.pkg)}`, a);
+  const fixes = [...bySource.values()].map((a) => ({ name: matchName(a.pkg), where: a.pkg.ecosystem ?? a.pkg.manager ?? 'its ecosystem', fixed: a.view.fixed }));
+  const fixed = fixes.filter((f) => f.fixed);
+  const unfixed = fixes.filter((f) => !f.fixed);
+  const recommendation = [
+    ...fixed.map((f) => `Upgrade ${f.name} to ${f.fixed} or later (${f.where}).`),
+    ...unfixed.map((f) => `No fixed version of ${f.name} is published for ${f.where} yet.`),
+  ].join(' ');
+  const workaround = unfixed.length
+    ? `Until a fix is published: remove the affected packages where nothing uses them, restrict who can reach and run them, and watch ${view.source.url}.`
+    : null;
+  const references = new Map<string, Json>();
+  for (const a of affected) for (const r of a.view.references) references.set(`${r.id}\u0000${r.source.url}`, { id: r.id, source: r.source });
+  const advisories = new Map<string, Json>();
+  for (const a of affected) for (const x of a.view.advisories) advisories.set(x.source.url, { title: `${x.id} (${x.source.name})`, url: x.source.url });
+  const versionsOf = (a: Affected): Json[] => {
+    const scheme = purlType(a.pkg.purl);
+    const out: Json[] = [{ version: a.pkg.version, status: 'affected' }];
+    if (scheme) for (const range of a.view.ranges) { const vers = versRange(scheme, range); if (vers) out.push({ range: vers, status: 'affected' }); }
+    if (a.view.fixed) out.push({ version: a.view.fixed, status: 'unaffected' });
+    return [...new Map(out.map((v) => [JSON.stringify(v), v])).values()];
+  };
+  const affects = [...new Map(affected.map((a) => [a.ref, { ref: a.ref, versions: versionsOf(a) }])).values()];
+  const description = view.summary ?? view.description;
+  return {
+    'bom-ref': `vuln:${id}`,
+    id,
+    source: view.source,
+    ...(references.size ? { references: [...references.values()] } : {}),
+    ...(ratings.length ? { ratings } : {}),
+    ...(view.cwes.length ? { cwes: view.cwes.map((c) => Number(c.slice(4))) } : {}),
+    ...(description ? { description } : {}),
+    ...(view.description && view.description !== description ? { detail: view.description } : {}),
+    ...(recommendation ? { recommendation } : {}),
+    ...(workaround ? { workaround } : {}),
+    ...(advisories.size ? { advisories: [...advisories.values()] } : {}),
+    ...(view.published ? { published: view.published.toISOString() } : {}),
+    ...(view.updated ? { updated: view.updated.toISOString() } : {}),
+    affects,
+    ...(view.reported_by_agent ? { properties: [{ name: 'controlgraph:reported_by', value: 'host agent' }] } : {}),
+  };
+}
+
+function cdxHostComponent(host: SbomHost, doc: SbomDocument): Json {
+  return {
+    type: 'device',
+    'bom-ref': host.id,
+    supplier: { name: doc.organisation },
+    name: host.name,
+    version: hostVersion(host, doc),
+    description: `host ${host.name} (node ${host.id})${host.os.pretty_name ? `, ${host.os.pretty_name}` : ''}; version: when its inventory last changed`,
+    properties: [
+      { name: 'controlgraph:node_id', value: host.id },
+      { name: 'controlgraph:node_type', value: host.type },
+      ...(host.inventoryAt ? [{ name: 'controlgraph:inventory_updated_at', value: host.inventoryAt.toISOString() }] : []),
+    ],
+  };
+}
+
+function cdxOsComponent(host: SbomHost): Json | null {
+  const { os } = host;
+  if (!os.id && !os.name) return null;
+  return {
+    type: 'operating-system',
+    'bom-ref': osRef(host),
+    ...(os.name ? { supplier: { name: os.name } } : {}),
+    name: os.id ?? os.name,
+    ...(os.version_id ? { version: os.version_id } : {}),
+    description: `${os.pretty_name ?? os.name ?? os.id} on ${host.name}`,
+    properties: [{ name: 'controlgraph:host', value: host.id }],
+  };
+}
+
+export function cycloneDx(doc: SbomDocument): Json {
+  const refs = componentRefs(doc);
+  const components: Json[] = [];
+  const dependencies: Array<{ ref: string; dependsOn: string[] }> = [];
+  const byRef = new Map<string, Json>();
+  const single = doc.subject.kind === 'host';
+  const root: Json =
+    doc.subject.kind === 'host'
+      ? cdxHostComponent(doc.hosts[0]!, doc)
+      : {
+          type: 'application',
+          'bom-ref': `service:${doc.subject.id}`,
+          supplier: { name: doc.organisation },
+          name: doc.subject.name,
+          version: subjectVersion(doc),
+          ...(doc.subject.description ? { description: doc.subject.description } : {}),
+          properties: [{ name: 'controlgraph:service_id', value: doc.subject.id }],
+        };
+  for (const host of doc.hosts) {
+    const hostDeps: string[] = [];
+    if (!single) components.push(cdxHostComponent(host, doc));
+    const os = cdxOsComponent(host);
+    if (os) {
+      components.push(os);
+      hostDeps.push(os['bom-ref'] as string);
+    }
+    for (const p of host.packages) {
+      const ref = refs.get(p)!;
+      let component = byRef.get(ref);
+      if (!component) {
+        const supplier = supplierOf(p, host.os);
+        component = {
+          type: p.manager && familyOf(p.manager) !== 'generic' ? 'library' : 'application',
+          'bom-ref': ref,
+          ...(supplier ? { supplier: { name: supplier } } : {}),
+          name: p.name,
+          version: p.version,
+          purl: p.purl,
+          properties: [
+            ...(p.manager ? [{ name: 'controlgraph:package:manager', value: p.manager }] : []),
+            ...(p.arch ? [{ name: 'controlgraph:package:arch', value: p.arch }] : []),
+            ...(p.source_name ? [{ name: 'controlgraph:package:source_name', value: p.source_name }] : []),
+            ...(p.source_version ? [{ name: 'controlgraph:package:source_version', value: p.source_version }] : []),
+            ...(single && p.installed_at ? [{ name: 'controlgraph:package:installed_at', value: p.installed_at }] : []),
+          ],
+        };
+        byRef.set(ref, component);
+        components.push(component);
+      }
+      if (!single) (component.properties as Json[]).push({ name: 'controlgraph:host', value: host.id });
+      if (!hostDeps.includes(ref)) hostDeps.push(ref);
+    }
+    dependencies.push({ ref: host.id, dependsOn: hostDeps });
+  }
+  if (!single) dependencies.unshift({ ref: root['bom-ref'] as string, dependsOn: doc.hosts.map((h) => h.id) });
+  const vulnerabilities = [...collectVulnerabilities(doc, refs)].map(([id, affected]) => cdxVulnerability(id, affected));
   return {
     $schema: 'http://cyclonedx.org/schema/bom-1.5.schema.json',
     bomFormat: 'CycloneDX',
     specVersion: '1.5',
-    serialNumber: `urn:uuid:${source.serial}`,
-    version: source.version,
+    serialNumber: `urn:uuid:${doc.serial}`,
+    version: doc.version,
     metadata: {
-      timestamp: now.toISOString(),
-      tools: { components: [{ type: 'application', name: tool.name, version: tool.version }] },
-      component: {
-        type: 'device',
-        'bom-ref': hostRef,
-        name: source.node.name,
-        description: `host ${source.node.id}`,
-        properties: [
-          { name: 'controlgraph:node_id', value: source.node.id },
-          { name: 'controlgraph:inventory_updated_at', value: source.updatedAt.toISOString() },
-        ],
-      },
+      timestamp: doc.now.toISOString(),
+      tools: { components: [{ type: 'application', author: 'ControlGraph', name: doc.tool.name, version: doc.tool.version }] },
+      authors: [{ name: doc.organisation }],
+      supplier: { name: doc.organisation },
+      component: root,
+      properties: [
+        { name: 'controlgraph:hosts', value: String(doc.hosts.length) },
+        { name: 'controlgraph:packages', value: String(byRef.size) },
+        { name: 'controlgraph:vulnerabilities', value: String(vulnerabilities.length) },
+      ],
     },
     components,
-    dependencies: [{ ref: hostRef, dependsOn: components.map((c) => c['bom-ref'] as string) }],
+    dependencies,
     ...(vulnerabilities.length ? { vulnerabilities } : {}),
   };
 }
+
+// -------------------------------------------------------------------------------------------- SPDX
 
 function spdxId(prefix: string, text: string, i: number): string {
   const clean = text.replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80);
   return `SPDXRef-${prefix}-${i}${clean ? `-${clean}` : ''}`;
 }
 
-export function spdx(source: SbomSource, tool: { name: string; version: string }, now: Date, namespaceBase: string): Record<string, unknown> {
-  const os = osOf(source);
-  const hostId = 'SPDXRef-Host';
-  const packages: Array<Record<string, unknown>> = [
-    {
-      SPDXID: hostId,
-      name: source.node.name,
-      downloadLocation: 'NOASSERTION',
-      filesAnalyzed: false,
-      primaryPackagePurpose: 'DEVICE',
-      comment: `ControlGraph host node ${source.node.id}`,
-      ...(os.pretty_name ? { description: os.pretty_name } : {}),
-    },
-  ];
-  const relationships: Array<Record<string, unknown>> = [{ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: hostId }];
-  if (os.id) {
-    packages.push({
-      SPDXID: 'SPDXRef-OperatingSystem',
-      name: os.id,
-      ...(os.version_id ? { versionInfo: os.version_id } : {}),
-      downloadLocation: 'NOASSERTION',
-      filesAnalyzed: false,
-      primaryPackagePurpose: 'OPERATING_SYSTEM',
-    });
-    relationships.push({ spdxElementId: hostId, relationshipType: 'CONTAINS', relatedSpdxElement: 'SPDXRef-OperatingSystem' });
-  }
-  source.packages.forEach((p, i) => {
-    const id = spdxId('Package', p.name, i + 1);
-    const advisories = [...vulnerabilityIds(p).keys()].map((vid) => ({
-      referenceCategory: 'SECURITY',
-      referenceType: 'advisory',
-      referenceLocator: vid.startsWith('CVE-') ? `https://nvd.nist.gov/vuln/detail/${vid}` : `https://osv.dev/vulnerability/${vid}`,
-    }));
-    packages.push({
-      SPDXID: id,
-      name: p.name,
-      versionInfo: p.version,
-      downloadLocation: 'NOASSERTION',
-      filesAnalyzed: false,
-      licenseConcluded: 'NOASSERTION',
-      licenseDeclared: 'NOASSERTION',
-      copyrightText: 'NOASSERTION',
-      primaryPackagePurpose: familyOf(p.manager) === 'generic' ? 'APPLICATION' : 'LIBRARY',
-      ...(p.source_name && p.source_name !== p.name ? { sourceInfo: `built from source package ${p.source_name} ${p.source_version ?? ''}`.trim() } : {}),
-      externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: p.purl }, ...advisories],
-    });
-    relationships.push({ spdxElementId: hostId, relationshipType: 'CONTAINS', relatedSpdxElement: id });
+/** SPDX agent syntax `Organization: name`; parentheses would read as the contact part. */
+const organization = (name: string | null) => (name ? `Organization: ${name.replace(/[()]/g, '').trim() || 'unknown'}` : 'NOASSERTION');
+
+export function spdx(doc: SbomDocument, namespaceBase: string): Json {
+  const refs = componentRefs(doc);
+  const single = doc.subject.kind === 'host';
+  const packages: Json[] = [];
+  const relationships: Json[] = [];
+  const rootId = single ? 'SPDXRef-Host' : 'SPDXRef-Service';
+  const hostIds = new Map<string, string>();
+  doc.hosts.forEach((h, i) => hostIds.set(h.id, single ? 'SPDXRef-Host' : spdxId('Host', h.name, i + 1)));
+  const hostPackage = (host: SbomHost): Json => ({
+    SPDXID: hostIds.get(host.id)!,
+    name: host.name,
+    versionInfo: hostVersion(host, doc),
+    supplier: organization(doc.organisation),
+    downloadLocation: 'NOASSERTION',
+    filesAnalyzed: false,
+    primaryPackagePurpose: 'DEVICE',
+    comment: `ControlGraph host node ${host.id}; version: when its inventory last changed`,
+    ...(host.os.pretty_name ? { description: host.os.pretty_name } : {}),
   });
-  const digest = createHash('sha256').update(`${source.serial}:${source.version}`).digest('hex').slice(0, 16);
+  if (doc.subject.kind === 'service') {
+    packages.push({
+      SPDXID: rootId,
+      name: doc.subject.name,
+      versionInfo: subjectVersion(doc),
+      supplier: organization(doc.organisation),
+      downloadLocation: 'NOASSERTION',
+      filesAnalyzed: false,
+      primaryPackagePurpose: 'APPLICATION',
+      comment: `ControlGraph business service ${doc.subject.id}`,
+      ...(doc.subject.description ? { description: doc.subject.description } : {}),
+    });
+  }
+  relationships.push({ spdxElementId: 'SPDXRef-DOCUMENT', relationshipType: 'DESCRIBES', relatedSpdxElement: rootId });
+  const vulnerabilities = collectVulnerabilities(doc, refs);
+  const securityRefs = new Map<string, Json[]>();
+  for (const affected of vulnerabilities.values()) {
+    for (const a of affected) {
+      const list = securityRefs.get(a.ref) ?? [];
+      const urls = [a.view.source.url, ...a.view.references.filter((r) => r.id === a.view.cve).map((r) => r.source.url)];
+      for (const url of urls) if (!list.some((r) => r.referenceLocator === url)) list.push({ referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: url, comment: a.view.id });
+      securityRefs.set(a.ref, list);
+    }
+  }
+  const spdxOf = new Map<string, string>();
+  let n = 0;
+  doc.hosts.forEach((host, h) => {
+    const hostId = hostIds.get(host.id)!;
+    if (single) packages.push(hostPackage(host));
+    else {
+      packages.push(hostPackage(host));
+      relationships.push({ spdxElementId: rootId, relationshipType: 'DEPENDS_ON', relatedSpdxElement: hostId });
+    }
+    if (host.os.id || host.os.name) {
+      const osId = single ? 'SPDXRef-OperatingSystem' : `SPDXRef-OperatingSystem-${h + 1}`;
+      packages.push({
+        SPDXID: osId,
+        name: host.os.id ?? host.os.name,
+        ...(host.os.version_id ? { versionInfo: host.os.version_id } : {}),
+        supplier: organization(host.os.name ?? host.os.id),
+        downloadLocation: 'NOASSERTION',
+        filesAnalyzed: false,
+        primaryPackagePurpose: 'OPERATING_SYSTEM',
+        comment: `operating system of ${host.name}`,
+      });
+      relationships.push({ spdxElementId: hostId, relationshipType: 'CONTAINS', relatedSpdxElement: osId });
+    }
+    for (const p of host.packages) {
+      const ref = refs.get(p)!;
+      let id = spdxOf.get(ref);
+      if (!id) {
+        id = spdxId('Package', p.name, ++n);
+        spdxOf.set(ref, id);
+        packages.push({
+          SPDXID: id,
+          name: p.name,
+          versionInfo: p.version,
+          supplier: organization(supplierOf(p, host.os)),
+          downloadLocation: 'NOASSERTION',
+          filesAnalyzed: false,
+          licenseConcluded: 'NOASSERTION',
+          licenseDeclared: 'NOASSERTION',
+          copyrightText: 'NOASSERTION',
+          primaryPackagePurpose: p.manager && familyOf(p.manager) !== 'generic' ? 'LIBRARY' : 'APPLICATION',
+          ...(p.source_name && p.source_name !== p.name ? { sourceInfo: `built from source package ${p.source_name} ${p.source_version ?? ''}`.trim() } : {}),
+          externalRefs: [{ referenceCategory: 'PACKAGE-MANAGER', referenceType: 'purl', referenceLocator: p.purl }, ...(securityRefs.get(ref) ?? [])],
+        });
+      }
+      relationships.push({ spdxElementId: hostId, relationshipType: 'CONTAINS', relatedSpdxElement: id });
+    }
+  });
+  const subjectName = doc.subject.kind === 'host' ? `${doc.hosts[0]!.name} host SBOM` : `${doc.subject.name} service SBOM`;
+  const subjectKey = doc.subject.kind === 'host' ? doc.hosts[0]!.id : `service:${doc.subject.id}`;
+  const digest = createHash('sha256').update(`${doc.serial}:${doc.version}:${subjectKey}`).digest('hex').slice(0, 16);
   return {
     spdxVersion: 'SPDX-2.3',
     dataLicense: 'CC0-1.0',
     SPDXID: 'SPDXRef-DOCUMENT',
-    name: `${source.node.name} host SBOM`,
-    documentNamespace: `${namespaceBase}/spdx/${encodeURIComponent(source.node.id)}/${source.serial}/${source.version}-${digest}`,
+    name: subjectName,
+    documentNamespace: `${namespaceBase}/spdx/${encodeURIComponent(subjectKey)}/${doc.serial}/${doc.version}-${digest}`,
     creationInfo: {
-      created: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      creators: [`Tool: ${tool.name}-${tool.version}`],
-      comment: `Inventory of host node ${source.node.id} as of ${source.updatedAt.toISOString()} (SBOM version ${source.version}).`,
+      created: doc.now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      creators: [`Tool: ${doc.tool.name}-${doc.tool.version}`, organization(doc.organisation)],
+      comment:
+        doc.subject.kind === 'host'
+          ? `Inventory of host node ${doc.hosts[0]!.id} as of ${hostVersion(doc.hosts[0]!, doc)} (SBOM version ${doc.version}); ${vulnerabilities.size} known vulnerabilities (SECURITY references).`
+          : `Software on the ${doc.hosts.length} host(s) of business service ${doc.subject.id}; ${vulnerabilities.size} known vulnerabilities (SECURITY references).`,
     },
-    documentDescribes: [hostId],
+    documentDescribes: [rootId],
     packages,
     relationships,
   };

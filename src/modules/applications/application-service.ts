@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+// The criticality of the services holding an application counts in its resources' stored risk scores.
+import { rescoreFindings } from '../compliance/findings/rescore.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -174,6 +176,7 @@ export function createApplicationService(deps: Deps) {
             targetId: id,
             details: { previous: { name: current.name, filter: current.filter }, name: updated.name, filter: updated.filter },
           });
+          if (await inAService(trx, id)) await rescoreFindings(trx, scope, deps.clock.now());
           return updated;
         })
         .catch(duplicateName('an application', input.name.trim()));
@@ -185,6 +188,7 @@ export function createApplicationService(deps: Deps) {
       const current = await required(scope, id);
       readOnlyIfDerived(current);
       await db.transaction().execute(async (trx) => {
+        const served = await inAService(trx, id);
         await trx.deleteFrom('applications').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
         await auditInScope(trx, deps.clock, context, {
           action: 'application.deleted',
@@ -192,9 +196,16 @@ export function createApplicationService(deps: Deps) {
           targetId: id,
           details: { name: current.name, filter: current.filter },
         });
+        if (served) await rescoreFindings(trx, scope, deps.clock.now());
       });
     },
   };
 }
 
 export type ApplicationService = ReturnType<typeof createApplicationService>;
+
+/** Whether a business service holds the application: only then does its filter count in risk scores. */
+async function inAService(db: Kysely<Database>, applicationId: string): Promise<boolean> {
+  const row = await db.selectFrom('business_service_applications').select('service_id').where('application_id', '=', applicationId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

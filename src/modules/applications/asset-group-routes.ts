@@ -16,7 +16,7 @@ export const assetGroupRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/asset-groups',
     {
       config: { permission: 'nodes:read' },
-      schema: { operationId: 'listAssetGroups', tags, params: TenantParams, querystring: AssetGroupListQuery, response: withErrors({ 200: Paged(AssetGroup) }, [401, 403]) },
+      schema: { operationId: 'listAssetGroups', summary: 'Asset groups of the workspace', tags, params: TenantParams, querystring: AssetGroupListQuery, response: withErrors({ 200: Paged(AssetGroup) }, [401, 403]) },
     },
     async (request) => {
       const { page, per_page, ...query } = request.query;
@@ -65,7 +65,7 @@ export const assetGroupRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/asset-groups/:id',
     {
       config: { permission: 'nodes:read' },
-      schema: { operationId: 'getAssetGroup', tags, params: AssetGroupParams, response: withErrors({ 200: AssetGroup }, [401, 403, 404]) },
+      schema: { operationId: 'getAssetGroup', summary: 'An asset group with its filter', tags, params: AssetGroupParams, response: withErrors({ 200: AssetGroup }, [401, 403, 404]) },
     },
     async (request) => groups.get(contextOf(request).scope, request.params.id),
   );
@@ -90,7 +90,7 @@ export const assetGroupRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/asset-groups/:id',
     {
       config: { permission: 'applications:write' },
-      schema: { operationId: 'deleteAssetGroup', tags, params: AssetGroupParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
+      schema: { operationId: 'deleteAssetGroup', summary: 'Delete an asset group', tags, params: AssetGroupParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
     },
     async (request, reply) => {
       await groups.remove(contextOf(request), request.params.id);

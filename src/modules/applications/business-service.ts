@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+// A service's criticality counts in the stored risk score of its resources' findings.
+import { rescoreFindings } from '../compliance/findings/rescore.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -188,6 +190,7 @@ export function createBusinessServiceService(deps: Deps) {
             targetId: inserted.id,
             details: { name, criticality: input.criticality, application_ids: input.application_ids ?? [] },
           });
+          await rescoreFindings(trx, scope, deps.clock.now());
           return inserted;
         })
         .catch(duplicateName('a business service', name));
@@ -238,6 +241,7 @@ export function createBusinessServiceService(deps: Deps) {
               ...(input.application_ids ? { application_ids: input.application_ids } : {}),
             },
           });
+          await rescoreFindings(trx, scope, deps.clock.now());
           return updated;
         })
         .catch(duplicateName('a business service', name));
@@ -255,6 +259,7 @@ export function createBusinessServiceService(deps: Deps) {
           targetId: id,
           details: { name: current.name },
         });
+        await rescoreFindings(trx, scope, deps.clock.now());
       });
     },
 
@@ -271,6 +276,7 @@ export function createBusinessServiceService(deps: Deps) {
           targetId: id,
           details: { application_ids: applicationIds },
         });
+        await rescoreFindings(trx, scope, deps.clock.now());
       });
       return detail(scope, await serviceRow(scope, id));
     },
@@ -293,6 +299,7 @@ export function createBusinessServiceService(deps: Deps) {
           targetId: id,
           details: { application_id: applicationId },
         });
+        await rescoreFindings(trx, scope, deps.clock.now());
         return true;
       });
       if (!removed) throw notFound('the application is not a member of this business service');

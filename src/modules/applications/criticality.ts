@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../platform/db/schema.js';
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
 import { anyOf, storedFilter } from './filter/sql.js';
@@ -15,33 +16,36 @@ const CHUNK = 10_000;
  */
 export function serviceCriticality(deps: Pick<AppDeps, 'database'>) {
   const db = deps.database.db;
-  return async function criticality(scope: Scope, resourceIds: string[]): Promise<Map<string, string>> {
-    const result = new Map<string, string>();
-    if (resourceIds.length === 0) return result;
-    const members = await db
-      .selectFrom('business_services as s')
-      .innerJoin('business_service_applications as bsa', 'bsa.service_id', 's.id')
-      .innerJoin('applications as a', 'a.id', 'bsa.application_id')
-      .select(['s.criticality', 'a.filter'])
-      .where('s.workspace_id', '=', scope.workspaceId)
-      .where('s.tenant_id', '=', scope.tenantId)
-      .execute();
-    if (members.length === 0) return result;
-    const levels = CRITICALITIES.map((level) => ({
-      level,
-      filters: [...new Set(members.filter((m) => m.criticality === level).map((m) => m.filter))].map((f) => storedFilter(f)),
-    })).filter((l) => l.filters.length > 0);
-    const cases = sql.join(
-      levels.map((l) => sql`WHEN ${anyOf(l.filters)} THEN ${l.level}::text`),
-      sql` `,
-    );
-    const ids = [...new Set(resourceIds)];
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      const rows = await sql<{ id: string; criticality: Criticality | null }>`
-        SELECT n.id, CASE ${cases} END AS criticality FROM nodes n
-        WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
-      for (const row of rows.rows) if (row.criticality) result.set(row.id, row.criticality);
-    }
-    return result;
-  };
+  return (scope: Scope, resourceIds: string[]) => resourceCriticality(db, scope, resourceIds);
+}
+
+/** serviceCriticality's answer on a given connection or transaction (the stored risk scores are written in the writer's). */
+export async function resourceCriticality(db: Kysely<Database>, scope: Scope, resourceIds: string[]): Promise<Map<string, string>> {
+  const result = new Map<string, string>();
+  if (resourceIds.length === 0) return result;
+  const members = await db
+    .selectFrom('business_services as s')
+    .innerJoin('business_service_applications as bsa', 'bsa.service_id', 's.id')
+    .innerJoin('applications as a', 'a.id', 'bsa.application_id')
+    .select(['s.criticality', 'a.filter'])
+    .where('s.workspace_id', '=', scope.workspaceId)
+    .where('s.tenant_id', '=', scope.tenantId)
+    .execute();
+  if (members.length === 0) return result;
+  const levels = CRITICALITIES.map((level) => ({
+    level,
+    filters: [...new Set(members.filter((m) => m.criticality === level).map((m) => m.filter))].map((f) => storedFilter(f)),
+  })).filter((l) => l.filters.length > 0);
+  const cases = sql.join(
+    levels.map((l) => sql`WHEN ${anyOf(l.filters)} THEN ${l.level}::text`),
+    sql` `,
+  );
+  const ids = [...new Set(resourceIds)];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const rows = await sql<{ id: string; criticality: Criticality | null }>`
+      SELECT n.id, CASE ${cases} END AS criticality FROM nodes n
+      WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
+    for (const row of rows.rows) if (row.criticality) result.set(row.id, row.criticality);
+  }
+  return result;
 }

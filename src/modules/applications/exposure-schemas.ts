@@ -3,10 +3,10 @@ import { Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schem
 import { CRITICALITIES } from './tables.js';
 
 /** A CycloneDX 1.5 JSON document (validated against the official schema in the tests). */
-export const CycloneDxBom = Type.Unsafe<Record<string, unknown>>({
+export const SbomDocument = Type.Unsafe<Record<string, unknown>>({
   type: 'object',
   additionalProperties: true,
-  description: 'CycloneDX 1.5 JSON (application/vnd.cyclonedx+json; version=1.5)',
+  description: 'CycloneDX 1.5 JSON (application/vnd.cyclonedx+json; version=1.5) or SPDX 2.3 JSON (application/spdx+json)',
 });
 
 export const CveExposureQuery = Type.Object({

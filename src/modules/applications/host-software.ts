@@ -3,6 +3,7 @@ import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { HostPackageInfo } from '../agents/host-software.js';
+import { lookupTable } from '../../platform/lookup-table.js';
 
 /**
  * Where the software of a service's hosts comes from.
@@ -48,6 +49,7 @@ export interface HostOs {
   versionId: string | null;
   name: string | null;
   version: string | null;
+  prettyName: string | null;
 }
 
 export interface Host {
@@ -69,12 +71,13 @@ function osOf(raw: unknown): HostOs {
     versionId: str(o.version_id) ?? str(o.versionId),
     name: str(o.name) ?? str(o.pretty_name),
     version: str(o.version),
+    prettyName: str(o.pretty_name),
   };
 }
 
 type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
 
-const FAMILIES: Record<string, Family> = {
+const FAMILIES: Record<string, Family> = lookupTable({
   dpkg: 'deb', apt: 'deb', deb: 'deb', debian: 'deb',
   rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
   apk: 'apk', alpine: 'apk',
@@ -86,7 +89,7 @@ const FAMILIES: Record<string, Family> = {
   maven: 'maven', gradle: 'maven',
   nuget: 'nuget', dotnet: 'nuget',
   composer: 'composer', packagist: 'composer',
-};
+});
 
 function majorMinor(version: string | null): string | null {
   const m = version?.match(/^(\d+)(?:\.(\d+))?/);

@@ -1,65 +1,87 @@
 import { randomUUID } from 'node:crypto';
-import * as CDX from '@cyclonedx/cyclonedx-library';
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
+import { hostInventoryDates } from '../agents/host-software.js';
+import { cycloneDx, organisationOf, sbomFacts, spdx, type SbomDocument, type SbomFormat, type SbomHost } from '../agents/sbom.js';
+import { createVulnMatcher, type PackageQuery } from '../vulndb/index.js';
+import type { StoredAdvisory } from '../agents/tables.js';
 import { createBusinessServiceService, membersOf, servicePredicate } from './business-service.js';
 import { hostsOf, type Host, type HostPackageSource } from './host-software.js';
 
-const serializer = new CDX.Serialize.JsonSerializer(new CDX.Serialize.JSON.Normalize.Factory(CDX.Spec.Spec1dot5));
-
 /**
- * A CycloneDX 1.5 BOM of a business service: the service is `metadata.component`; each host with
- * agent data is an `operating-system` component (bom-ref: its node id); each distinct package
- * (by purl) is a `library` component; `dependencies` say service → hosts → packages. Without agent
- * data the BOM is empty but valid, and `metadata.properties` says `controlgraph:hosts` = 0.
+ * The SBOM of a business service (CycloneDX 1.5 JSON, or SPDX 2.3 JSON), built by the agents module's
+ * SBOM builders: the service is the subject (`metadata.component`); each of its hosts is a named
+ * `device` component (bom-ref: its node id) with its operating system and packages; `dependencies`
+ * say service → hosts → operating system and packages; the hosts' known vulnerabilities are listed
+ * with the components they affect. Packages are matched against the vulnerability store when the
+ * SBOM is asked for (as the CVE exposure does), whether the agent or a node's `properties.packages`
+ * brought them; CVEs a package names itself (`cves`) are listed too. Without hosts the BOM is empty
+ * but valid, and `metadata.properties` says `controlgraph:hosts` = 0.
  */
-export function buildServiceBom(service: { id: string; name: string; description: string }, hosts: Host[], now: Date, version: string): string {
-  const bom = new CDX.Models.Bom();
-  bom.serialNumber = `urn:uuid:${randomUUID()}`;
-  bom.metadata.timestamp = now;
-  bom.metadata.tools.components.add(new CDX.Models.Component(CDX.Enums.ComponentType.Application, 'controlgraph', { version }));
-  const root = new CDX.Models.Component(CDX.Enums.ComponentType.Application, service.name, {
-    bomRef: `service:${service.id}`,
-    description: service.description || undefined,
-  });
-  root.properties.add(new CDX.Models.Property('controlgraph:service_id', service.id));
-  bom.metadata.component = root;
-  const packages = new Map<string, CDX.Models.Component>();
-  for (const host of hosts) {
-    const hostComponent = new CDX.Models.Component(CDX.Enums.ComponentType.OperatingSystem, host.os.id ?? host.os.name ?? 'unknown', {
-      bomRef: `host:${host.id}`,
-      version: host.os.versionId ?? undefined,
-      description: host.name,
-    });
-    hostComponent.properties.add(new CDX.Models.Property('controlgraph:node_id', host.id));
-    hostComponent.properties.add(new CDX.Models.Property('controlgraph:node_type', host.type));
-    for (const pkg of host.packages) {
-      let component = packages.get(pkg.purl);
-      if (!component) {
-        component = new CDX.Models.Component(CDX.Enums.ComponentType.Library, pkg.name, { version: pkg.version, purl: pkg.purl, bomRef: pkg.purl });
-        if (pkg.manager) component.properties.add(new CDX.Models.Property('controlgraph:package_manager', pkg.manager));
-        if (pkg.sourceName && pkg.sourceName !== pkg.name) component.properties.add(new CDX.Models.Property('controlgraph:source_package', pkg.sourceName));
-        packages.set(pkg.purl, component);
-        bom.components.add(component);
-      }
-      component.properties.add(new CDX.Models.Property('controlgraph:host', host.id));
-      hostComponent.dependencies.add(component.bomRef);
-    }
-    root.dependencies.add(hostComponent.bomRef);
-    bom.components.add(hostComponent);
-  }
-  bom.metadata.properties.add(new CDX.Models.Property('controlgraph:hosts', String(hosts.length)));
-  bom.metadata.properties.add(new CDX.Models.Property('controlgraph:packages', String(packages.size)));
-  return serializer.serialize(bom, { sortLists: true });
+
+/** The applications module's view of a host, as the SBOM builders take it. */
+export function sbomHost(host: Host, inventoryAt: Date | null, advisories: (pkg: Host['packages'][number]) => StoredAdvisory[]): SbomHost {
+  return {
+    id: host.id,
+    name: host.name,
+    type: host.type,
+    os: { id: host.os.id, version_id: host.os.versionId, name: host.os.name, pretty_name: host.os.prettyName },
+    inventoryAt,
+    packages: host.packages.map((p) => ({
+      name: p.name,
+      version: p.version,
+      manager: p.manager,
+      arch: p.arch,
+      purl: p.purl,
+      source_name: p.sourceName,
+      source_version: p.sourceVersion,
+      installed_at: p.installedAt,
+      ecosystem: p.ecosystem,
+      advisories: advisories(p),
+      cves: p.cves,
+    })),
+  };
 }
 
 export function createServiceSbom(deps: Pick<AppDeps, 'database' | 'clock' | 'version'>, hostPackages?: HostPackageSource) {
   const db = deps.database.db;
   const services = createBusinessServiceService(deps);
-  return async function sbom(scope: Scope, serviceId: string): Promise<string> {
+  const matcher = createVulnMatcher(db);
+
+  /** The advisories of every matchable package of the hosts, in one batch. */
+  async function advisoriesOf(hosts: Host[]): Promise<Map<Host['packages'][number], StoredAdvisory[]>> {
+    const located = hosts.flatMap((h) => h.packages.filter((p) => p.ecosystem));
+    const queries: PackageQuery[] = located.map((p) => ({
+      ecosystem: p.ecosystem!,
+      name: p.name,
+      version: p.version,
+      ...(p.sourceName ? { sourceName: p.sourceName } : {}),
+      ...(p.sourceVersion ? { sourceVersion: p.sourceVersion } : {}),
+    }));
+    const results = queries.length ? await matcher.matchPackages(queries) : [];
+    return new Map(
+      located.map((p, i) => [p, results[i]!.matches.map((m) => ({ id: m.id, source: m.source, cve_ids: m.cve_ids, fixed_versions: m.fixed_versions, summary: m.summary }))]),
+    );
+  }
+
+  return async function sbom(scope: Scope, serviceId: string, format: SbomFormat): Promise<Record<string, unknown>> {
     const service = await services.serviceRow(scope, serviceId);
     const members = (await membersOf(db, scope, [serviceId])).get(serviceId)!;
-    const hosts = members.length ? await hostsOf(db, scope, servicePredicate(members), hostPackages) : [];
-    return buildServiceBom(service, hosts, deps.clock.now(), deps.version);
+    const found = members.length ? await hostsOf(db, scope, servicePredicate(members), hostPackages) : [];
+    const dates = await hostInventoryDates(db, scope, found.map((h) => h.id));
+    const advisories = await advisoriesOf(found);
+    const hosts = found.map((h) => sbomHost(h, dates.get(h.id) ?? null, (p) => advisories.get(p) ?? []));
+    const [facts, organisation] = await Promise.all([sbomFacts(db, hosts), organisationOf(db, scope)]);
+    const document: SbomDocument = {
+      subject: { kind: 'service', id: service.id, name: service.name, description: service.description },
+      hosts,
+      serial: randomUUID(),
+      version: 1,
+      organisation,
+      tool: { name: 'controlgraph', version: deps.version },
+      now: deps.clock.now(),
+      facts,
+    };
+    return format === 'spdx' ? spdx(document, `https://controlgraph.invalid/tenants/${scope.tenantId}`) : cycloneDx(document);
   };
 }

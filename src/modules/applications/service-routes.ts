@@ -7,7 +7,8 @@ import { createBusinessServiceService } from './business-service.js';
 import { createServiceSbom } from './sbom.js';
 import { createCveExposure } from './cve-exposure.js';
 import type { HostPackageSource } from './host-software.js';
-import { CveExposure, CveExposureQuery, CycloneDxBom } from './exposure-schemas.js';
+import { CveExposure, CveExposureQuery, SbomDocument } from './exposure-schemas.js';
+import { SBOM_CONTENT_TYPES, sbomFormat, SbomQuery } from '../agents/sbom.js';
 import {
   AddApplicationsBody, Paged, Service, ServiceBody, ServiceDetail, ServiceListQuery, ServiceMemberParams, ServiceParams, ServiceSubParams, TenantParams,
 } from './schemas.js';
@@ -145,16 +146,22 @@ export function serviceRoutes(options: { hostPackages?: HostPackageSource } = {}
         schema: {
           operationId: 'getBusinessServiceSbom',
           tags,
-          summary: "CycloneDX 1.5 JSON of the software on the service's hosts (from host-agent data)",
+          summary: "SBOM of the software on the service's hosts, with their known vulnerabilities (CycloneDX 1.5 JSON, or SPDX 2.3 JSON with ?format=spdx)",
           description:
-            'Hosts are the member resources with agent data (properties.packages) and the agent host nodes joined to a member by a same_as or runs_on edge. Without agent data the answer is an empty, valid BOM whose metadata property controlgraph:hosts is 0.',
+            'Hosts are the member resources with agent data (properties.packages) and the agent host nodes joined to a member by a same_as or runs_on edge; ' +
+            'each is a named device component (bom-ref: its node id). The vulnerabilities the agent matched on them are listed with ratings, description, fixed ' +
+            'versions and the components they affect. Without agent data the answer is an empty, valid BOM whose metadata property controlgraph:hosts is 0. ' +
+            '400 for an unknown format (the message names the formats).',
           params: ServiceSubParams,
-          response: withErrors({ 200: CycloneDxBom }, [401, 403, 404]),
+          querystring: SbomQuery,
+          produces: ['application/vnd.cyclonedx+json', 'application/spdx+json'],
+          response: withErrors({ 200: SbomDocument }, [400, 401, 403, 404]),
         },
       },
       async (request, reply) => {
-        const bom = await sbom(contextOf(request).scope, request.params.serviceID);
-        return reply.header('content-type', 'application/vnd.cyclonedx+json; version=1.5').send(bom);
+        const format = sbomFormat(request.query.format);
+        const bom = await sbom(contextOf(request).scope, request.params.serviceID, format);
+        return reply.header('content-type', SBOM_CONTENT_TYPES[format]).send(JSON.stringify(bom));
       },
     );
 

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { badRequest, type AppError } from '../../platform/http/errors.js';
 import { projectPath } from '../../platform/paths.js';
 import { FRAMEWORKS, type FrameworkId } from './rules/rule-types.js';
 
@@ -45,6 +46,20 @@ export function frameworks(): Map<FrameworkId, Framework> {
 
 export function isFrameworkId(value: string): value is FrameworkId {
   return (FRAMEWORKS as readonly string[]).includes(value);
+}
+
+/**
+ * The 400 for a framework id the service does not know: it names the valid ids, in the message and
+ * in details.allowed_values (as a schema enum violation does), so a client can correct itself.
+ */
+export function unknownFramework(value: string, valid: readonly string[] = FRAMEWORKS, where = ''): AppError {
+  return badRequest(`${where ? `${where}: ` : ''}unknown framework "${value}" (one of ${valid.join(', ')})`, { allowed_values: [...valid] });
+}
+
+/** The framework id, or the 400 naming the valid ones. */
+export function requireFrameworkId(value: string, where = ''): FrameworkId {
+  if (!isFrameworkId(value)) throw unknownFramework(value, FRAMEWORKS, where);
+  return value;
 }
 
 export function controlTitle(framework: string, controlId: string): string | null {

@@ -1,5 +1,8 @@
 import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
+import { forbidden } from '../../platform/http/errors.js';
+import { builtinRule } from './rule-catalog.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { Paged, withErrors } from '../../platform/http/schemas.js';
@@ -13,6 +16,16 @@ import {
   TenantParams,
 } from './schemas.js';
 
+/**
+ * A built-in rule is read-only whatever the request says: the 403 comes before the body is parsed
+ * or validated (after authentication and the permission check, which run on request), so a
+ * malformed body cannot turn it into a 400.
+ */
+async function refuseBuiltinRule(request: FastifyRequest): Promise<void> {
+  const { ruleID } = request.params as { ruleID?: unknown };
+  if (typeof ruleID === 'string' && builtinRule(ruleID)) throw forbidden('built-in rules are read-only');
+}
+
 /** Framework settings, rules, audit runs and control status. */
 export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
   const settings = createSettingsService(deps);
@@ -24,7 +37,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/settings/compliance',
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getComplianceSettings', tags: ['compliance'], params: TenantParams, response: withErrors({ 200: ComplianceSettings }, [401, 403]) },
+      schema: { operationId: 'getComplianceSettings', summary: 'Frameworks with their enabled state for the tenant, and its SLA windows', tags: ['compliance'], params: TenantParams, response: withErrors({ 200: ComplianceSettings }, [401, 403]) },
     },
     async (request) => settings.get(contextOf(request).scope.tenantId),
   );
@@ -35,20 +48,20 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'updateComplianceSettings',
         tags: ['compliance'],
-        summary: 'Enable or disable frameworks for the tenant',
+        summary: 'Enable or disable frameworks for the tenant, and set its SLA windows per severity',
         params: TenantParams,
         body: ComplianceSettingsUpdate,
         response: withErrors({ 200: ComplianceSettings }, [401, 403]),
       },
     },
-    async (request) => settings.update(contextOf(request), request.body.frameworks),
+    async (request) => settings.update(contextOf(request), request.body),
   );
 
   app.get(
     '/tenants/:tenantID/rules',
     {
       config: { permission: 'rules:read' },
-      schema: { operationId: 'listRules', tags: ['rules'], params: TenantParams, querystring: RuleListQuery, response: withErrors({ 200: Paged(RuleSchema) }, [401, 403]) },
+      schema: { operationId: 'listRules', summary: 'Built-in and custom rules, filtered', tags: ['rules'], params: TenantParams, querystring: RuleListQuery, response: withErrors({ 200: Paged(RuleSchema) }, [401, 403]) },
     },
     async (request) => {
       const { page, per_page, ...filter } = request.query;
@@ -59,7 +72,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/rules/:ruleID',
     {
       config: { permission: 'rules:read' },
-      schema: { operationId: 'getRule', tags: ['rules'], params: RuleParams, response: withErrors({ 200: RuleSchema }, [401, 403, 404]) },
+      schema: { operationId: 'getRule', summary: 'A rule with its condition, control mappings and remediation', tags: ['rules'], params: RuleParams, response: withErrors({ 200: RuleSchema }, [401, 403, 404]) },
     },
     async (request) => rules.get(contextOf(request), request.params.ruleID),
   );
@@ -82,10 +95,15 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/rules/:ruleID',
     {
       config: { permission: 'rules:write' },
+      preParsing: refuseBuiltinRule,
       schema: {
         operationId: 'updateRule',
         tags: ['rules'],
         summary: 'Replace a custom rule (built-in rules are read-only: 403)',
+        description:
+          'Takes the rule\'s fields or the representation GET returns: read-only fields (id, builtin, terraform_fix_available, created_at, updated_at) ' +
+          'are ignored when they hold the rule\'s values and 400 naming the field otherwise (a different updated_at: the rule changed since it was read); ' +
+          'evaluation is ignored. A built-in rule is 403 whatever the body.',
         params: RuleParams,
         body: RuleUpdate,
         response: withErrors({ 200: RuleSchema }, [401, 403, 404]),
@@ -97,6 +115,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/rules/:ruleID',
     {
       config: { permission: 'rules:write' },
+      preParsing: refuseBuiltinRule,
       schema: {
         operationId: 'deleteRule',
         tags: ['rules'],
@@ -134,7 +153,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/findings/runs/:jobID',
     {
       config: { permission: 'findings:read' },
-      schema: { operationId: 'getAuditRun', tags: ['findings'], params: RunParams, response: withErrors({ 200: AuditRun }, [401, 403, 404]) },
+      schema: { operationId: 'getAuditRun', summary: 'An audit run: status, frameworks, statistics and error', tags: ['findings'], params: RunParams, response: withErrors({ 200: AuditRun }, [401, 403, 404]) },
     },
     async (request) => audits.get(contextOf(request).scope, request.params.jobID),
   );
@@ -146,13 +165,16 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'getControlsStatus',
         tags: ['controls'],
-        summary: 'Compliance score, active findings by severity and by framework',
+        summary: 'Compliance score, active findings by severity and by framework, and each control with its automated state and attestation status',
         params: TenantParams,
         querystring: ControlsQuery,
         response: withErrors({ 200: ControlsStatus }, [401, 403]),
       },
     },
-    async (request) => controls.status(contextOf(request).scope, request.query.framework),
+    async (request) => {
+      const { page, per_page, ...filter } = request.query;
+      return controls.status(contextOf(request).scope, filter, pageRequest({ page, per_page }));
+    },
   );
   app.get(
     '/tenants/:tenantID/controls/gaps',

@@ -8,28 +8,38 @@ import { json } from '../../platform/db/schema.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { ConditionCompileError, compileCondition } from './rules/cel.js';
 import { frameworks } from './frameworks.js';
-import { allRules, builtinRule, customRules, ruleTouches, type Rule } from './rule-catalog.js';
+import { allRules, builtinRule, customRules, generatedFindingDescription, generatedFindingTitle, ruleTouches, type Rule } from './rule-catalog.js';
 import type { RuleInput, RuleUpdate } from './schemas.js';
 import type { FrameworkId } from './rules/rule-types.js';
 import { groupBySourceProblem, toGroupBy } from './rules/group-by.js';
+import { checkReadOnly } from './rule-read-only.js';
+import { forgetRuleStatus, NEVER_EVALUATED, ruleStatuses, type RuleEvaluationStatus } from './rule-status.js';
+import './unknowns/tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
-export function presentRule(rule: Rule) {
+export function presentRule(rule: Rule, evaluation: RuleEvaluationStatus = NEVER_EVALUATED) {
   return {
     id: rule.id,
     title: rule.title,
     description: rule.description,
+    finding_title: rule.finding_title,
+    finding_description: rule.finding_description,
     severity: rule.severity,
     resource_type: rule.resource_type,
     framework: rule.framework,
     control_id: rule.control_id,
     framework_mappings: rule.framework_mappings,
+    related_mappings: rule.related_mappings,
+    nist_controls: rule.definition?.nist_controls ?? [],
     condition: rule.condition,
     remediation: rule.remediation,
     group_by: rule.group_by,
     builtin: rule.builtin,
     terraform_fix_available: Boolean(rule.definition?.terraform),
+    evaluation,
+    created_at: rule.created_at?.toISOString() ?? null,
+    updated_at: rule.updated_at?.toISOString() ?? null,
   };
 }
 
@@ -51,6 +61,13 @@ function checkGroupBy(groupBy: Static<typeof RuleUpdate>['group_by']): void {
   if (problem) throw badRequest(problem);
 }
 
+/** A finding title says what is wrong, so it cannot be the rule's own title (the desired state). */
+function checkFindingTitle(input: Static<typeof RuleUpdate>): void {
+  if (input.finding_title && input.finding_title.trim().toLowerCase() === input.title.trim().toLowerCase()) {
+    throw badRequest('finding_title must word the failure ("Bucket is not encrypted"), not repeat title; omit it for "Fails: <title>"', { field: 'finding_title' });
+  }
+}
+
 function checkControls(input: Static<typeof RuleUpdate>): void {
   for (const m of [{ framework: input.framework, control_id: input.control_id }, ...(input.framework_mappings ?? [])]) {
     if (!frameworks().get(m.framework as FrameworkId)?.controls.has(m.control_id)) {
@@ -63,27 +80,32 @@ export function createRulesService(deps: Deps) {
   const db = deps.database.db;
 
   return {
-    async list(context: RequestContext, filter: { framework?: string; resource_type?: string; severity?: string; builtin?: boolean }, page: PageRequest) {
+    async list(context: RequestContext, filter: { framework?: string; resource_type?: string; severity?: string; builtin?: boolean; search?: string }, page: PageRequest) {
+      const search = filter.search?.trim().toLowerCase() ?? '';
       const rules = (await allRules(db, context.scope.tenantId)).filter(
         (r) =>
           (!filter.framework || ruleTouches(r, filter.framework)) &&
           (!filter.resource_type || r.resource_type === filter.resource_type) &&
           (!filter.severity || r.severity === filter.severity) &&
-          (filter.builtin === undefined || r.builtin === filter.builtin),
+          (filter.builtin === undefined || r.builtin === filter.builtin) &&
+          (!search || [r.id, r.title, r.description].some((text) => text.toLowerCase().includes(search))),
       );
       const start = offsetOf(page);
-      return toPage(rules.slice(start, start + page.perPage).map(presentRule), rules.length, page);
+      const shown = rules.slice(start, start + page.perPage);
+      const statuses = await ruleStatuses(db, context.scope.tenantId, shown.map((r) => r.id));
+      return toPage(shown.map((r) => presentRule(r, statuses.get(r.id))), rules.length, page);
     },
 
     async get(context: RequestContext, id: string) {
       const rule = builtinRule(id) ?? (await customRules(db, context.scope.tenantId)).find((r) => r.id === id);
       if (!rule) throw notFound('rule not found');
-      return presentRule(rule);
+      return presentRule(rule, (await ruleStatuses(db, context.scope.tenantId, [id])).get(id));
     },
 
     async create(context: RequestContext, input: Static<typeof RuleInput>) {
       if (builtinRule(input.id)) throw conflict(`"${input.id}" is the id of a built-in rule`);
       checkCondition(input.condition);
+      checkFindingTitle(input);
       checkControls(input);
       checkGroupBy(input.group_by);
       const now = deps.clock.now();
@@ -101,6 +123,7 @@ export function createRulesService(deps: Deps) {
             updated_at: now,
           })
           .execute();
+        await forgetRuleStatus(trx, context.scope.tenantId, input.id);
         await writeAudit(trx, deps.clock, actorOf(context), { tenantId: context.scope.tenantId, action: 'rule.created', targetType: 'rule', targetId: input.id });
       });
       return this.get(context, input.id);
@@ -109,20 +132,37 @@ export function createRulesService(deps: Deps) {
     async update(context: RequestContext, id: string, input: Static<typeof RuleUpdate>) {
       if (builtinRule(id)) throw forbidden('built-in rules are read-only');
       checkCondition(input.condition);
+      checkFindingTitle(input);
       checkControls(input);
       checkGroupBy(input.group_by);
       const result = await db.transaction().execute(async (trx) => {
-        const updated = await trx
+        const stored = await trx
+          .selectFrom('custom_rules')
+          .select(['id', 'title', 'description', 'created_at', 'updated_at'])
+          .where('tenant_id', '=', context.scope.tenantId)
+          .where('id', '=', id)
+          .forUpdate()
+          .executeTakeFirst();
+        if (!stored) return false;
+        checkReadOnly({ id: stored.id, created_at: new Date(stored.created_at), updated_at: new Date(stored.updated_at) }, input);
+        await trx
           .updateTable('custom_rules')
           .set({
-            ...ruleColumns(input),
+            ...ruleColumns(input, stored),
             updated_at: deps.clock.now(),
           })
           .where('tenant_id', '=', context.scope.tenantId)
           .where('id', '=', id)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) return false;
-        await writeAudit(trx, deps.clock, actorOf(context), { tenantId: context.scope.tenantId, action: 'rule.updated', targetType: 'rule', targetId: id });
+          .execute();
+        // An update re-enables a suspended rule: it starts afresh, with no runs over budget.
+        const reenabled = await forgetRuleStatus(trx, context.scope.tenantId, id);
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId: context.scope.tenantId,
+          action: 'rule.updated',
+          targetType: 'rule',
+          targetId: id,
+          ...(reenabled ? { details: { reenabled: true } } : {}),
+        });
         return true;
       });
       if (!result) throw notFound('rule not found');
@@ -136,6 +176,9 @@ export function createRulesService(deps: Deps) {
       const deleted = await db.transaction().execute(async (trx) => {
         const result = await trx.deleteFrom('custom_rules').where('tenant_id', '=', context.scope.tenantId).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
+        await forgetRuleStatus(trx, context.scope.tenantId, id);
+        // Its unknown evaluations go with it: no rule is left to leave its controls unknown.
+        await trx.deleteFrom('evaluation_unknowns').where('tenant_id', '=', context.scope.tenantId).where('rule_id', '=', id).execute();
         const resolved = await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: 'rule_deleted', updated_at: now })
@@ -168,11 +211,22 @@ export function createRulesService(deps: Deps) {
   };
 }
 
-/** The stored columns of a custom rule's editable fields. */
-function ruleColumns(input: Static<typeof RuleUpdate>) {
+/**
+ * The stored columns of a custom rule's editable fields. A finding text equal to the generated one
+ * (for the new or the stored title: PUT takes what GET shows) is stored as null, so the wording keeps
+ * following the title instead of freezing the one GET happened to show.
+ */
+function ruleColumns(input: Static<typeof RuleUpdate>, stored?: { title: string; description: string }) {
+  const titles = [input.title, ...(stored ? [stored.title] : [])];
+  const generatedTitle = titles.some((t) => input.finding_title === generatedFindingTitle(t));
+  const generatedDescription = [[input.title, input.description], ...(stored ? [[stored.title, stored.description]] : [])].some(
+    ([t, d]) => input.finding_description === generatedFindingDescription(t!, d!),
+  );
   return {
     title: input.title,
     description: input.description,
+    finding_title: generatedTitle ? null : (input.finding_title?.trim() ?? null),
+    finding_description: generatedDescription ? null : (input.finding_description ?? null),
     severity: input.severity,
     resource_type: input.resource_type,
     framework: input.framework,
@@ -184,6 +238,8 @@ function ruleColumns(input: Static<typeof RuleUpdate>) {
   };
 }
 
-function withOrder(remediation: Static<typeof RuleInput>['remediation']) {
+/** Text is the summary with no steps; steps are numbered in the order given. */
+function withOrder(remediation: Static<typeof RuleUpdate>['remediation']) {
+  if (typeof remediation === 'string') return { summary: remediation, steps: [] };
   return { summary: remediation.summary, steps: remediation.steps.map((s, i) => ({ order: i + 1, action: s.action, command: s.command })) };
 }

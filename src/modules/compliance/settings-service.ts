@@ -7,6 +7,13 @@ import { badRequest } from '../../platform/http/errors.js';
 import { FRAMEWORKS, type FrameworkId } from './rules/rule-types.js';
 import { frameworks, isFrameworkId } from './frameworks.js';
 import { allRules, ruleTouches } from './rule-catalog.js';
+import { slaHours, updateSla, type SlaChanges } from './sla/sla-settings.js';
+
+/** A PUT /settings/compliance body: either part, or both. */
+export interface ComplianceSettingsChanges {
+  frameworks?: Array<{ id: string; enabled: boolean }>;
+  sla?: SlaChanges;
+}
 
 /** Frameworks the tenant evaluates: all of them unless switched off (absent row = enabled). */
 export async function enabledFrameworks(db: Kysely<Database>, tenantId: string): Promise<FrameworkId[]> {
@@ -33,12 +40,14 @@ export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>)
           rules: rules.filter((r) => ruleTouches(r, id)).length,
         };
       }),
+      sla: await slaHours(db, tenantId),
     };
   }
 
   return {
     get,
-    async update(context: RequestContext, changes: Array<{ id: string; enabled: boolean }>) {
+    async update(context: RequestContext, body: ComplianceSettingsChanges) {
+      const changes = body.frameworks ?? [];
       const unknown = changes.filter((c) => !isFrameworkId(c.id)).map((c) => c.id);
       if (unknown.length) throw badRequest(`unknown framework: ${unknown.join(', ')} (known: ${FRAMEWORKS.join(', ')})`);
       const now = deps.clock.now();
@@ -50,11 +59,12 @@ export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>)
             .onConflict((oc) => oc.columns(['tenant_id', 'framework']).doUpdateSet({ enabled: change.enabled, updated_at: now }))
             .execute();
         }
+        if (body.sla) await updateSla(trx, context.scope.tenantId, body.sla, now);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId: context.scope.tenantId,
           action: 'compliance.settings_changed',
           targetType: 'compliance_settings',
-          details: { frameworks: changes },
+          details: { ...(body.frameworks ? { frameworks: changes } : {}), ...(body.sla ? { sla: body.sla } : {}) },
         });
       });
       return get(context.scope.tenantId);

@@ -3,9 +3,21 @@ import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schem
 import type { FrameworkMapping, GroupBy, Remediation, Severity } from './rules/rule-types.js';
 import type { StoredBaseline } from './controls/control-state.js';
 
+/** A rule's last audit run in a tenant, as GET /rules/{id} shows it (`evaluation.last_run`). */
+export interface RuleLastRun {
+  run_id: string;
+  workspace_id: string;
+  at: string;
+  evaluations: number;
+  errors: number;
+  budget_exceeded: number;
+  stopped: string | null;
+  error: { resource_id: string; message: string } | null;
+}
+
 /**
  * Compliance tables (migration 0003; group_by and group_cause: 0014; audit_runs.baseline: 0015;
- * finding_rows, finding_texts and the findings view: 0017).
+ * finding_rows, finding_texts and the findings view: 0017; rule_evaluation_status: 0021).
  */
 declare module '../../platform/db/schema.js' {
   interface Database {
@@ -15,6 +27,9 @@ declare module '../../platform/db/schema.js' {
       id: string;
       title: string;
       description: string;
+      /** The failure wording of its findings (migration 0026); null: generated from the title. */
+      finding_title: ColumnType<string | null, string | null | undefined, string | null>;
+      finding_description: ColumnType<string | null, string | null | undefined, string | null>;
       severity: Severity;
       resource_type: string;
       framework: string;
@@ -28,6 +43,17 @@ declare module '../../platform/db/schema.js' {
       created_at: Timestamp;
       updated_at: Timestamp;
     };
+    /** How a rule fares in the tenant's audits (rule-status.ts). */
+    rule_evaluation_status: {
+      tenant_id: string;
+      rule_id: string;
+      state: 'active' | 'suspended';
+      budget_exceeded_runs: number;
+      last_run: ColumnType<RuleLastRun | null, string | null, string | null>;
+      suspended_at: NullableTimestamp;
+      suspended_reason: string | null;
+      updated_at: Timestamp;
+    };
     audit_runs: {
       id: string;
       tenant_id: string;
@@ -37,7 +63,7 @@ declare module '../../platform/db/schema.js' {
       pending_frameworks: string[];
       trigger: string;
       requested_by: string | null;
-      stats: Json<Record<string, number>>;
+      stats: Json<Record<string, unknown>>;
       error: string | null;
       /** The control state the run started from (see migration 0015); set by its first attempt. */
       baseline: Json<StoredBaseline> | null;
@@ -97,6 +123,12 @@ export interface FindingsTable {
   resolved_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   resolved_by: ColumnType<string | null, string | null | undefined, string | null>;
   text_id: string;
+  /** Kept by triggers (migration 0027): the latest expiry of the unrevoked, unrecorded acceptances covering it. */
+  accepted_until: ColumnType<Date | null, never, never>;
+  /** When an open finding breaches its SLA (migration 0027; issue 23 item 5). */
+  due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** The stored 0-100 risk score (migration 0027; NULL until scored). */
+  risk_score: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A finding row as stored: the text columns are in finding_texts, referred to by text_id. */

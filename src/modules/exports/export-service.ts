@@ -11,6 +11,7 @@ import type { ArtifactStore } from '../../platform/artifacts/index.js';
 import { CONTENT_TYPES, EXTENSIONS, type RenderFormat } from './render/render.js';
 import { renderInWorker } from './render/runner.js';
 import { countNodes, loadRenderGraph } from './graph-source.js';
+import { exportListWindow, type ExportListRequest } from './list-window.js';
 import type { ExportKind, ExportStatus } from './tables.js';
 import './tables.js';
 
@@ -166,12 +167,13 @@ export function createExportService(deps: Deps) {
       });
     },
 
-    async list(scope: Scope, query: { limit?: number; offset?: number }) {
+    async list(scope: Scope, query: ExportListRequest) {
       requireStore(deps);
-      const offset = query.offset ?? 0;
+      const window = exportListWindow(query);
+      const { limit, offset } = window;
       let q = withJob(db).where('x.tenant_id', '=', scope.tenantId).where('x.workspace_id', '=', scope.workspaceId).orderBy('x.created_at', 'desc').orderBy('x.id', 'desc').offset(offset);
       // No limit returns every row; a supplied limit is never capped.
-      if (query.limit !== undefined) q = q.limit(query.limit);
+      if (limit !== null) q = q.limit(limit);
       const [rows, count] = await Promise.all([
         q.execute(),
         db.selectFrom('exports').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow(),
@@ -181,9 +183,10 @@ export function createExportService(deps: Deps) {
       return {
         items: rows.map((r) => presentExport(r, now)),
         total,
-        limit: query.limit ?? null,
+        limit,
         offset,
         has_more: offset + rows.length < total,
+        ...(window.perPage !== null ? { page: window.page, per_page: window.perPage, total_pages: Math.ceil(total / window.perPage) } : {}),
       };
     },
 

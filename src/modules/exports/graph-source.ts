@@ -8,6 +8,7 @@ import '../graph/tables.js';
 import '../compliance/tables.js';
 
 const PAGE = 5000;
+const ELBV2_TYPE = 'aws.elasticloadbalancingv2.load_balancer';
 
 /** How many nodes the workspace holds (the synchronous export limit counts these). */
 export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<number> {
@@ -23,8 +24,9 @@ export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<nu
 /**
  * The workspace's graph as the renderer needs it, read page by page: per node only its label fields
  * and where it sits (VPC and subnet, from the AWS Config item: configuration.vpcId/subnetId, the
- * item's relationships, or else an edge to a VPC or subnet node), and the top severity and number
- * of its active open findings (accepted ones do not count).
+ * item's relationships, or else an edge to a VPC or subnet node), what picks its drawing (a load
+ * balancer's type, a subnet's mapPublicIpOnLaunch), and the top severity and number of its active
+ * open findings (accepted ones do not count).
  */
 export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: Date): Promise<RenderGraph> {
   const nodes: GraphNode[] = [];
@@ -40,6 +42,7 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
       native_id: string;
       vpc: string | null;
       subnet: string | null;
+      variant: string | null;
     }>`
       SELECT n.id, n.name, n.type, n.provider, n.region, n.account_id, n.native_id,
         coalesce(
@@ -51,7 +54,11 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
           n.properties #>> '{configuration,subnetId}', n.properties #>> '{configuration,SubnetId}',
           CASE WHEN jsonb_array_length(jsonb_path_query_array(n.properties, '$.relationships[*] ? (@.resourceType == "AWS::EC2::Subnet").resourceId')) = 1
             THEN jsonb_path_query_first(n.properties, '$.relationships[*] ? (@.resourceType == "AWS::EC2::Subnet").resourceId') #>> '{}' END
-        ) AS subnet
+        ) AS subnet,
+        CASE n.type
+          WHEN ${ELBV2_TYPE} THEN coalesce(n.properties #>> '{configuration,type}', n.properties #>> '{configuration,Type}')
+          WHEN ${SUBNET_TYPE} THEN n.properties #>> '{configuration,mapPublicIpOnLaunch}'
+        END AS variant
       FROM nodes n
       WHERE n.tenant_id = ${scope.tenantId} AND n.workspace_id = ${scope.workspaceId} AND n.id > ${after}
       ORDER BY n.id
@@ -67,6 +74,7 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
         nativeId: r.native_id,
         vpc: r.vpc,
         subnet: r.type === SUBNET_TYPE || r.type === VPC_TYPE ? null : r.subnet,
+        variant: r.variant,
         severity: null,
         findings: 0,
       });

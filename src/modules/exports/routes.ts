@@ -43,7 +43,10 @@ export const exportRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'listExports',
         tags,
         summary: 'Exports of the workspace, newest first',
-        description: 'Without limit every export is returned; a supplied limit is never capped. 400 for an invalid limit or offset or an unknown parameter.',
+        description:
+          'Pages with limit/offset, or with page/per_page as every other list (limit = per_page, offset = (page - 1) × per_page; page 1 and 50 a page when one of the two is absent; the response then also has page, per_page and total_pages). ' +
+          'Without limit or page every export is returned; a supplied limit is never capped. The Link header has first, prev, next and last in the style of the request. ' +
+          '400 for an invalid limit, offset, page or per_page, for limit or offset together with page or per_page, or for an unknown parameter.',
         params: TenantParams,
         querystring: ExportListQuery,
         response: withErrors({ 200: ExportList }, [401, 403, 503]),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
+import { AnyObject, MAX_PAGE, Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
 
 export const TenantParams = Type.Object({ tenantID: Uuid });
 export const ExportParams = Type.Object({ tenantID: Uuid, jobID: Uuid });
@@ -45,15 +45,29 @@ export const ExportJob = Type.Object({
 export const ExportList = Type.Object({
   items: Type.Array(ExportJob),
   total: Type.Integer(),
-  limit: Nullable(Type.Integer()),
+  limit: Nullable(Type.Integer({ description: 'null when every export from offset on is returned' })),
   offset: Type.Integer(),
   has_more: Type.Boolean(),
+  page: Type.Optional(Type.Integer({ description: 'present when the request paged with page/per_page' })),
+  per_page: Type.Optional(Type.Integer({ description: 'present when the request paged with page/per_page' })),
+  total_pages: Type.Optional(Type.Integer({ description: 'present when the request paged with page/per_page' })),
 });
 
+/** Per-page size of GET /exports?page= when per_page is not given, as on every other list. */
+export const EXPORTS_PER_PAGE = 50;
+
+/**
+ * Two ways to page, one at a time (a mix is 400): `limit`/`offset`, or `page`/`per_page` as on
+ * every other list. No schema defaults: the service must see which ones the client sent.
+ */
 export const ExportListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 0, description: 'no default and never capped: without it every export is returned' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'exports to skip; 0 when absent' })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: '1 when absent and per_page is given; not with limit or offset' })),
+    per_page: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 500, description: `${EXPORTS_PER_PAGE} when absent and page is given; not with limit or offset` }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,11 +1,14 @@
 import type { Static } from 'typebox';
 import type { AppDeps } from '../../deps.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inScope, type Scope } from '../../platform/db/scope.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { deleteEdge, listEdges, upsertEdges, type EdgeFilter, type EdgeRecord } from './edge-repo.js';
 import { deleteNode, getNode, listNodes, missingNodes, upsertNodes, type NodeFilter, type NodeRecord } from './node-repo.js';
-import type { EdgeInput, NodeInput } from './schemas.js';
+import { NODE_TYPE_PATTERN, type EdgeInput, type NodeInput } from './schemas.js';
+import { neighbourIds, rescoreAround } from '../compliance/findings/rescore.js';
+
+const TYPE_SHAPE = new RegExp(NODE_TYPE_PATTERN);
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
@@ -21,7 +24,15 @@ export function defaultNodeId(node: { provider: string; region: string; type: st
 export function normaliseNode(input: Static<typeof NodeInput>, index?: number): NodeRecord {
   const where = index === undefined ? '' : `nodes[${index}]: `;
   if (!input.type.startsWith(`${input.provider}.`)) {
-    throw badRequest(`${where}type "${input.type}" must start with the provider "${input.provider}."`, { index: index ?? null, field: 'type' });
+    // The usual slip: the AWS-style "s3.bucket" without the provider in front. Name the fix.
+    const prefixed = `${input.provider}.${input.type}`;
+    const message = TYPE_SHAPE.test(prefixed)
+      ? `type "${input.type}" lacks its provider prefix: use "${prefixed}" (a node type is <provider>.<service>.<type>)`
+      : `type "${input.type}" must start with its provider "${input.provider}." (a node type is <provider>.<service>.<type>, e.g. aws.s3.bucket)`;
+    throw badRequest(`${where}${message}`, { index: index ?? null, field: 'type' });
+  }
+  if (!TYPE_SHAPE.test(input.type)) {
+    throw badRequest(`${where}type "${input.type}" must be <provider>.<service>.<type> (e.g. aws.s3.bucket)`, { index: index ?? null, field: 'type' });
   }
   const id = input.id ?? defaultNodeId(input);
   if (input.id !== undefined) {
@@ -58,6 +69,8 @@ function lastWins<T>(items: T[], key: (item: T) => string): T[] {
   return [...byKey.values()];
 }
 
+// The stored risk scores of findings follow the graph (exposure through edges, criticality through
+// the applications a node's properties place it in): each write rescores the findings it can move.
 export function createGraphService(deps: Deps) {
   const db = deps.database.db;
   return {
@@ -68,7 +81,9 @@ export function createGraphService(deps: Deps) {
       );
       // A single node comes back whole; a batch answers with summaries (echoing megabytes of
       // properties back would cost more than storing them).
-      return upsertNodes(db, scope, nodes, deps.clock.now(), !batch);
+      const written = await upsertNodes(db, scope, nodes, deps.clock.now(), !batch);
+      await rescoreAround(db, scope, deps.clock.now(), nodes.map((n) => n.id));
+      return written;
     },
 
     async listNodes(scope: Scope, filter: NodeFilter, sort: string | undefined, page: PageRequest) {
@@ -85,7 +100,9 @@ export function createGraphService(deps: Deps) {
     },
 
     async deleteNode(scope: Scope, id: string) {
+      const neighbours = await neighbourIds(db, scope, [id]);
       if (!(await deleteNode(db, scope, id))) throw notFound('node not found');
+      await rescoreAround(db, scope, deps.clock.now(), [], neighbours);
     },
 
     /** Both ends of every edge must be nodes of the same workspace (400 naming the missing ones). */
@@ -100,7 +117,9 @@ export function createGraphService(deps: Deps) {
           missing_nodes: missing.slice(0, 1000),
         });
       }
-      return upsertEdges(db, scope, edges, deps.clock.now());
+      const written = await upsertEdges(db, scope, edges, deps.clock.now());
+      await rescoreAround(db, scope, deps.clock.now(), edges.flatMap((e) => [e.source, e.target]));
+      return written;
     },
 
     async listEdges(scope: Scope, filter: EdgeFilter, page: PageRequest) {
@@ -109,7 +128,9 @@ export function createGraphService(deps: Deps) {
     },
 
     async deleteEdge(scope: Scope, id: string) {
+      const edge = await db.selectFrom('edges').select(['source', 'target']).where(inScope(scope)).where('id', '=', id).executeTakeFirst();
       if (!(await deleteEdge(db, scope, id))) throw notFound('edge not found');
+      await rescoreAround(db, scope, deps.clock.now(), [], edge ? [edge.source, edge.target] : []);
     },
   };
 }

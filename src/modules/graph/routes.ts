@@ -41,6 +41,7 @@ export const graphRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'nodes:read' },
       schema: {
         operationId: 'listNodes',
+        summary: 'Nodes of the workspace, filtered by type, region, account or text',
         tags: ['graph'],
         params: TenantParams,
         querystring: NodeListQuery,
@@ -63,7 +64,7 @@ export const graphRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/nodes/:id',
     {
       config: { permission: 'nodes:read' },
-      schema: { operationId: 'getNode', tags: ['graph'], params: NodeParams, response: withErrors({ 200: Node }, [401, 403, 404]) },
+      schema: { operationId: 'getNode', summary: 'A node with its properties', tags: ['graph'], params: NodeParams, response: withErrors({ 200: Node }, [401, 403, 404]) },
     },
     async (request) => graph.getNode(contextOf(request).scope, request.params.id),
   );
@@ -114,6 +115,7 @@ export const graphRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'nodes:read' },
       schema: {
         operationId: 'listEdges',
+        summary: 'Edges of the workspace, filtered by an end node or type',
         tags: ['graph'],
         params: TenantParams,
         querystring: EdgeListQuery,
@@ -130,7 +132,7 @@ export const graphRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/edges/:id',
     {
       config: { permission: 'nodes:write' },
-      schema: { operationId: 'deleteEdge', tags: ['graph'], params: EdgeParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
+      schema: { operationId: 'deleteEdge', summary: 'Delete an edge', tags: ['graph'], params: EdgeParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
     },
     async (request, reply) => {
       await graph.deleteEdge(contextOf(request).scope, request.params.id);

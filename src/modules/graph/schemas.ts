@@ -1,8 +1,14 @@
 import { Type } from 'typebox';
 import { AnyObject, Nullable, Paged, Timestamp, Uuid, PageNumber } from '../../platform/http/schemas.js';
 
-/** `<provider>.<service>.<type>`, lower case. */
+/** `<provider>.<service>.<type>`, lower case: checked by the service (normaliseNode). */
 export const NODE_TYPE_PATTERN = '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*\\.[a-z0-9][a-z0-9_-]*$';
+/**
+ * What the body schema checks of a node type: its characters only. The full shape, and that it
+ * starts with the node's own provider, are checked by the service, whose message can say which
+ * part is missing (a schema pattern could only say "must match pattern").
+ */
+const NODE_TYPE_CHARACTERS = '^[a-z0-9][a-z0-9_.-]*$';
 export const MAX_BATCH = 5000;
 
 const NodeSourceSchema = Type.Object(
@@ -20,7 +26,11 @@ export const NodeInput = Type.Object(
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'defaults to <provider>:<region>:<type>:<native_id>' })),
     provider: Type.String({ pattern: '^[a-z0-9][a-z0-9-]*$', maxLength: 50 }),
     region: Type.String({ maxLength: 100, pattern: '^[^:]*$' }),
-    type: Type.String({ pattern: NODE_TYPE_PATTERN, maxLength: 200 }),
+    type: Type.String({
+      pattern: NODE_TYPE_CHARACTERS,
+      maxLength: 200,
+      description: '<provider>.<service>.<type> starting with the node\'s provider, lower case (e.g. aws.s3.bucket); 400 naming the missing part otherwise',
+    }),
     native_id: Type.String({ minLength: 1, maxLength: 1000 }),
     name: Type.String({ maxLength: 1000 }),
     account_id: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),

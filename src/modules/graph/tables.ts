@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Json, Timestamp } from '../../platform/db/schema.js';
 
 /** Graph tables (migration 0003). */
@@ -18,6 +19,8 @@ declare module '../../platform/db/schema.js' {
       source: Json<NodeSource> | null;
       created_at: Timestamp;
       updated_at: Timestamp;
+      /** A digest of what an audit rule reads of the node, kept by the database (migration 0031). */
+      content_hash: Generated<string>;
     };
     edges: {
       id: string;

@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   'finding.risk_accepted',
   'finding.risk_acceptance_ended',
   'finding.reopened',
+  'finding.sla_breached',
   'job.created',
   'job.started',
   'job.completed',
@@ -27,6 +28,7 @@ export const EVENT_TYPES = [
   'compliance.score_changed',
   'compliance.control_failed',
   'compliance.control_passed',
+  'compliance.rule_suspended',
   'assessment.assigned',
   'assessment.submitted',
   'assessment.approved',
@@ -51,7 +53,7 @@ export const SECRET_FIELDS: Record<IntegrationType, readonly string[]> = {
   pagerduty: ['routing_key'],
 };
 
-/** Fields holding a URL the service sends requests to (checked by the SSRF guard). */
+/** Fields holding a URL the service sends requests to (checked by the outbound guard, src/platform/outbound). */
 export const TARGET_URL_FIELDS: Record<IntegrationType, readonly string[]> = {
   webhook: ['url'],
   email: [],

@@ -1,4 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
+import { requireFrameworkId } from '../compliance/frameworks.js';
 import {
   DEFAULT_GITHUB_API,
   DEFAULT_PAGERDUTY_EVENTS_URL,
@@ -200,7 +201,8 @@ function commonFields(fields: Fields, options: { eventsRequired: boolean }): voi
         return upper;
       },
     });
-    filters.strings('frameworks', { max: 100 });
+    // An unknown id would never match an event: refuse it, naming the valid ones.
+    filters.strings('frameworks', { max: 100, item: (value, name) => requireFrameworkId(value, name) });
     filters.strings('resource_types', { max: 200 });
   });
   fields.strings('workspaces', {

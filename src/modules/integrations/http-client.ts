@@ -1,14 +1,11 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { TargetRefused, TargetUnresolvable, type TargetGuard } from './ssrf.js';
+import { OutboundError, outboundFetch, type OutboundPolicy } from '../../platform/outbound/index.js';
 
 /**
- * One outgoing HTTP request of a delivery attempt: the target is checked by the SSRF guard, the socket
- * connects to the address the guard checked (a `lookup` that answers with it), redirects are returned
- * as they are (never followed), the whole exchange has one deadline, and only the first bytes of the
- * response body are kept.
+ * One outgoing HTTP request of a delivery attempt, through the platform's outbound guard (the target
+ * is checked and the socket connects to the checked address): redirects are returned as they are
+ * (never followed), the whole exchange has one deadline, and only the first bytes of the response
+ * body are kept.
  */
 export interface OutgoingRequest {
   url: string;
@@ -32,9 +29,7 @@ export interface HttpOutcome {
 }
 
 export interface HttpClientOptions {
-  guard: TargetGuard;
-  ca?: string[];
-  userAgent: string;
+  policy: OutboundPolicy;
   bodyLimit: number;
 }
 
@@ -42,124 +37,57 @@ export interface HttpClientOptions {
 const MAX_READ = 256 * 1024;
 
 export function createHttpClient(options: HttpClientOptions) {
-  // Keep-alive pools per process: a pooled socket stays connected to an address that was checked.
-  const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-  const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64, ...(options.ca ? { ca: options.ca } : {}) });
-
   async function send(request: OutgoingRequest): Promise<HttpOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const failed = (error: string, refused = false): HttpOutcome => ({ status: null, headers: {}, body: '', latencyMs: elapsed(), error, refused });
-    let url: URL;
     try {
-      url = new URL(request.url);
-    } catch {
-      return failed('invalid URL', true);
-    }
-    let address: string;
-    let family: 4 | 6;
-    try {
-      options.guard.checkUrl(url);
-      ({ address, family } = await options.guard.resolve(url.hostname));
+      const response = await outboundFetch(options.policy, request.url, {
+        method: request.method ?? 'POST',
+        headers: request.headers,
+        body: request.body,
+        redirect: 'manual',
+        timeoutMs: request.timeoutMs,
+        signal: request.signal ?? null,
+      });
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      const reader = response.body?.getReader();
+      if (reader) {
+        try {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            if (size < options.bodyLimit) chunks.push(value);
+            size += value.byteLength;
+            if (size > MAX_READ) {
+              await reader.cancel().catch(() => undefined);
+              break;
+            }
+          }
+        } catch {
+          // A body that breaks off after the status: the status is what counts.
+        }
+      }
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => {
+        headers[name] = value;
+      });
+      return { status: response.status, headers, body: truncate(Buffer.concat(chunks), options.bodyLimit), latencyMs: elapsed(), error: null, refused: false };
     } catch (error) {
-      if (error instanceof TargetRefused) return failed(`target refused: ${error.message}`, true);
-      if (error instanceof TargetUnresolvable) return failed(error.message);
+      if (error instanceof OutboundError) {
+        if (error.failure === 'refused') return failed(`target refused: ${error.message}`, true);
+        return failed(error.message);
+      }
+      if (request.signal?.aborted) return failed('aborted: the worker is stopping or lost the job');
       throw error;
     }
-    const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-      if ((lookupOptions as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
-    const body = Buffer.from(request.body, 'utf8');
-    const secure = url.protocol === 'https:';
-    const deadline = started + request.timeoutMs;
-    const once = (fresh: boolean) =>
-      new Promise<HttpOutcome & { staleSocket?: boolean }>((resolve) => {
-        let settled = false;
-        const finish = (outcome: HttpOutcome & { staleSocket?: boolean }) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          request.signal?.removeEventListener('abort', onAbort);
-          resolve(outcome);
-        };
-        const req = (secure ? https : http).request({
-          protocol: url.protocol,
-          hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
-          port: url.port || (secure ? 443 : 80),
-          path: `${url.pathname}${url.search}`,
-          method: request.method ?? 'POST',
-          // A retry after a stale pooled socket takes a new connection outside the pool.
-          agent: fresh ? false : secure ? httpsAgent : httpAgent,
-          lookup,
-          ...(fresh && secure && options.ca ? { ca: options.ca } : {}),
-          headers: {
-            'user-agent': options.userAgent,
-            'content-length': String(body.length),
-            ...request.headers,
-          },
-        });
-        const timer = setTimeout(() => {
-          req.destroy(new Error(`timed out after ${Math.round(request.timeoutMs / 100) / 10} s`));
-        }, Math.max(deadline - performance.now(), 1));
-        const onAbort = () => req.destroy(new Error('aborted: the worker is stopping or lost the job'));
-        request.signal?.addEventListener('abort', onAbort, { once: true });
-        let responded = false;
-        req.on('error', (error: NodeJS.ErrnoException) => {
-          // A kept-alive socket the receiver closed while it sat in the pool fails at once, before any
-          // response: the request never reached the receiver's application, so it is sent again once.
-          const stale = !responded && req.reusedSocket && ['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(error.code ?? '');
-          finish({ ...failed(describeError(error)), staleSocket: stale });
-        });
-        req.on('response', (res) => {
-          responded = true;
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            if (size < options.bodyLimit) chunks.push(chunk);
-            size += chunk.length;
-            if (size > MAX_READ) res.destroy();
-          });
-          const done = () =>
-            finish({
-              status: res.statusCode ?? null,
-              headers: res.headers,
-              body: truncate(Buffer.concat(chunks), options.bodyLimit),
-              latencyMs: elapsed(),
-              error: null,
-              refused: false,
-            });
-          res.on('end', done);
-          res.on('close', done);
-          res.on('error', done);
-        });
-        req.end(body);
-      });
-    const first = await once(false);
-    if (!first.staleSocket || request.signal?.aborted) return withoutFlag(first);
-    return withoutFlag(await once(true));
   }
 
-  return {
-    send,
-    close() {
-      httpAgent.destroy();
-      httpsAgent.destroy();
-    },
-  };
+  return { send };
 }
 
 export type HttpClient = ReturnType<typeof createHttpClient>;
-
-function withoutFlag(outcome: HttpOutcome & { staleSocket?: boolean }): HttpOutcome {
-  const { staleSocket: _stale, ...rest } = outcome;
-  return rest;
-}
-
-function describeError(error: NodeJS.ErrnoException): string {
-  const code = error.code && !error.message.includes(error.code) ? ` (${error.code})` : '';
-  return `${error.message}${code}`;
-}
 
 /** The first `limit` bytes as UTF-8 text, without a broken character at the end. */
 export function truncate(bytes: Buffer, limit: number): string {

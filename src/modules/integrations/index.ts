@@ -20,7 +20,7 @@ export const integrationsModule: Module = {
     const settings = deliverySettings(deps);
     let client = clients.get(deps);
     if (!client) {
-      client = createHttpClient({ guard: settings.guard, ca: settings.ca, userAgent: settings.userAgent, bodyLimit: settings.responseBodyLimit });
+      client = createHttpClient({ policy: settings.policy, bodyLimit: settings.responseBodyLimit });
       clients.set(deps, client);
     }
     return [

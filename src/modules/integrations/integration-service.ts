@@ -11,7 +11,7 @@ import { INTEGRATION_TYPES, TARGET_URL_FIELDS, type IntegrationType } from './ca
 import { joinSecrets, mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, type Config } from './config.js';
 import { secretBoxFor, SecretError } from './secret-box.js';
 import type { DeliverySettings } from './settings.js';
-import { TargetRefused } from './ssrf.js';
+import { checkOutboundTarget, OutboundError, resolveOutbound } from '../../platform/outbound/index.js';
 import type { IntegrationRow } from './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'tokenKey' | 'log'>;
@@ -54,7 +54,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
     if (unknown) throw badRequest(`config.workspaces: ${unknown} is not a workspace of this tenant`);
   }
 
-  /** SMTP availability and the SSRF guard on every target (DNS: outside any transaction). */
+  /** SMTP availability and the outbound guard on every target (DNS: outside any transaction). */
   async function verifyTargets(type: IntegrationType, config: Config): Promise<void> {
     if (type === 'email' && !config.smtp && !settings.smtpUrl) {
       throw badRequest('config.smtp is required: no default SMTP server is configured (CONTROLGRAPH_SMTP_URL)');
@@ -67,22 +67,22 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
     if (smtp?.host) await checkHost('config.smtp.host', smtp.host);
   }
 
+  /** A name that does not resolve now is accepted (it is checked again at every delivery). */
   async function checkTarget(name: string, url: URL): Promise<void> {
     try {
-      settings.guard.checkUrl(url);
+      await checkOutboundTarget(settings.policy, url);
     } catch (error) {
-      if (error instanceof TargetRefused) throw badRequest(`${name}: ${error.message}`);
+      if (error instanceof OutboundError) throw badRequest(`${name}: ${error.message}`);
       throw error;
     }
-    await checkHost(name, url.hostname);
   }
 
-  /** A name that does not resolve now is accepted (it is checked again at every delivery). */
   async function checkHost(name: string, host: string): Promise<void> {
     try {
-      await settings.guard.resolve(host);
+      await resolveOutbound(settings.policy, host, 'smtp:');
     } catch (error) {
-      if (error instanceof TargetRefused) throw badRequest(`${name}: ${error.message}`);
+      if (error instanceof OutboundError && error.failure === 'refused') throw badRequest(`${name}: ${error.message}`);
+      if (!(error instanceof OutboundError)) throw error;
     }
   }
 

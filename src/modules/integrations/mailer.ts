@@ -3,11 +3,11 @@ import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Prepared } from './formatters/index.js';
 import type { DeliverySettings } from './settings.js';
-import { TargetRefused, TargetUnresolvable } from './ssrf.js';
+import { OutboundError, resolveOutbound } from '../../platform/outbound/index.js';
 
 /**
  * Sends one e-mail of an e-mail integration through SMTP (nodemailer). The server is the
- * integration's own `config.smtp` (checked by the SSRF guard like any target, connected by the checked
+ * integration's own `config.smtp` (checked by the outbound guard like any target, connected by the checked
  * address with the host name kept for TLS; credentials are only sent over TLS unless the host is
  * allow-listed), or else the operator's CONTROLGRAPH_SMTP_URL.
  */
@@ -29,6 +29,9 @@ export interface MailOutcome {
   latencyMs: number;
 }
 
+/** nodemailer error codes that carry an SMTP server's answer (authentication, envelope, message refused). */
+const SMTP_ANSWERS = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE']);
+
 export async function sendMail(settings: DeliverySettings, smtp: SmtpConfig | undefined, message: Extract<Prepared, { kind: 'email' }>, timeoutMs: number): Promise<MailOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -38,11 +41,10 @@ export async function sendMail(settings: DeliverySettings, smtp: SmtpConfig | un
   if (smtp) {
     let target;
     try {
-      target = await settings.guard.resolve(smtp.host);
+      target = await resolveOutbound(settings.policy, smtp.host, 'smtp:');
     } catch (error) {
-      if (error instanceof TargetRefused) return { ok: false, code: null, response: '', error: `target refused: ${error.message}`, latencyMs: elapsed() };
-      if (error instanceof TargetUnresolvable) return { ok: false, code: null, response: '', error: error.message, latencyMs: elapsed() };
-      throw error;
+      if (!(error instanceof OutboundError)) throw error;
+      return { ok: false, code: null, response: '', error: error.failure === 'refused' ? `target refused: ${error.message}` : error.message, latencyMs: elapsed() };
     }
     options = {
       host: target.address,
@@ -76,6 +78,11 @@ export async function sendMail(settings: DeliverySettings, smtp: SmtpConfig | un
     return { ok: true, code: Number.isFinite(code) ? code : null, response: info.response ?? '', error: null, latencyMs: elapsed() };
   } catch (error) {
     const e = error as Error & { responseCode?: number; response?: string; code?: string };
+    if (e.responseCode === undefined && !SMTP_ANSWERS.has(e.code ?? '')) {
+      // No SMTP server answered (refused, reset, not SMTP, TLS, silent): one message for all, so that
+      // attempts cannot map which ports are open (as for HTTP targets).
+      return { ok: false, code: null, response: '', error: `no SMTP response within ${Math.round(timeoutMs / 100) / 10} s`, latencyMs: elapsed() };
+    }
     return { ok: false, code: e.responseCode ?? null, response: e.response ?? '', error: `${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ''}`, latencyMs: elapsed() };
   } finally {
     transport.close();

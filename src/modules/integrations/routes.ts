@@ -41,7 +41,7 @@ Standard Webhooks libraries verify the webhook-* headers too (e.g. \`new Webhook
 
 Attempts: immediately, then 30 s, 5 min, 30 min and 2 h after each failure (CONTROLGRAPH_WEBHOOK_RETRY_SCHEDULE); non-2xx, redirects (never followed) and timeouts fail; 429/503 with Retry-After wait at least that long; 410 disables the integration at once. After the 5th failure the delivery has failed; the integration is disabled when more than half of its last 20 finished deliveries (since it was last enabled) failed.
 
-Targets must be https:// and resolve to public addresses (CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS lists exceptions, which may use http://).`;
+Targets must be https:// and resolve to public addresses (CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS lists exceptions, which may use http://); connection failures read "no HTTP response within N s", whatever the cause.`;
 
 /** Integrations, their deliveries, and alert rules (a simpler body over integrations). */
 export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
@@ -85,7 +85,7 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:integrationID`,
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getIntegration', tags, params: IntegrationParams, response: withErrors({ 200: Integration }, [401, 403, 404]) },
+      schema: { operationId: 'getIntegration', summary: 'An integration (never its secrets)', tags, params: IntegrationParams, response: withErrors({ 200: Integration }, [401, 403, 404]) },
     },
     async (request) => integrations.get(contextOf(request), request.params.integrationID),
   );
@@ -209,7 +209,7 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/alerts/rules/:ruleID',
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getAlertRule', tags: ruleTags, params: RuleParams, response: withErrors({ 200: AlertRule }, [401, 403, 404]) },
+      schema: { operationId: 'getAlertRule', summary: 'An alert rule', tags: ruleTags, params: RuleParams, response: withErrors({ 200: AlertRule }, [401, 403, 404]) },
     },
     async (request) => rules.get(contextOf(request), request.params.ruleID),
   );

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import type { AppDeps } from '../../deps.js';
-import { createTargetGuard, type TargetGuard } from './ssrf.js';
+import { derivePolicy, outboundPolicyOf, type OutboundPolicy } from '../../platform/outbound/index.js';
 
 /**
- * Settings of event delivery. The retry schedule and the allow-list come from the service
- * configuration (CONTROLGRAPH_WEBHOOK_RETRY_SCHEDULE, CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS); three more
+ * Settings of event delivery. The retry schedule comes from the service configuration
+ * (CONTROLGRAPH_WEBHOOK_RETRY_SCHEDULE), the target rules from the platform's outbound policy
+ * (CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS, src/platform/outbound); three more
  * variables are read here, once per process when the module starts (not at import time):
  *
  * - CONTROLGRAPH_WEBHOOK_CA_FILE: PEM file of extra certificate authorities trusted for https targets
@@ -16,7 +17,8 @@ import { createTargetGuard, type TargetGuard } from './ssrf.js';
  */
 export interface DeliverySettings {
   retryScheduleSeconds: number[];
-  guard: TargetGuard;
+  /** The outbound policy of every target (HTTP and SMTP), with the CAs and user agent below. */
+  policy: OutboundPolicy;
   /** Trusted CAs for https targets; undefined means Node's defaults. */
   ca: string[] | undefined;
   smtpUrl: string | null;
@@ -28,7 +30,8 @@ export interface DeliverySettings {
 
 type Env = Record<string, string | undefined>;
 
-export function loadDeliverySettings(deps: Pick<AppDeps, 'config' | 'version'>, env: Env = process.env): DeliverySettings {
+export function loadDeliverySettings(deps: Pick<AppDeps, 'config' | 'version'> & Partial<Pick<AppDeps, 'log'>>, env: Env = process.env): DeliverySettings {
+  const userAgent = `ControlGraph-Webhooks/${deps.version}`;
   const caFile = env.CONTROLGRAPH_WEBHOOK_CA_FILE;
   let ca: string[] | undefined;
   if (caFile) {
@@ -43,11 +46,11 @@ export function loadDeliverySettings(deps: Pick<AppDeps, 'config' | 'version'>, 
   const schedule = deps.config.webhookRetryScheduleSeconds.length ? deps.config.webhookRetryScheduleSeconds : [0, 30, 300, 1800, 7200];
   return {
     retryScheduleSeconds: schedule,
-    guard: createTargetGuard({ allowHosts: deps.config.webhookAllowHosts }),
+    policy: derivePolicy(outboundPolicyOf(deps.config), { ca, userAgent, log: deps.log }),
     ca,
     smtpUrl,
     smtpFrom: env.CONTROLGRAPH_SMTP_FROM || 'controlgraph@localhost',
-    userAgent: `ControlGraph-Webhooks/${deps.version}`,
+    userAgent,
     responseBodyLimit: 1024,
   };
 }
@@ -55,7 +58,7 @@ export function loadDeliverySettings(deps: Pick<AppDeps, 'config' | 'version'>, 
 const cache = new WeakMap<object, DeliverySettings>();
 
 /** The settings of a dependency set, loaded on first use. */
-export function deliverySettings(deps: Pick<AppDeps, 'config' | 'version'>): DeliverySettings {
+export function deliverySettings(deps: Pick<AppDeps, 'config' | 'version'> & Partial<Pick<AppDeps, 'log'>>): DeliverySettings {
   let settings = cache.get(deps);
   if (!settings) {
     settings = loadDeliverySettings(deps);

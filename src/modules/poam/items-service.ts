@@ -6,6 +6,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
+import { nistControlsOf } from '../compliance/rules/primary-controls.js';
 import {
   LIMITS,
   POAM_SEVERITIES,
@@ -91,10 +92,14 @@ export function filterOf(query: ListQuery): PoamFilter {
 const SEVERITY_RANK = sql<number>`CASE severity WHEN 'CRITICAL' THEN 4 WHEN 'HIGH' THEN 3 WHEN 'MEDIUM' THEN 2 ELSE 1 END`;
 const STATUS_RANK = sql<number>`CASE status WHEN 'open' THEN 1 WHEN 'in_progress' THEN 2 WHEN 'verification' THEN 3 ELSE 4 END`;
 
-/** The NIST 800-53 controls of a finding (its own and its mappings), or its own control qualified by framework. */
+/**
+ * The NIST 800-53 controls a finding fails: its rule's primary NIST controls (the text's counted
+ * mappings, compliance/rules/primary-controls.ts), not the long tail of related ones. A finding of a
+ * rule that names no NIST control (a custom rule) gets its own control qualified by framework, which
+ * the FedRAMP export keeps out of its NIST column.
+ */
 export function controlsOfFinding(f: { framework: string; control_id: string; framework_mappings: Array<{ framework: string; control_id: string }> }): string[] {
-  const nist = [f, ...f.framework_mappings].filter((m) => m.framework === 'nist-800-53').map((m) => normalizeControlId(m.control_id));
-  const ids = [...new Set(nist.filter((id): id is string => id !== null))];
+  const ids = [...new Set(nistControlsOf(f).map(normalizeControlId).filter((id): id is string => id !== null))];
   return ids.length ? ids : [`${f.framework}:${f.control_id}`];
 }
 
@@ -159,7 +164,7 @@ export function createItemsService(deps: Deps) {
       const sort = query.sort ?? 'number';
       const desc = sort.startsWith('-');
       const key = desc ? sort.slice(1) : sort;
-      if (!(key in SORTS)) throw badRequest(`sort must be one of ${Object.keys(SORTS).join(', ')}, optionally prefixed with -`);
+      if (!Object.hasOwn(SORTS, key)) throw badRequest(`sort must be one of ${Object.keys(SORTS).join(', ')}, optionally prefixed with -`);
       const direction = desc ? 'desc' : 'asc';
       let rowsQuery = base.selectAll();
       if (key === 'severity') rowsQuery = rowsQuery.orderBy(SEVERITY_RANK, direction);

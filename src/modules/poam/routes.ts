@@ -315,7 +315,7 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:poamId/evidence/:evidenceID`,
     {
       config: { permission: 'poam:read' },
-      schema: { operationId: 'getPoamEvidence', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404]) },
+      schema: { operationId: 'getPoamEvidence', summary: 'Metadata of a POA&M evidence file', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404]) },
     },
     async (request) => evidence.get(contextOf(request).scope, request.params.poamId, request.params.evidenceID),
   );

@@ -1,8 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { badRequest } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { controlTitle } from '../compliance/frameworks.js';
+import { controlTitle, unknownFramework } from '../compliance/frameworks.js';
 import { CONTROL_STATUSES, computeControls, expiryMarks, type ControlStatus } from './control-status.js';
 import { MAPPING_FRAMEWORKS } from './questions.js';
 
@@ -24,7 +23,7 @@ export function createAttestationService(deps: Deps) {
   return {
     async list(scope: Scope, filter: AttestationFilter, page: PageRequest) {
       if (filter.framework && !(MAPPING_FRAMEWORKS as readonly string[]).includes(filter.framework)) {
-        throw badRequest(`unknown framework "${filter.framework}" (one of ${MAPPING_FRAMEWORKS.join(', ')})`);
+        throw unknownFramework(filter.framework, MAPPING_FRAMEWORKS);
       }
       const now = deps.clock.now();
       const computed = [...(await computeControls(db, scope, null, now)).values()].sort(

@@ -6,6 +6,7 @@ import type { Clock } from '../../platform/clock.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { EXPIRING_SOON_DAYS } from '../compliance/controls/control-state.js';
+import { ATTESTATION_STATUSES, type AttestationStatus } from '../compliance/controls/control-statuses.js';
 import '../compliance/tables.js';
 import './tables.js';
 import type { AssessmentStatus } from './tables.js';
@@ -26,8 +27,8 @@ import type { AssessmentStatus } from './tables.js';
  * compliance scores compare expires_at with the clock) and the sweeper below records it.
  */
 
-export const CONTROL_STATUSES = ['not_assessed', 'questionnaire_assigned', 'in_progress', 'submitted', 'changes_requested', 'attested'] as const;
-export type ControlStatus = (typeof CONTROL_STATUSES)[number];
+export const CONTROL_STATUSES = ATTESTATION_STATUSES;
+export type ControlStatus = AttestationStatus;
 
 const DAY_MS = 86_400_000;
 /** Reminders before an attestation expires (spec Limits), most urgent last. */

@@ -75,7 +75,7 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/attestation-evidence/:eID',
     {
       config: { permission: 'attestation_evidence:read' },
-      schema: { operationId: 'getAttestationEvidence', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404, 503]) },
+      schema: { operationId: 'getAttestationEvidence', summary: 'Metadata of an evidence file', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404, 503]) },
     },
     async (request) => {
       const { scope } = contextOf(request);

@@ -1,4 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
+import { lookupTable } from '../../platform/lookup-table.js';
 
 /**
  * What an uploaded file's declared content type and first bytes must look like for its extension.
@@ -16,7 +17,7 @@ interface FileType {
 const ZIP = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
 const OLE = [Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])];
 
-export const FILE_TYPES: Record<string, FileType> = {
+export const FILE_TYPES: Record<string, FileType> = lookupTable({
   '.pdf': { contentTypes: ['application/pdf'], signatures: [Buffer.from('%PDF-', 'latin1')] },
   '.docx': { contentTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'], signatures: ZIP },
   '.xlsx': { contentTypes: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'], signatures: ZIP },
@@ -35,7 +36,7 @@ export const FILE_TYPES: Record<string, FileType> = {
   '.md': { contentTypes: ['text/markdown', 'text/plain'] },
   '.json': { contentTypes: ['application/json', 'text/plain'] },
   '.xml': { contentTypes: ['application/xml', 'text/xml'] },
-};
+});
 
 const GENERIC = new Set(['application/octet-stream', 'binary/octet-stream', '']);
 

@@ -81,7 +81,7 @@ export function createGeneratePoam(deps: Deps) {
         const severity = gap?.severity ?? body.severity ?? 'MEDIUM';
         let input: PoamItemInput;
         if (question) {
-          if (question.control_mappings.length === 0) throw badRequest(`question "${question.id}" maps to no control: a POA&M item needs at least one`);
+          if (question.control_ids.length === 0) throw badRequest(`question "${question.id}" maps to no control: a POA&M item needs at least one`);
           const answer = answers.get(question.id);
           input = {
             weakness_name: clip(`${q.title}: ${question.text}`, 500),
@@ -95,12 +95,12 @@ export function createGeneratePoam(deps: Deps) {
               ].join('\n'),
               20_000,
             ),
-            control_ids: question.control_mappings.slice(0, MAX_CONTROLS),
+            control_ids: question.control_ids.slice(0, MAX_CONTROLS),
             severity,
             point_of_contact: '',
           };
         } else {
-          const controls = [...new Set(q.questions.flatMap((x) => x.control_mappings))].slice(0, MAX_CONTROLS);
+          const controls = [...new Set(q.questions.flatMap((x) => x.control_ids))].slice(0, MAX_CONTROLS);
           if (controls.length === 0) throw badRequest('the questionnaire maps to no control: a POA&M item needs at least one');
           input = {
             weakness_name: clip(`${q.title}: changes requested in review`, 500),

@@ -138,7 +138,7 @@ export const questionnaireRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/questionnaires/:qID',
     {
       config: read,
-      schema: { operationId: 'getQuestionnaire', tags, params: QuestionnaireParams, response: withErrors({ 200: Questionnaire }, [401, 403, 404]) },
+      schema: { operationId: 'getQuestionnaire', summary: 'A questionnaire with its questions', tags, params: QuestionnaireParams, response: withErrors({ 200: Questionnaire }, [401, 403, 404]) },
     },
     async (request) => questionnaires.get(contextOf(request).scope, request.params.qID),
   );

@@ -10,6 +10,7 @@ import { emitEvents } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { MAPPING_FRAMEWORKS, isCalendarDate, normalizeQuestion, normalizeQuestions, mappedControls, splitMapping, nextQuestionId, type Question, type QuestionInput } from './questions.js';
+import { unknownFramework } from '../compliance/frameworks.js';
 import { templateIn, templates, type Language } from './templates.js';
 import { actorRef, canReview, resolveMembers, today } from './people.js';
 import { keyOf, refreshControls } from './control-status.js';
@@ -50,7 +51,7 @@ const NEW_VERSION_HINT = 'create a new version (POST /questionnaires/{qID}/versi
 
 /** The frameworks a question list maps to, in first-use order. */
 function frameworksOf(questions: Question[]): string[] {
-  return [...new Set(questions.flatMap((q) => q.control_mappings.map((m) => splitMapping(m).framework)))];
+  return [...new Set(questions.flatMap((q) => q.control_ids.map((m) => splitMapping(m).framework)))];
 }
 
 export function presentQuestionnaire(row: QuestionnaireRow) {
@@ -89,7 +90,7 @@ function checkDueDate(value: string | null | undefined, now: Date): string | nul
 
 function checkFramework(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
-  if (!(MAPPING_FRAMEWORKS as readonly string[]).includes(value)) throw badRequest(`unknown framework "${value}" (one of ${MAPPING_FRAMEWORKS.join(', ')})`);
+  if (!(MAPPING_FRAMEWORKS as readonly string[]).includes(value)) throw unknownFramework(value, MAPPING_FRAMEWORKS);
   return value;
 }
 
@@ -239,9 +240,9 @@ export function createQuestionnaireService(deps: Deps) {
       if (filter.status) base = base.where('status', '=', filter.status);
       if (filter.template_id) base = base.where('template_id', '=', filter.template_id);
       if (filter.framework) {
-        const fw = filter.framework;
+        const fw = checkFramework(filter.framework)!;
         base = base.where((eb) =>
-          eb.or([eb('framework', '=', fw), sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(questions) q, jsonb_array_elements_text(q->'control_mappings') m WHERE m LIKE ${`${fw}:%`})`]),
+          eb.or([eb('framework', '=', fw), sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(questions) q, jsonb_array_elements_text(q->'control_ids') m WHERE m LIKE ${`${fw}:%`})`]),
         );
       }
       const [rows, count] = await Promise.all([

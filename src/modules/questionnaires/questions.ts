@@ -44,7 +44,10 @@ export interface Question {
   max?: number;
   unit?: string;
   accepted_types?: string[];
+  /** The mappings as the client wrote them (e.g. the spec's `NIST-PE-1`), returned unchanged. */
   control_mappings: string[];
+  /** The same mappings normalised to `<framework>:<control_id>`, once each: what the service works with. */
+  control_ids: string[];
 }
 
 export interface QuestionInput {
@@ -59,6 +62,8 @@ export interface QuestionInput {
   unit?: string;
   accepted_types?: string[];
   control_mappings?: string[];
+  /** Read-only: accepted so that a question read can be written back, refused when it differs. */
+  control_ids?: string[];
 }
 
 export const LIMITS = { textShort: 500, textLong: 20_000, notes: 10_000, questions: 200 } as const;
@@ -100,6 +105,11 @@ export function splitMapping(mapping: string): { framework: string; control_id: 
   return { framework: mapping.slice(0, i), control_id: mapping.slice(i + 1) };
 }
 
+function sameSet(a: string[], b: string[]): boolean {
+  const left = new Set(a);
+  return left.size === new Set(b).size && b.every((x) => left.has(x));
+}
+
 function normalizeExtension(raw: string): string {
   const ext = raw.trim().toLowerCase();
   return ext.startsWith('.') ? ext : `.${ext}`;
@@ -115,7 +125,7 @@ export function normalizeQuestion(input: QuestionInput, id: string): Question {
     throw badRequest(`${where}: type must be one of ${QUESTION_TYPES.join(', ')}`);
   }
   const type = input.type as QuestionType;
-  const question: Question = { id, text, type, required: input.required ?? false, control_mappings: [] };
+  const question: Question = { id, text, type, required: input.required ?? false, control_mappings: [], control_ids: [] };
   const help = input.help?.trim();
   if (help) question.help = help;
 
@@ -157,8 +167,17 @@ export function normalizeQuestion(input: QuestionInput, id: string): Question {
     throw badRequest(`${where}: accepted_types are only for file_upload questions`);
   }
 
-  const mappings = (input.control_mappings ?? []).map(normalizeMapping);
-  question.control_mappings = [...new Set(mappings)];
+  // The client's own spelling is kept (a client compares what it reads with what it wrote); the
+  // normalised ids beside it are what attestation, scores and POA&M items use.
+  const mappings = [...new Set(input.control_mappings ?? [])];
+  question.control_mappings = mappings;
+  question.control_ids = [...new Set(mappings.map(normalizeMapping))];
+  if (input.control_ids !== undefined && !sameSet(input.control_ids, question.control_ids)) {
+    throw badRequest(
+      `${where}: control_ids is read-only (the normalised control_mappings, here ${JSON.stringify(question.control_ids)}): change control_mappings instead`,
+      { field: 'control_ids' },
+    );
+  }
   return question;
 }
 
@@ -248,6 +267,6 @@ export function parseAnswer(question: Question, answer: string): ParsedAnswer {
  */
 export function mappedControls(questions: Question[]): Array<{ framework: string; control_id: string }> {
   const seen = new Map<string, { framework: string; control_id: string }>();
-  for (const q of questions) for (const m of q.control_mappings) if (!seen.has(m)) seen.set(m, splitMapping(m));
+  for (const q of questions) for (const m of q.control_ids) if (!seen.has(m)) seen.set(m, splitMapping(m));
   return [...seen.values()];
 }

@@ -30,7 +30,13 @@ const questionFields = {
   control_mappings: Type.Optional(
     Type.Array(Text(100), {
       maxItems: 100,
-      description: '"<framework>:<control_id>" such as "nist-800-53:PE-3"; the spec\'s "NIST-PE-3" reads as "nist-800-53:PE-3"',
+      description: '"<framework>:<control_id>" such as "nist-800-53:PE-3", or the shorthand "NIST-PE-3" (read as "nist-800-53:PE-3"); returned as written',
+    }),
+  ),
+  control_ids: Type.Optional(
+    Type.Array(Text(100), {
+      maxItems: 100,
+      description: 'read-only: accepted so a question read can be written back unchanged; 400 when it differs from the normalised control_mappings',
     }),
   ),
 };
@@ -59,7 +65,10 @@ export const Question = Type.Object({
   max: Type.Optional(Type.Number()),
   unit: Type.Optional(Type.String()),
   accepted_types: Type.Optional(Type.Array(Type.String())),
-  control_mappings: Type.Array(Type.String()),
+  control_mappings: Type.Array(Type.String(), { description: 'as the client wrote them (templates: "<framework>:<control_id>")' }),
+  control_ids: Type.Array(Type.String(), {
+    description: 'control_mappings normalised to "<framework>:<control_id>", once each (e.g. NIST-PE-3 is nist-800-53:PE-3): the controls an approval attests',
+  }),
 });
 
 const NullableDate = Nullable(DateOnly);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectPath } from '../../platform/paths.js';
-import { QUESTION_TYPES, type Question } from './questions.js';
+import { QUESTION_TYPES, normalizeMapping, type Question } from './questions.js';
 
 /**
  * The questionnaire templates under content/questionnaires/<lang>/<id>.json (see its README),
@@ -37,6 +37,13 @@ function check(file: string, t: Template, lang: Language, id: string): void {
   if (!Number.isInteger(t.attestation_validity_days) || t.attestation_validity_days < 1) fail('invalid attestation_validity_days');
   for (const q of t.questions) {
     if (!q.id || !q.text || !(QUESTION_TYPES as readonly string[]).includes(q.type) || !Array.isArray(q.control_mappings)) fail(`invalid question ${q.id}`);
+    // The files hold only control_mappings (already "<framework>:<control_id>"); the normalised
+    // control_ids every question carries are derived here, as for a question written through the API.
+    try {
+      q.control_ids = [...new Set(q.control_mappings.map(normalizeMapping))];
+    } catch (error) {
+      fail(`question ${q.id}: ${(error as Error).message}`);
+    }
   }
 }
 

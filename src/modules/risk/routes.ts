@@ -98,7 +98,7 @@ export const riskRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/risk-acceptances/:acceptanceID',
     {
       config: { permission: 'findings:read' },
-      schema: { operationId: 'getRiskAcceptance', tags, params: AcceptanceParams, response: withErrors({ 200: Acceptance }, [401, 403, 404]) },
+      schema: { operationId: 'getRiskAcceptance', summary: 'A risk acceptance', tags, params: AcceptanceParams, response: withErrors({ 200: Acceptance }, [401, 403, 404]) },
     },
     async (request) => acceptances.get(contextOf(request).scope, request.params.acceptanceID),
   );

@@ -8,7 +8,7 @@ import { configOfTenant } from './config-repo.js';
 import { createConnectionTest } from './connection-test.js';
 import type { OidcClients } from './oidc-client.js';
 import { clientSecretOf, DEFAULT_SCOPES } from './oidc-service.js';
-import { idpUrlProblem, type SsoSettings } from './outbound.js';
+import { fetchUrlProblem, idpUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, XmlProblem } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
 import { JIT_ROLES, type SsoConfigBody } from './schemas.js';
@@ -58,6 +58,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
       idp_certificates: certificates,
       default_role: config.default_role,
       app_redirect_url: config.app_redirect_url,
+      allow_sha1: config.allow_sha1,
       service_url: config.service_url,
       login_url: oidc ? urls.oidcLogin : urls.samlLogin,
       redirect_uri: oidc ? urls.oidcCallback : null,
@@ -126,16 +127,17 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         service_url: serviceUrl ?? '',
         default_role: defaultRole,
         app_redirect_url: appRedirect,
+        allow_sha1: protocol === 'saml' && body.allow_sha1 === true,
       };
       let secretChanged = false;
 
       if (protocol === 'oidc') {
-        for (const field of ['metadata_url', 'metadata_xml'] as const) {
+        for (const field of ['metadata_url', 'metadata_xml', 'allow_sha1'] as const) {
           if (body[field] !== undefined) errors[field] = 'is a SAML field (provider "saml" selects SAML)';
         }
         if (!body.issuer) errors.issuer = 'is required for OIDC';
         else {
-          const problem = idpUrlProblem(body.issuer, settings);
+          const problem = await fetchUrlProblem(body.issuer, settings);
           if (problem) errors.issuer = problem;
         }
         if (!body.client_id) errors.client_id = 'is required for OIDC';
@@ -159,7 +161,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         if (body.metadata_url && body.metadata_xml) errors.metadata_xml = 'give metadata_url or metadata_xml, not both';
         else if (!body.metadata_url && !body.metadata_xml) errors.metadata_url = 'is required for SAML (or metadata_xml with the metadata itself)';
         else if (body.metadata_url) {
-          const problem = idpUrlProblem(body.metadata_url, settings);
+          const problem = await fetchUrlProblem(body.metadata_url, settings);
           if (problem) errors.metadata_url = problem;
           row.metadata_url = body.metadata_url;
           if (existing?.metadata_url === body.metadata_url && !existing.metadata_inline) {
@@ -221,6 +223,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
             metadata_inline: row.metadata_inline,
             default_role: defaultRole,
             app_redirect_url: appRedirect,
+            allow_sha1: row.allow_sha1,
             service_url: row.service_url,
             previous: existing ? { protocol: existing.protocol, provider: existing.provider, default_role: existing.default_role } : null,
           },

@@ -3,7 +3,7 @@ import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
 import { describeOidcError, oauthErrorCode, OidcClients } from './oidc-client.js';
 import { clientSecretOf } from './oidc-service.js';
-import { fetchLimited, FetchProblem, idpUrlProblem, type SsoSettings } from './outbound.js';
+import { fetchLimited, FetchProblem, fetchUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, type IdpMetadata } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
 import { deriveSecretKey } from './secret-box.js';
@@ -31,7 +31,7 @@ export interface Check {
 export function createConnectionTest(deps: Deps, settings: SsoSettings, clients: OidcClients, saml: SamlService) {
   async function testOidc(config: SsoConfigRow, slug: string): Promise<Check[]> {
     const checks: Check[] = [];
-    const problem = idpUrlProblem(config.issuer!, settings);
+    const problem = await fetchUrlProblem(config.issuer!, settings);
     if (problem) return [{ check: 'issuer_url', field: 'issuer', status: 'failed', message: `the issuer ${problem}` }];
     const secret = clientSecretOf(config, deriveSecretKey(await deps.tokenKey()));
     if (!secret) {

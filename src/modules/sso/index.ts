@@ -27,7 +27,7 @@ export async function sweepSso(deps: Pick<AppDeps, 'database' | 'clock'>): Promi
 export const ssoModule: Module = {
   name: 'sso',
   routes: async (app, { deps }) => {
-    const settings = loadSsoSettings(process.env);
+    const settings = loadSsoSettings(deps.config, deps.version, deps.log);
     const clients = new OidcClients(settings, deps.clock);
     const oidc = createOidcService(deps, settings, clients);
     const saml = createSamlService(deps, settings);

@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import type { Clock } from '../../platform/clock.js';
+import { OutboundError, openidFetch } from '../../platform/outbound/index.js';
 import { checkIdpUrl, type SsoSettings } from './outbound.js';
 
 /** Discovered provider metadata is reused this long before it is fetched again. */
@@ -22,32 +23,41 @@ export interface OidcClientInput {
  * openid-client configurations for the tenants' identity providers. Discovery results and JWKS are
  * cached per issuer; a Configuration is built per use so its clock follows the injected clock
  * (openid-client validates exp/iat/nbf against Date.now() plus `clockSkew`).
+ *
+ * Every request openid-client makes (discovery, JWKS, token, userinfo, …) goes through the outbound
+ * policy as its customFetch, so an endpoint a discovery document names is checked like the issuer:
+ * a token endpoint on 0.0.0.0 or a private address never receives the client secret. openid-client's
+ * own https-only rule is switched off (allowInsecureRequests) because the policy decides the scheme:
+ * http only to allow-listed hosts.
  */
 export class OidcClients {
   private readonly cache = new Map<string, Cached>();
+  private readonly fetch: ReturnType<typeof openidFetch>;
 
   constructor(
     private readonly settings: SsoSettings,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.fetch = openidFetch(settings.policy);
+  }
 
   /** Discovers (or reuses) the issuer's metadata and returns a configuration for the client. */
   async configuration(input: OidcClientInput, options: { fresh?: boolean } = {}): Promise<client.Configuration> {
-    const { url, insecure } = checkIdpUrl(input.issuer, this.settings);
+    const url = checkIdpUrl(input.issuer, this.settings);
     const key = url.href;
     const now = this.clock.now().getTime();
     let cached = options.fresh ? undefined : this.cache.get(key);
     if (cached && now - cached.at > DISCOVERY_TTL_MS) cached = undefined;
     if (!cached) {
-      // allowInsecureRequests only for what checkIdpUrl allows over http: loopback or allow-listed hosts.
       const discovered = await client.discovery(url, input.clientId, undefined, undefined, {
-        execute: insecure ? [client.allowInsecureRequests] : [],
+        execute: [client.allowInsecureRequests],
+        [client.customFetch]: this.fetch,
         timeout: TIMEOUT_SECONDS,
       });
       cached = { metadata: { ...discovered.serverMetadata() }, jwks: undefined, at: now };
       this.cache.set(key, cached);
     }
-    return this.build(cached, input, insecure);
+    return this.build(cached, input);
   }
 
   /** Keeps the JWKS the configuration fetched, for the next login. */
@@ -57,7 +67,7 @@ export class OidcClients {
     if (cached && jwks) cached.jwks = jwks;
   }
 
-  private build(cached: Cached, input: OidcClientInput, insecure: boolean): client.Configuration {
+  private build(cached: Cached, input: OidcClientInput): client.Configuration {
     const skewSeconds = Math.round((this.clock.now().getTime() - Date.now()) / 1000);
     const methods = cached.metadata.token_endpoint_auth_methods_supported;
     // client_secret_basic is the OAuth default (and what most IdPs register clients with).
@@ -66,7 +76,8 @@ export class OidcClients {
       : client.ClientSecretPost(input.clientSecret);
     const config = new client.Configuration(cached.metadata, input.clientId, { [client.clockSkew]: skewSeconds }, auth);
     config.timeout = TIMEOUT_SECONDS;
-    if (insecure) client.allowInsecureRequests(config);
+    config[client.customFetch] = this.fetch;
+    client.allowInsecureRequests(config);
     // Verify the ID token's signature against the provider's JWKS too (not only TLS trust).
     client.enableNonRepudiationChecks(config);
     if (cached.jwks) client.setJwksCache(config, cached.jwks);
@@ -74,8 +85,18 @@ export class OidcClients {
   }
 }
 
+/** The outbound policy's refusal or missing response behind an openid-client error, if that is what it is. */
+function outboundCause(error: unknown): OutboundError | null {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof OutboundError) return e;
+  }
+  return null;
+}
+
 /** A readable reason for an openid-client failure, for the 401 message and the test report. */
 export function describeOidcError(error: unknown): string {
+  const outbound = outboundCause(error);
+  if (outbound) return outbound.message;
   if (error instanceof client.WWWAuthenticateChallengeError) {
     const params = error.cause[0]?.parameters;
     return `${params?.error ?? 'refused'}${params?.error_description ? `: ${params.error_description}` : ''} (HTTP ${error.status})`;
@@ -108,6 +129,7 @@ export function oauthErrorCode(error: unknown): string | null {
 /** Whether a failure is the provider being unreachable (503) rather than a refused login (401). */
 export function isNetworkError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (outboundCause(error)) return true;
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return true;
   return error instanceof TypeError && /fetch failed/i.test(error.message);
 }

@@ -10,6 +10,7 @@ import { deriveSecretKey, openSecret } from './secret-box.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
 import { assertSsoNotLocked } from './throttle.js';
 import { ssoUrls } from './urls.js';
+import { LANDINGS, type Landing } from './schemas.js';
 import type { SsoConfigRow } from './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'tokenKey' | 'log'>;
@@ -47,7 +48,25 @@ export interface CallbackResult {
   tokens: TokenResponse;
   /** Set when the tenant configured an app URL: redirect there with the tokens in the fragment. */
   redirectTo: string | null;
+  /** Where the login asked to land (`?to=` at its start); wins over redirectTo. */
+  landing: Landing | null;
   clearCookie: string | null;
+}
+
+/**
+ * The landing rides in the browser-binding cookie after the random part, so the stored hash covers
+ * it: it cannot be changed between the start and the callback, and the callback reads only names
+ * from the fixed list.
+ */
+function bindingValue(landing: Landing | null): string {
+  const random = randomBytes(32).toString('base64url');
+  return landing ? `${random}.${landing}` : random;
+}
+
+function landingOf(binding: string): Landing | null {
+  const dot = binding.indexOf('.');
+  const name = dot < 0 ? '' : binding.slice(dot + 1);
+  return (LANDINGS as readonly string[]).includes(name) ? (name as Landing) : null;
 }
 
 export function clientSecretOf(config: SsoConfigRow, key: Buffer): string | null {
@@ -76,7 +95,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
 
   return {
     /** Starts a login: stores state, nonce and PKCE verifier (one-time, 10 minutes) and redirects to the IdP. */
-    async login(slug: string, secureRequest: boolean, meta: RequestMeta): Promise<LoginRedirect> {
+    async login(slug: string, secureRequest: boolean, meta: RequestMeta, landing: Landing | null = null): Promise<LoginRedirect> {
       // A locked address starts no logins either: each start stores a row until the sweeper runs.
       await assertSsoNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'oidc');
@@ -85,7 +104,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
       const state = client.randomState();
       const nonce = client.randomNonce();
       const verifier = client.randomPKCECodeVerifier();
-      const binding = randomBytes(32).toString('base64url');
+      const binding = bindingValue(landing);
       const now = deps.clock.now();
       const stateHash = sha256(state);
       await db
@@ -184,7 +203,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
         displayName: text(profile.name),
         preferredUsername: text(profile.preferred_username),
       }, meta);
-      return { tokens: result, redirectTo: config.app_redirect_url, clearCookie };
+      return { tokens: result, redirectTo: config.app_redirect_url, landing: landingOf(binding!), clearCookie };
     },
   };
 }

@@ -1,25 +1,30 @@
 import { isIP } from 'node:net';
+import type { Config } from '../../config.js';
+import {
+  checkOutboundTarget,
+  checkOutboundUrl,
+  derivePolicy,
+  OutboundError,
+  outboundFetch,
+  outboundPolicyOf,
+  readLimited,
+  type OutboundLog,
+  type OutboundPolicy,
+} from '../../platform/outbound/index.js';
 
 /**
- * Where the service may reach an identity provider. HTTPS always; plain HTTP only for a loopback
- * host (an IdP on the same machine, as in tests and local set-ups) or a host the operator lists in
- * CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS. Link-local addresses (cloud metadata endpoints) never.
+ * Where the service may reach an identity provider: wherever the platform's outbound policy allows
+ * (src/platform/outbound: https to public addresses; private addresses and plain http only for what
+ * the operator lists in CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS). Issuer, metadata, JWKS, token and
+ * userinfo requests all go through it, also the endpoints a discovery document names.
  */
 export interface SsoSettings {
-  allowInsecureHosts: string[];
+  policy: OutboundPolicy;
 }
 
-/**
- * Read when the module's routes are registered (never at import time). The shared Config type is
- * owned by the platform; this module's one setting is parsed here.
- */
-export function loadSsoSettings(env: Record<string, string | undefined>): SsoSettings {
-  return {
-    allowInsecureHosts: (env.CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  };
+/** Read when the module's routes are registered (never at import time). */
+export function loadSsoSettings(config: Pick<Config, 'outboundAllowHosts' | 'outboundLookup'>, version = '', log?: OutboundLog): SsoSettings {
+  return { policy: derivePolicy(outboundPolicyOf(config), { userAgent: `ControlGraph-SSO${version ? `/${version}` : ''}`, log }) };
 }
 
 function bareHost(hostname: string): string {
@@ -30,14 +35,7 @@ export function isLoopbackHost(hostname: string): boolean {
   const host = bareHost(hostname);
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^::ffff:127\./.test(host);
-  return false;
-}
-
-function isLinkLocal(hostname: string): boolean {
-  const host = bareHost(hostname);
-  if (isIP(host) === 4) return host.startsWith('169.254.') || host === '0.0.0.0';
-  if (isIP(host) === 6) return /^fe[89ab][0-9a-f]?:/i.test(host) || host === '::' || /^::ffff:169\.254\./.test(host);
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
   return false;
 }
 
@@ -47,35 +45,52 @@ export class UrlPolicyError extends Error {
 }
 
 /**
- * Checks an IdP URL (issuer, metadata URL) and tells whether it may be used over plain HTTP, which
- * openid-client refuses unless `allowInsecureRequests` is applied.
+ * A URL the service fetches (issuer, metadata URL): the outbound policy's rules that need no DNS.
+ * The name's addresses are checked at every connection.
  */
-export function checkIdpUrl(raw: string, settings: SsoSettings): { url: URL; insecure: boolean } {
+export function checkIdpUrl(raw: string, settings: SsoSettings): URL {
+  try {
+    return checkOutboundUrl(settings.policy, raw);
+  } catch (error) {
+    if (error instanceof OutboundError) throw new UrlPolicyError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Why the policy refuses a URL the service would fetch (a 400 when it is saved), or null when it may
+ * be used: the rules above plus the addresses its name resolves to now. An https:// name that does
+ * not resolve now passes (it is checked again at every connection).
+ */
+export async function fetchUrlProblem(raw: string, settings: SsoSettings): Promise<string | null> {
+  try {
+    await checkOutboundTarget(settings.policy, raw);
+    return null;
+  } catch (error) {
+    if (error instanceof OutboundError) return error.message;
+    throw error;
+  }
+}
+
+/**
+ * A URL only browsers visit (the service's own URL, the app redirect): never fetched by the service,
+ * so not the outbound policy's business. https, or http on loopback and allow-listed hosts (a local
+ * set-up); never credentials.
+ */
+export function idpUrlProblem(raw: string, settings: SsoSettings): string | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new UrlPolicyError('is not an absolute URL');
+    return 'is not an absolute URL';
   }
-  if (url.username || url.password) throw new UrlPolicyError('must not contain credentials');
-  if (isLinkLocal(url.hostname)) throw new UrlPolicyError('must not point to a link-local or unspecified address');
-  if (url.protocol === 'https:') return { url, insecure: false };
+  if (url.username || url.password) return 'must not contain credentials';
+  if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:') {
-    if (isLoopbackHost(url.hostname) || settings.allowInsecureHosts.includes(bareHost(url.hostname))) return { url, insecure: true };
-    throw new UrlPolicyError('must use https (plain http only for loopback or a host listed in CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS)');
+    if (isLoopbackHost(url.hostname) || settings.policy.allowList.coversName(url.hostname)) return null;
+    return 'must use https (plain http only for loopback or a host listed in CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS)';
   }
-  throw new UrlPolicyError('must be an https URL');
-}
-
-/** Why the policy refuses an IdP URL (a 400, or a failed connection check), or null when it may be used. */
-export function idpUrlProblem(raw: string, settings: SsoSettings): string | null {
-  try {
-    checkIdpUrl(raw, settings);
-    return null;
-  } catch (error) {
-    if (error instanceof UrlPolicyError) return error.message;
-    throw error;
-  }
+  return 'must be an https URL';
 }
 
 export class FetchProblem extends Error {
@@ -83,59 +98,24 @@ export class FetchProblem extends Error {
 }
 
 /**
- * GET a small document (IdP metadata) with a timeout and a size cap, following at most three
- * redirects, each checked against the same policy.
+ * GET a small document (IdP metadata, a JWKS) through the outbound policy, with a deadline and a
+ * size cap, following at most three redirects (each checked). Messages never tell a closed port
+ * from one that does not speak HTTP.
  */
 export async function fetchLimited(
   raw: string,
   settings: SsoSettings,
   options: { maxBytes: number; timeoutMs: number; accept: string },
 ): Promise<string> {
-  let current = raw;
-  for (let hop = 0; hop <= 3; hop++) {
-    const { url } = checkIdpUrl(current, settings);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'GET',
-        headers: { accept: options.accept },
-        redirect: 'manual',
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${options.timeoutMs / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
-      throw new FetchProblem(`could not be fetched: ${reason}`);
-    }
-    if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-      await response.body?.cancel();
-      current = new URL(response.headers.get('location')!, url).href;
-      continue;
-    }
+  try {
+    const response = await outboundFetch(settings.policy, raw, { headers: { accept: options.accept }, timeoutMs: options.timeoutMs, maxRedirects: 3 });
     if (!response.ok) {
-      await response.body?.cancel();
+      await response.body?.cancel().catch(() => undefined);
       throw new FetchProblem(`answered HTTP ${response.status}`);
     }
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > options.maxBytes) {
-      await response.body?.cancel();
-      throw new FetchProblem(`is larger than ${options.maxBytes} bytes`);
-    }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = response.body?.getReader();
-    if (!reader) return '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > options.maxBytes) {
-        await reader.cancel();
-        throw new FetchProblem(`is larger than ${options.maxBytes} bytes`);
-      }
-      chunks.push(value);
-    }
-    return Buffer.concat(chunks).toString('utf8');
+    return (await readLimited(response, options.maxBytes)).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    throw new FetchProblem(error.failure === 'too_large' ? error.message : `could not be fetched: ${error.message}`);
   }
-  throw new FetchProblem('redirected more than three times');
 }

@@ -84,3 +84,34 @@ export function checkLogoutRequest(root: { getAttribute(name: string): string | 
   if (notOnOrAfter && now - CLOCK_SKEW_MS >= Date.parse(notOnOrAfter)) throw new Error(`the request has expired (NotOnOrAfter ${notOnOrAfter})`);
   return { id, expiresAt: new Date(issued + LOGOUT_MAX_AGE_MS + 2 * CLOCK_SKEW_MS) };
 }
+
+const XMLDSIG = 'http://www.w3.org/2000/09/xmldsig#';
+/** rsa-sha1, dsa-sha1, hmac-sha1, ecdsa-sha1 and the sha1 digest: collisions are practical, so a signature over SHA-1 proves little. */
+const SHA1_ALGORITHM = /[#-]sha1$/i;
+
+type DomDocument = { getElementsByTagNameNS(namespace: string, name: string): ArrayLike<{ getAttribute(name: string): string | null }> };
+
+/**
+ * The SHA-1 algorithms named by the message's XML-signature methods and digests (ds:SignatureMethod,
+ * ds:DigestMethod anywhere in it: a message carrying one is refused, whichever element it signs),
+ * each once. Empty for a message signed with SHA-256 or better.
+ */
+export function sha1AlgorithmsOf(doc: DomDocument): string[] {
+  const found = new Set<string>();
+  for (const name of ['SignatureMethod', 'DigestMethod']) {
+    for (const element of Array.from(doc.getElementsByTagNameNS(XMLDSIG, name))) {
+      const algorithm = element.getAttribute('Algorithm') ?? '';
+      if (SHA1_ALGORITHM.test(algorithm)) found.add(algorithm);
+    }
+  }
+  return [...found];
+}
+
+/** The SigAlg of a redirect-binding message, when it is a SHA-1 algorithm. */
+export function isSha1SigAlg(sigAlg: string): boolean {
+  return SHA1_ALGORITHM.test(sigAlg);
+}
+
+export function sha1Refusal(algorithms: string[]): string {
+  return `the message is signed with SHA-1 (${algorithms.join(', ')}), which is refused: configure the IdP to sign with RSA-SHA256, or set allow_sha1 in this tenant's SSO configuration for a legacy IdP`;
+}

@@ -8,12 +8,13 @@ import { badRequest, unavailable } from '../../platform/http/errors.js';
 import type { TokenResponse } from '../tenancy/tokens.js';
 import { configBySlug } from './config-repo.js';
 import { fetchLimited, FetchProblem, UrlPolicyError, type SsoSettings } from './outbound.js';
-import { checkLogoutRequest, validateAssertion, type AssertionCheck } from './saml-checks.js';
+import { checkLogoutRequest, isSha1SigAlg, sha1AlgorithmsOf, sha1Refusal, validateAssertion, type AssertionCheck } from './saml-checks.js';
 import { assertSafeXml, MAX_METADATA_BYTES, parseIdpMetadata, XmlProblem, type IdpMetadata } from './saml-metadata.js';
 import { REQUEST_TTL_MS, requestCache, spMetadataXml } from './saml-sp.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
 import { assertSsoNotLocked } from './throttle.js';
 import { ssoUrls, type SsoUrls } from './urls.js';
+import { LANDINGS, type Landing } from './schemas.js';
 import type { SsoConfigRow } from './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'tokenKey' | 'log' | 'authCache'>;
@@ -49,6 +50,16 @@ function readableSamlError(error: unknown): string {
 export interface AcsResult {
   tokens: TokenResponse;
   redirectTo: string | null;
+  /** Where the login asked to land: the RelayState, when it names one (`console`); wins over redirectTo. */
+  landing: Landing | null;
+}
+
+/**
+ * The RelayState comes back from the IdP unsigned (and an IdP-initiated login may carry anything, an
+ * IdP's default URL too): only a landing name from the fixed list counts, never a URL.
+ */
+function landingOf(relayState: string | undefined): Landing | null {
+  return (LANDINGS as readonly string[]).includes(relayState ?? '') ? (relayState as Landing) : null;
 }
 
 export function createSamlService(deps: Deps, settings: SsoSettings) {
@@ -134,13 +145,13 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
     },
 
     /** SP-initiated login: an AuthnRequest (HTTP-Redirect); its id is remembered for InResponseTo. */
-    async login(slug: string, meta: RequestMeta): Promise<string> {
+    async login(slug: string, meta: RequestMeta, landing: Landing | null = null): Promise<string> {
       // A locked address starts no logins either: each start stores a request id until the sweeper runs.
       await assertSsoNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'saml');
       const metadata = await idpMetadata(config);
       if (!metadata.ssoUrl) throw unavailable('the IdP metadata has no HTTP-Redirect SingleSignOnService: start the login at the IdP');
-      return samlFor(tenant.id, ssoUrls(config.service_url, tenant.slug), metadata).getAuthorizeUrlAsync('', undefined, {});
+      return samlFor(tenant.id, ssoUrls(config.service_url, tenant.slug), metadata).getAuthorizeUrlAsync(landing ?? '', undefined, {});
     },
 
     /**
@@ -148,7 +159,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
      * audience, InResponseTo when present (node-saml), then issuer, destination, recipient, time
      * window and one-time use of the assertion id (here), then the sign-in.
      */
-    async acs(slug: string, body: { SAMLResponse: string }, meta: RequestMeta): Promise<AcsResult> {
+    async acs(slug: string, body: { SAMLResponse: string; RelayState?: string }, meta: RequestMeta): Promise<AcsResult> {
       await assertSsoNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'saml');
       const refuse = (reason: string) => refuseLogin(deps, tenant.id, 'saml', meta, `SAML response rejected: ${reason}`);
@@ -165,6 +176,9 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
       try {
         const doc = await parseDomFromString(xml);
         destination = doc.documentElement?.getAttribute('Destination') || null;
+        // Refused before the signature is checked: xml-crypto would accept SHA-1.
+        const weak = config.allow_sha1 ? [] : sha1AlgorithmsOf(doc);
+        if (weak.length > 0) throw new Error(sha1Refusal(weak));
         profile = (await samlFor(tenant.id, urls, metadata).validatePostResponseAsync({ SAMLResponse: body.SAMLResponse })).profile;
       } catch (error) {
         throw await refuse(readableSamlError(error));
@@ -194,7 +208,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
         preferredUsername: attribute(profile, ['username', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1']),
         samlSessionIndex: profile.sessionIndex ?? null,
       }, meta);
-      return { tokens, redirectTo: config.app_redirect_url };
+      return { tokens, redirectTo: config.app_redirect_url, landing: landingOf(body.RelayState) };
     },
 
     /**
@@ -211,6 +225,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
       }
       // node-saml accepts an unsigned redirect message; an unsigned log-out would let anyone end sessions.
       if (typeof query.Signature !== 'string' || typeof query.SigAlg !== 'string') throw await refuse('the request is not signed');
+      if (!config.allow_sha1 && isSha1SigAlg(query.SigAlg)) throw await refuse(sha1Refusal([query.SigAlg]));
       const urls = ssoUrls(config.service_url, tenant.slug);
       let xml: string;
       try {
@@ -224,6 +239,8 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
       let request: { id: string; expiresAt: Date };
       try {
         const doc = await parseDomFromString(xml);
+        const weak = config.allow_sha1 ? [] : sha1AlgorithmsOf(doc);
+        if (weak.length > 0) throw new Error(sha1Refusal(weak));
         request = checkLogoutRequest(doc.documentElement ?? null, urls, deps.clock.now().getTime());
         profile = (await saml.validateRedirectAsync(query as Record<string, string>, rawQuery)).profile;
       } catch (error) {

@@ -33,6 +33,12 @@ export const SsoConfigBody = Type.Object(
     app_redirect_url: Type.Optional(
       Nullable(Type.String({ maxLength: 2000, description: 'After login, redirect here with the token response in the URL fragment (instead of answering JSON)' })),
     ),
+    allow_sha1: Type.Optional(
+      Type.Boolean({
+        description:
+          'SAML: accept responses and log-out requests signed with RSA-SHA1 or with SHA-1 digests. Default false: refused (401), since SHA-1 collisions are practical. Only for a legacy IdP that cannot sign with SHA-256.',
+      }),
+    ),
     service_url: Type.Optional(
       Type.String({
         maxLength: 2000,
@@ -70,6 +76,7 @@ export const SsoConfig = Type.Object(
     idp_certificates: Type.Array(Certificate),
     default_role: StringEnum(JIT_ROLES),
     app_redirect_url: Nullable(Type.String()),
+    allow_sha1: Type.Boolean({ description: 'SAML: SHA-1 signatures are accepted (a legacy IdP); false for OIDC' }),
     service_url: Type.String(),
     login_url: Type.String({ description: 'Where users start signing in' }),
     redirect_uri: Nullable(Type.String({ description: 'OIDC: the redirect URI to register at the IdP' })),
@@ -98,6 +105,27 @@ export const SsoTestResult = Type.Object({
 });
 
 export const SlugParams = Type.Object({ slug: Type.String({ pattern: SLUG_PATTERN, maxLength: 63 }) });
+
+/**
+ * Where the browser lands after an SSO login started with `?to=`: `console` is the web console, with
+ * the session cookies set and no token in any URL. A name from this list, never a URL: nothing here
+ * can send a browser anywhere else.
+ */
+export const LANDINGS = ['console'] as const;
+export type Landing = (typeof LANDINGS)[number];
+export const LoginQuery = Type.Object(
+  {
+    to: Type.Optional(
+      StringEnum(LANDINGS, {
+        description:
+          '`console`: after the login, set the web console\'s session cookies and redirect to `/` (instead of answering the token ' +
+          "response or redirecting to the tenant's app URL)",
+      }),
+    ),
+  },
+  // Other parameters were ignored before `to` existed, and still are.
+  { additionalProperties: true },
+);
 
 export const OidcCallbackQuery = Type.Object(
   {

@@ -27,6 +27,8 @@ declare module '../../platform/db/schema.js' {
       service_url: string;
       default_role: JitRole;
       app_redirect_url: string | null;
+      /** SAML: accept SHA-1 signatures and digests (migration 0019; a legacy IdP only). */
+      allow_sha1: boolean;
       created_at: Timestamp;
       updated_at: Timestamp;
     };

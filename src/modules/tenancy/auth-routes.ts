@@ -3,6 +3,7 @@ import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { withErrors } from '../../platform/http/schemas.js';
 import { createAuthService } from './auth-service.js';
+import { meOfContext } from './me.js';
 import { LoginBody, Me, RefreshBody, SelectTenantBody, SwitchWorkspaceBody, TokenResponse } from './schemas.js';
 
 /** Login, refresh, the current user, tenant and workspace switching, logout. */
@@ -17,11 +18,16 @@ export const authRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'login',
         tags: ['auth'],
         summary: "Log in with username and password (into the user's first tenant)",
+        description:
+          'An account with multi-factor sign-in also needs `otp`: without it a right password answers 401 `MFA_REQUIRED`, ' +
+          'and a wrong, expired or replayed code 401 `MFA_INVALID` (counted as a failed guess: 429 after too many). ' +
+          'A recovery code works once. When the tenant requires multi-factor sign-in and the user has no authenticator, ' +
+          'the login succeeds with `mfa_enrollment_required: true`: the token then only serves enrollment (docs/console.md).',
         body: LoginBody,
         response: withErrors({ 200: TokenResponse }, [401, 429]),
       },
     },
-    async (request) => auth.login(request.body.username, request.body.password, request.ip, request.id),
+    async (request) => auth.login(request.body.username, request.body.password, request.ip, request.id, request.body.otp),
   );
 
   app.post(
@@ -43,24 +49,10 @@ export const authRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/auth/me',
     {
+      config: { duringMfaEnrollment: true },
       schema: { operationId: 'getMe', tags: ['auth'], summary: 'The current user or API key', response: withErrors({ 200: Me }, [401]) },
     },
-    async (request) => {
-      const { actor, scope } = contextOf(request);
-      return {
-        auth_type: actor.type === 'user' ? ('jwt' as const) : ('api_key' as const),
-        user_id: actor.userId,
-        username: actor.type === 'user' ? actor.name : null,
-        api_key_id: actor.type === 'api_key' ? actor.id : null,
-        account_id: actor.accountId,
-        tenant_id: scope.tenantId,
-        workspace_id: scope.workspaceId,
-        role: actor.role,
-        permissions: [...actor.permissions].sort(),
-        is_system_admin: actor.isSystemAdmin,
-        expires_at: actor.tokenExpiresAt,
-      };
-    },
+    async (request) => meOfContext(contextOf(request)),
   );
 
   app.post(
@@ -94,7 +86,7 @@ export const authRoutes: RoutePlugin = async (app, { deps }) => {
   app.post(
     '/auth/logout',
     {
-      config: { bodyless: true },
+      config: { bodyless: true, duringMfaEnrollment: true },
       schema: {
         operationId: 'logout',
         tags: ['auth'],

@@ -5,7 +5,8 @@ import { timingDummyHash, verifyPassword } from '../../platform/auth/passwords.j
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../platform/http/errors.js';
 import { announceAuthChange, changeAccess } from '../../platform/auth/auth-cache.js';
-import { assertNotLocked, clearFailures, recordFailure, throttleKeys } from './login-throttle.js';
+import { admitGuess, forgiveAddressGuess, forgiveGuesses, throttleKeys } from './login-throttle.js';
+import { createMfaService, mfaInvalid, mfaRequired } from './mfa-service.js';
 import { firstTenantOf, subjectFor } from './subjects.js';
 import { issueTokens, type TokenResponse } from './tokens.js';
 
@@ -15,12 +16,18 @@ const FAILED_LOGIN = 'invalid username or password';
 
 export function createAuthService(deps: Deps) {
   const db = deps.database.db;
+  const mfa = createMfaService(deps);
 
   return {
-    /** Logs into the user's first tenant. Same answer and cost whether the user exists or not. */
-    async login(username: string, password: string, ip: string, requestId: string): Promise<TokenResponse> {
+    /**
+     * Logs into the user's first tenant. Same answer and cost whether the user exists or not. With an
+     * authenticator enabled, the password alone answers 401 MFA_REQUIRED and `otp` (a TOTP or
+     * recovery code) is needed; a wrong one stays counted as a failed guess, like a wrong password.
+     */
+    async login(username: string, password: string, ip: string, requestId: string, otp?: string): Promise<TokenResponse> {
       const keys = throttleKeys(username, ip);
-      await assertNotLocked(db, deps.clock, keys);
+      // Counted before the password is evaluated: a refused guess is never evaluated.
+      const admitted = await admitGuess(db, deps.clock, keys);
       const user = await db
         .selectFrom('users')
         .select(['id', 'username', 'password_hash', 'disabled_at'])
@@ -30,7 +37,6 @@ export function createAuthService(deps: Deps) {
       const tenantId = user ? await firstTenantOf(db, user.id) : null;
       const subject = valid && user && !user.disabled_at && tenantId ? await subjectFor(db, user.id, tenantId) : null;
       if (!subject) {
-        await recordFailure(db, deps.clock, keys);
         if (user && tenantId) {
           await writeAudit(db, deps.clock, { type: 'user', id: user.id, name: user.username, ip, requestId }, {
             tenantId,
@@ -42,18 +48,49 @@ export function createAuthService(deps: Deps) {
         deps.log.info({ username: username.toLowerCase(), ip }, 'login failed');
         throw unauthorized(FAILED_LOGIN);
       }
-      await clearFailures(db, keys.user);
-      return db.transaction().execute(async (trx) => {
-        const tokens = await issueTokens(trx, deps, subject);
-        await writeAudit(trx, deps.clock, { type: 'user', id: subject.userId, name: subject.username, ip, requestId }, {
+      const actor = { type: 'user' as const, id: subject.userId, name: subject.username, ip, requestId };
+      // The password was right: a second factor, when the user has one, is asked for before anything is issued.
+      const secondFactor = await mfa.enabledFor(subject.userId);
+      if (secondFactor && otp === undefined) {
+        await forgiveAddressGuess(db, keys);
+        throw mfaRequired();
+      }
+      const tokens = await db.transaction().execute(async (trx) => {
+        const factor = secondFactor ? await mfa.consume(trx, subject.userId, otp!) : null;
+        if (secondFactor && !factor) return null;
+        const issued = await issueTokens(trx, deps, subject, undefined, { passwordOnly: !factor });
+        await writeAudit(trx, deps.clock, actor, {
           tenantId: subject.tenantId,
           workspaceId: subject.workspaceId,
           action: 'auth.login',
           targetType: 'user',
           targetId: subject.userId,
+          ...(factor ? { details: { second_factor: factor } } : {}),
         });
-        return tokens;
+        if (factor === 'recovery_code') {
+          await writeAudit(trx, deps.clock, actor, {
+            tenantId: subject.tenantId,
+            action: 'auth.mfa_recovery_code_used',
+            targetType: 'user',
+            targetId: subject.userId,
+            details: { recovery_codes_left: await mfa.codesLeft(trx, subject.userId) },
+          });
+        }
+        return issued;
       });
+      if (!tokens) {
+        await writeAudit(db, deps.clock, actor, {
+          tenantId: subject.tenantId,
+          action: 'auth.login_failed',
+          targetType: 'user',
+          targetId: subject.userId,
+          details: { reason: 'wrong one-time code' },
+        });
+        deps.log.info({ username: username.toLowerCase(), ip }, 'login failed: wrong one-time code');
+        throw mfaInvalid();
+      }
+      await forgiveGuesses(db, keys, admitted);
+      return tokens;
     },
 
     /**

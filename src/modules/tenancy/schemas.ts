@@ -20,12 +20,28 @@ export const TokenResponse = Type.Object(
     workspace_id: Uuid,
     role: RoleName,
     onboarding_completed: Type.Boolean(),
+    mfa_enrollment_required: Type.Boolean({
+      description:
+        'The tenant requires multi-factor sign-in and this session was opened with a password alone: the token only reaches ' +
+        'GET /auth/me, the /auth/mfa enrollment endpoints and logout (403 MFA_ENROLLMENT_REQUIRED elsewhere) until the user ' +
+        'enrolls and signs in again with a code',
+    }),
   },
   { description: 'The token response of login, refresh, select-tenant and switch-workspace' },
 );
 
 export const LoginBody = Type.Object(
-  { username: Type.String({ minLength: 1, maxLength: 200 }), password: Type.String({ minLength: 1, maxLength: 1024 }) },
+  {
+    username: Type.String({ minLength: 1, maxLength: 200 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+    otp: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'For accounts with multi-factor sign-in: the authenticator\'s current 6-digit code or an unused recovery code',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 export const RefreshBody = Type.Object({ refresh_token: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false });
@@ -44,6 +60,9 @@ export const Me = Type.Object({
   permissions: Type.Array(Type.String()),
   is_system_admin: Type.Boolean(),
   expires_at: Nullable(Timestamp),
+  mfa_enrollment_required: Type.Boolean({
+    description: 'The tenant requires multi-factor sign-in and this session has none: only enrollment (/auth/mfa) and logout work until the user enrolls and signs in again',
+  }),
 });
 
 export const Tenant = Type.Object({
@@ -94,6 +113,24 @@ export const UserCreate = Type.Object(
   },
   { additionalProperties: false },
 );
+export const Invitation = Type.Object(
+  {
+    id: Uuid,
+    tenant_id: Uuid,
+    tenant_name: Type.String(),
+    tenant_slug: Type.String(),
+    username: Type.String({ description: 'The invited username, as given' }),
+    role: RoleName,
+    status: StringEnum(['pending', 'accepted', 'declined', 'revoked', 'expired'] as const),
+    invited_by: Type.String({ description: 'Username (or API key name) of who invited' }),
+    created_at: Timestamp,
+    expires_at: Timestamp,
+    responded_at: Nullable(Timestamp),
+  },
+  { description: 'An invitation into a tenant, accepted or declined by the invited user after signing in' },
+);
+export const InvitationParams = Type.Object({ invitationID: Uuid });
+export const TenantInvitationParams = Type.Object({ tenantID: Uuid, invitationID: Uuid });
 export const RoleChangeBody = Type.Object({ role: Type.Optional(Nullable(Type.String())) }, { additionalProperties: false });
 export const RoleChangeResult = Type.Object({
   id: Uuid,

@@ -45,6 +45,7 @@ export const tenantRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'tenant:read' },
       schema: {
         operationId: 'getTenant',
+        summary: 'A tenant: name, slug, plan and onboarding state',
         tags: ['tenants'],
         params: TenantParams,
         response: withErrors({ 200: Tenant }, [401, 403, 404]),

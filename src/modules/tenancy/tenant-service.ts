@@ -84,6 +84,20 @@ async function purgeUnreferenced(trx: Kysely<Database>, tenantId: string, worksp
 export function createTenantService(deps: Deps) {
   const db = deps.database.db;
 
+  /**
+   * The plan is the platform operator's decision (it sets rate limits and what is paid for): a
+   * system-admin names any plan (default CONTROLGRAPH_DEFAULT_PLAN); anyone else's new tenant gets the
+   * plan of the tenant they are signed in to, and naming another plan is 403.
+   */
+  async function planOfNewTenant(context: RequestContext, requested: Plan | undefined): Promise<Plan> {
+    if (context.actor.isSystemAdmin) return requested ?? deps.config.defaultPlan;
+    const current = await db.selectFrom('tenants').select('plan').where('id', '=', context.actor.tenantId).executeTakeFirstOrThrow();
+    if (requested !== undefined && requested !== current.plan) {
+      throw forbidden(`only a system-admin can choose the plan: a new tenant gets the plan of the tenant you are signed in to (${current.plan})`);
+    }
+    return current.plan;
+  }
+
   return {
     /** Tenants of the caller's account that the caller can use. */
     async listForAccount(context: RequestContext, page: PageRequest) {
@@ -104,6 +118,8 @@ export function createTenantService(deps: Deps) {
 
     async create(context: RequestContext, input: TenantInput) {
       if (context.actor.type !== 'user') throw forbidden('tenants are created with a user token');
+      // Before anything else: a refused plan is 403 whatever the name or slug.
+      const plan = await planOfNewTenant(context, input.plan);
       const name = input.name.trim();
       if (!name) throw badRequest('name is required');
       let slug = input.slug;
@@ -119,7 +135,7 @@ export function createTenantService(deps: Deps) {
           accountId: context.actor.accountId,
           name,
           slug: slug!,
-          plan: input.plan ?? deps.config.defaultPlan,
+          plan,
           creator: { userId: context.actor.userId!, role: 'tenant-admin' },
         });
         await writeAudit(trx, deps.clock, actorOf(context), {
@@ -127,7 +143,7 @@ export function createTenantService(deps: Deps) {
           action: 'tenant.created',
           targetType: 'tenant',
           targetId: created.tenantId,
-          details: { name, slug, plan: input.plan ?? deps.config.defaultPlan },
+          details: { name, slug, plan },
         });
         return created;
       });

@@ -18,6 +18,7 @@ export interface TokenResponse {
   workspace_id: string;
   role: Role;
   onboarding_completed: boolean;
+  mfa_enrollment_required: boolean;
 }
 
 export interface SessionSubject {
@@ -38,16 +39,30 @@ export function newRefreshToken(): string {
 /**
  * Issues an access token and a refresh token in a session (a new one unless given). Call it inside
  * the transaction that justified it (login, refresh, switch), so both rows commit together.
+ * `passwordOnly` marks a new session opened with a password and no second factor: in a tenant that
+ * requires multi-factor sign-in it may only enroll (the authenticator enforces it; the response says so).
  */
 export async function issueTokens(
   trx: Kysely<Database>,
   deps: Pick<AppDeps, 'clock' | 'config' | 'tokenKey'>,
   subject: SessionSubject,
   sessionId?: string,
+  options: { passwordOnly?: boolean } = {},
 ): Promise<TokenResponse> {
   const now = deps.clock.now();
   const session = sessionId ?? randomUUID();
-  if (!sessionId) await trx.insertInto('sessions').values({ id: session, user_id: subject.userId, created_at: now }).execute();
+  if (!sessionId) {
+    await trx
+      .insertInto('sessions')
+      .values({ id: session, user_id: subject.userId, created_at: now, password_only: options.passwordOnly ?? false })
+      .execute();
+  }
+  const held = await trx
+    .selectFrom('sessions as s')
+    .innerJoin('tenants as t', (join) => join.on('t.id', '=', subject.tenantId))
+    .select((eb) => eb.and([eb.ref('s.password_only'), eb.ref('t.mfa_required')]).as('held'))
+    .where('s.id', '=', session)
+    .executeTakeFirst();
   const refresh = newRefreshToken();
   const refreshExpiresAt = new Date(now.getTime() + deps.config.refreshTokenTtlMs);
   await trx
@@ -84,5 +99,6 @@ export async function issueTokens(
     workspace_id: subject.workspaceId,
     role: subject.role,
     onboarding_completed: subject.onboardingCompleted,
+    mfa_enrollment_required: held?.held === true,
   };
 }

@@ -4,7 +4,7 @@ import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
 import { createUserService, rolesList } from './user-service.js';
-import { RoleChangeBody, RoleChangeResult, RoleInfo, TenantParams, TenantUser, TenantUserParams, UserCreate } from './schemas.js';
+import { Invitation, RoleChangeBody, RoleChangeResult, RoleInfo, TenantParams, TenantUser, TenantUserParams, UserCreate } from './schemas.js';
 
 /** Users of a tenant, the fixed roles, and role changes with the spec's guard rails. */
 export const userRoutes: RoutePlugin = async (app, { deps }) => {
@@ -31,6 +31,7 @@ export const userRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'tenant:read' },
       schema: {
         operationId: 'listTenantUsers',
+        summary: 'Members of the tenant with their roles',
         tags: ['users'],
         params: TenantParams,
         querystring: Type.Object(PageQuery),
@@ -47,13 +48,20 @@ export const userRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'addTenantUser',
         tags: ['users'],
-        summary: 'Create a user in the tenant, or link an existing username with a role',
+        summary: 'Create a user in the tenant (with a password), or invite a username (without one)',
+        description:
+          'With a password a new user is created (201; a taken username is 409). Without one, a system-admin links the existing user ' +
+          'at once (201); anyone else invites the username (202 with the invitation), answered alike whether or not the username exists. ' +
+          'The user accepts or declines after signing in (POST /account/invitations/{invitationID}/accept).',
         params: TenantParams,
         body: UserCreate,
-        response: withErrors({ 201: TenantUser }, [401, 403, 409]),
+        response: withErrors({ 201: TenantUser, 202: Invitation }, [401, 403, 409]),
       },
     },
-    async (request, reply) => reply.status(201).send(await users.add(contextOf(request), request.body)),
+    async (request, reply) => {
+      const result = await users.add(contextOf(request), request.body);
+      return 'user' in result ? reply.status(201).send(result.user) : reply.status(202).send(result.invitation);
+    },
   );
 
   app.delete(

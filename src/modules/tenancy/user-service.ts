@@ -7,9 +7,10 @@ import { badRequest, conflict, forbidden, notFound } from '../../platform/http/e
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { isRole, ROLE_LEVEL, ROLES, ROLE_PERMISSIONS, type Role } from '../../platform/rbac/roles.js';
+import { createInvitationService, type InvitationService } from './invitation-service.js';
 import { refreshSystemAdminFlag } from './subjects.js';
 
-type Deps = Pick<AppDeps, 'database' | 'clock' | 'authCache'>;
+type Deps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'authCache'>;
 
 export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._@+-]{2,63}$';
 const INVALID_ROLE = `invalid role: must be one of ${ROLES.join(', ')}`;
@@ -30,17 +31,33 @@ function actingLevel(context: RequestContext): number {
   return context.actor.level;
 }
 
+export type AddResult =
+  | { user: { id: string; username: string; role: Role; created_at: Date } }
+  | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
+
 export function createUserService(deps: Deps) {
   const db = deps.database.db;
+  const invitations = createInvitationService(deps);
 
   async function membership(tenantId: string, userId: string) {
     return db
       .selectFrom('memberships as m')
       .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
+      .select(['u.id', 'u.username', 'm.role', 'm.created_at', 'u.is_system_admin'])
       .where('m.tenant_id', '=', tenantId)
       .where('m.user_id', '=', userId)
       .executeTakeFirst();
+  }
+
+  /**
+   * A system-admin's memberships are changed by system-admins only: whatever role the membership
+   * holds in this tenant, its user runs the platform (a tenant admin could otherwise demote or remove
+   * the operator from the tenant).
+   */
+  function protectSystemAdmin(context: RequestContext, target: { is_system_admin: boolean }) {
+    if (target.is_system_admin && !context.actor.isSystemAdmin) {
+      throw forbidden("cannot change a system-admin's membership: only a system-admin can");
+    }
   }
 
   /** The role-change guard rails as they apply to adding and removing users (403, the spec's messages). */
@@ -67,24 +84,41 @@ export function createUserService(deps: Deps) {
       return toPage(items, Number(count.n), page);
     },
 
-    /** Creates a user in the tenant, or links an existing username with the given role. */
-    async add(context: RequestContext, input: { username: string; password?: string; role?: string }) {
+    /**
+     * An existing username is never linked without its user's consent (contracts section 2): a
+     * system-admin links it at once (201); anyone else invites it (202, `invitations.invite`), with or
+     * without a password (which is then ignored), and the user accepts or declines. A new username with
+     * a password is a new user (201). Without a password, anyone but a system-admin invites the name
+     * whether or not it exists, answered alike either way.
+     */
+    async add(context: RequestContext, input: { username: string; password?: string; role?: string }): Promise<AddResult> {
       const role = parseRole(input.role);
       guard(context, role, null);
       const tenantId = context.scope.tenantId;
       const username = input.username.toLowerCase();
       const now = deps.clock.now();
-      const existing = await db.selectFrom('users').select(['id', 'account_id']).where('username', '=', username).executeTakeFirst();
-      if (existing && (await membership(tenantId, existing.id))) throw conflict(`user "${username}" already belongs to this tenant`);
-      let passwordHash: string | null = null;
-      if (!existing) {
+      // Checked before the name is looked up, so a bad password is answered alike for every name.
+      if (input.password !== undefined) {
         const problem = passwordProblem(input.password);
         if (problem) throw badRequest(problem);
-        passwordHash = await hashPassword(input.password!);
       }
+      // One statement whether or not the name exists (no extra membership query that timing would show).
+      const existing = await db
+        .selectFrom('users as u')
+        .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on('m.tenant_id', '=', tenantId))
+        .select(['u.id', 'm.role as member_role'])
+        .where('u.username', '=', username)
+        .executeTakeFirst();
+      if (existing?.member_role) throw conflict(`user "${username}" already belongs to this tenant`);
+      const link = existing !== undefined && context.actor.isSystemAdmin;
+      if (!link && (existing !== undefined || input.password === undefined)) {
+        if (!context.actor.isSystemAdmin) return { invitation: await invitations.invite(context, username, role) };
+        throw badRequest('password is required');
+      }
+      const passwordHash = link ? null : await hashPassword(input.password!);
       const userId = existing?.id ?? randomUUID();
-      await db.transaction().execute(async (trx) => {
-        if (!existing) {
+      await changeAccess(db, deps.authCache, async (trx) => {
+        if (!link) {
           const tenant = await trx.selectFrom('tenants').select('account_id').where('id', '=', tenantId).executeTakeFirstOrThrow();
           await trx
             .insertInto('users')
@@ -95,13 +129,14 @@ export function createUserService(deps: Deps) {
         await refreshSystemAdminFlag(trx, userId);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,
-          action: existing ? 'user.linked' : 'user.created',
+          action: link ? 'user.linked' : 'user.created',
           targetType: 'user',
           targetId: userId,
           details: { username, role },
         });
       });
-      return (await membership(tenantId, userId))!;
+      const { is_system_admin: _flag, ...user } = (await membership(tenantId, userId))!;
+      return { user };
     },
 
     /** The spec's four guard rails, checked in its order (membership before the target's level, which needs it). */
@@ -113,6 +148,7 @@ export function createUserService(deps: Deps) {
       const target = await membership(tenantId, userId);
       if (!target) throw forbidden('user does not belong to this tenant');
       if (ROLE_LEVEL[target.role] > actingLevel(context)) throw forbidden('cannot modify a user with higher role than your own');
+      protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
         await trx
           .updateTable('memberships')
@@ -129,7 +165,7 @@ export function createUserService(deps: Deps) {
           details: { username: target.username, previous_role: target.role, new_role: role },
         });
       });
-      return { ...target, role, previous_role: target.role };
+      return { id: target.id, username: target.username, created_at: target.created_at, role, previous_role: target.role };
     },
 
     async remove(context: RequestContext, userId: string) {
@@ -138,6 +174,7 @@ export function createUserService(deps: Deps) {
       if (!target) throw notFound('user not found in this tenant');
       if (context.actor.userId === userId) throw forbidden('cannot remove yourself from the tenant');
       guard(context, null, target.role);
+      protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
         await trx.deleteFrom('memberships').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
         await refreshSystemAdminFlag(trx, userId);

@@ -16,6 +16,7 @@ export const workspaceRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'tenant:read' },
       schema: {
         operationId: 'listWorkspaces',
+        summary: "Workspaces of the token's tenant, the default first",
         tags: ['workspaces'],
         querystring: Type.Object(PageQuery),
         response: withErrors({ 200: Paged(Workspace) }, [401, 403]),
@@ -30,6 +31,7 @@ export const workspaceRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'tenant:update' },
       schema: {
         operationId: 'createWorkspace',
+        summary: "Create a workspace in the token's tenant",
         tags: ['workspaces'],
         body: WorkspaceBody,
         response: withErrors({ 201: Workspace }, [401, 403, 409]),
@@ -42,7 +44,7 @@ export const workspaceRoutes: RoutePlugin = async (app, { deps }) => {
     '/workspaces/:id',
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getWorkspace', tags: ['workspaces'], params: IdParams, response: withErrors({ 200: Workspace }, [401, 403, 404]) },
+      schema: { operationId: 'getWorkspace', summary: 'A workspace', tags: ['workspaces'], params: IdParams, response: withErrors({ 200: Workspace }, [401, 403, 404]) },
     },
     async (request) => workspaces.get(contextOf(request), request.params.id),
   );
@@ -53,6 +55,7 @@ export const workspaceRoutes: RoutePlugin = async (app, { deps }) => {
       config: { permission: 'tenant:update' },
       schema: {
         operationId: 'renameWorkspace',
+        summary: 'Rename a workspace',
         tags: ['workspaces'],
         params: IdParams,
         body: WorkspaceBody,

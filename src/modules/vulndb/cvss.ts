@@ -1,15 +1,16 @@
+import { lookupTable } from '../../platform/lookup-table.js';
 /**
  * CVSS v3.0 / v3.1 base scores from vector strings (FIRST's specification, section 7), used when a
  * CVE has no NVD record but an OSV advisory carries a CVSS_V3 vector.
  */
-const WEIGHTS: Record<string, Record<string, number>> = {
-  AV: { N: 0.85, A: 0.62, L: 0.55, P: 0.2 },
-  AC: { L: 0.77, H: 0.44 },
-  UI: { N: 0.85, R: 0.62 },
-  C: { H: 0.56, L: 0.22, N: 0 },
-  I: { H: 0.56, L: 0.22, N: 0 },
-  A: { H: 0.56, L: 0.22, N: 0 },
-};
+const WEIGHTS: Record<string, Record<string, number>> = lookupTable({
+  AV: lookupTable({ N: 0.85, A: 0.62, L: 0.55, P: 0.2 }),
+  AC: lookupTable({ L: 0.77, H: 0.44 }),
+  UI: lookupTable({ N: 0.85, R: 0.62 }),
+  C: lookupTable({ H: 0.56, L: 0.22, N: 0 }),
+  I: lookupTable({ H: 0.56, L: 0.22, N: 0 }),
+  A: lookupTable({ H: 0.56, L: 0.22, N: 0 }),
+});
 
 /** Round up to one decimal, avoiding floating-point artefacts (CVSS 3.1 Appendix A). */
 function roundUp31(value: number): number {
@@ -23,7 +24,7 @@ export function cvss3BaseScore(vector: string): number | null {
   const metrics = Object.fromEntries(match[2]!.split('/').map((part) => part.split(':') as [string, string]));
   const scope = metrics.S;
   if (scope !== 'U' && scope !== 'C') return null;
-  const pr = { N: 0.85, L: scope === 'C' ? 0.68 : 0.62, H: scope === 'C' ? 0.5 : 0.27 }[metrics.PR as 'N' | 'L' | 'H'];
+  const pr = lookupTable({ N: 0.85, L: scope === 'C' ? 0.68 : 0.62, H: scope === 'C' ? 0.5 : 0.27 })[metrics.PR ?? ''];
   const w = (name: string) => WEIGHTS[name]![metrics[name] ?? ''];
   const [av, ac, ui, c, i, a] = ['AV', 'AC', 'UI', 'C', 'I', 'A'].map(w);
   if ([pr, av, ac, ui, c, i, a].some((v) => v === undefined)) return null;

@@ -22,6 +22,8 @@ import {
 } from './schemas.js';
 import { createVulnService } from './service.js';
 import { displayLocation, parseSourceSpecs, SYNC_JOB } from './sync.js';
+import { importRoutes } from './import-routes.js';
+import { outboundPolicyOf } from '../../platform/outbound/index.js';
 
 const TAGS = ['vulnerability intelligence'];
 
@@ -31,6 +33,7 @@ const TAGS = ['vulnerability intelligence'];
  */
 export const vulndbRoutes: RoutePlugin = async (app, { deps }) => {
   const service = createVulnService(deps);
+  await app.register(importRoutes, { deps });
 
   app.get(
     '/vulndb/cve/:cveId',
@@ -103,7 +106,7 @@ export const vulndbRoutes: RoutePlugin = async (app, { deps }) => {
     async (request, reply) => {
       const context = contextOf(request);
       const wanted = request.query.source;
-      const specs = parseSourceSpecs(deps.config.vulndbSources).filter((s) => !wanted?.length || wanted.includes(s.source));
+      const specs = parseSourceSpecs(deps.config.vulndbSources, outboundPolicyOf(deps.config)).filter((s) => !wanted?.length || wanted.includes(s.source));
       if (specs.length === 0) {
         throw conflict(
           wanted?.length ? `no configured vulnerability source for ${wanted.join(', ')}` : 'no vulnerability sources configured (CONTROLGRAPH_VULNDB_SOURCES)',
@@ -161,7 +164,7 @@ export const vulndbRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'listVulnerabilityImports',
         tags: TAGS,
-        summary: 'Import runs, newest first, with counts or where a broken file broke',
+        summary: 'Import runs (CLI, sync, seed and API imports), newest first, with progress and counts or where a broken file broke',
         querystring: ImportsQuery,
         response: withErrors({ 200: Paged(ImportRun) }, [401, 403, 429]),
       },

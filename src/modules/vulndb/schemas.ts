@@ -136,14 +136,14 @@ export const KevPage = Paged(KevEntry);
 const SourceState = Type.Object({
   source: SourceName,
   records: Type.Integer(),
-  origin: Nullable(StringEnum(['cli', 'seed', 'schedule', 'manual'] as const, { description: 'How the live data got here' })),
+  origin: Nullable(StringEnum(['cli', 'seed', 'schedule', 'manual', 'api'] as const, { description: 'How the live data got here' })),
   location: Nullable(Type.String()),
   data_version: Nullable(Type.String({ description: 'KEV catalogVersion, EPSS model version, NVD API version' })),
   data_date: Nullable(Timestamp),
   data_age_seconds: Nullable(Type.Integer({ description: 'Now minus the data date (or the last successful import)' })),
   last_success_at: Nullable(Timestamp),
   last_sync_at: Nullable(Timestamp),
-  last_result: Nullable(StringEnum(['running', 'succeeded', 'unchanged', 'failed'] as const)),
+  last_result: Nullable(StringEnum(['queued', 'running', 'succeeded', 'unchanged', 'failed'] as const)),
   last_error: Nullable(Type.String()),
   last_run_id: Nullable(Uuid),
 });
@@ -159,6 +159,13 @@ export const Stats = Type.Object({
     osv_advisories: Type.Integer(),
     osv_affected_packages: Type.Integer(),
   }),
+  package_matching: Type.Object(
+    {
+      enabled: Type.Boolean({ description: 'false when no package advisories (OSV) are loaded: installed packages are then not checked at all' }),
+      message: Nullable(Type.String({ description: 'What is missing and how to load it; null when enabled' })),
+    },
+    { description: 'Whether host and SBOM packages can be matched against advisories' },
+  ),
   epss_threshold: Score,
   sync: Type.Object({
     configured: Type.Array(Type.Object({ source: SourceName, location: Type.String() })),
@@ -180,25 +187,29 @@ export const SyncAccepted = Type.Object({
   sources: Type.Array(Type.Object({ source: SourceName, location: Type.String() })),
 });
 
+const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'unchanged', 'failed', 'cancelled'] as const;
+
 export const ImportRun = Type.Object({
   id: Uuid,
-  source: SourceName,
-  trigger: StringEnum(['cli', 'seed', 'schedule', 'manual'] as const),
-  location: Type.String(),
+  source: Nullable(StringEnum(SOURCE_NAMES, { description: 'null while an API import is queued and its content not yet read' })),
+  trigger: StringEnum(['cli', 'seed', 'schedule', 'manual', 'api'] as const, { description: 'api: POST /vulndb/imports' }),
+  location: Type.String({ description: 'The file, directory or URL; an upload is upload:<file name>' }),
   job_id: Nullable(Uuid),
-  status: StringEnum(['running', 'succeeded', 'unchanged', 'failed'] as const),
+  status: StringEnum(IMPORT_STATUSES, { description: 'queued (an API import waiting for a worker), running, then succeeded, unchanged, failed or cancelled (an API import cancelled before it was applied)' }),
   started_at: Timestamp,
   finished_at: Nullable(Timestamp),
-  bytes: Type.Integer(),
+  bytes: Type.Integer({ description: 'Bytes read (as uploaded or downloaded, before decompression); updated while it runs' }),
+  size_bytes: Nullable(Type.Integer({ description: 'The size of an upload (bytes / size_bytes is the progress); null otherwise' })),
   sha256: Nullable(Type.String()),
-  records: Type.Integer(),
+  records: Type.Integer({ description: 'Records read; updated while it runs' }),
   inserted: Type.Integer(),
   updated: Type.Integer(),
   deleted: Type.Integer(),
   unchanged: Type.Integer(),
   findings_escalated: Type.Integer(),
   findings_restored: Type.Integer(),
-  error: Nullable(Type.String()),
+  requested_by: Nullable(Type.String({ description: 'The actor who asked for an API import' })),
+  error: Nullable(Type.String({ description: 'Why the import failed: an import stops at its first error and changes nothing' })),
   error_offset: Nullable(Type.Integer({ description: 'Byte offset (of the decompressed content) reached when the file broke' })),
   error_record: Nullable(Type.Integer({ description: 'Records read before the error' })),
   error_context: Nullable(Type.String()),
@@ -208,9 +219,19 @@ export const ImportsQuery = Type.Object(
   {
     ...PageQuery,
     source: Type.Optional(SourceName),
-    status: Type.Optional(StringEnum(['running', 'succeeded', 'unchanged', 'failed'] as const)),
+    status: Type.Optional(StringEnum(IMPORT_STATUSES)),
   },
   { additionalProperties: false },
+);
+
+export const ImportParams = Type.Object({ importId: Uuid });
+
+export const ImportUrlBody = Type.Object(
+  {
+    url: Type.Optional(Type.String({ maxLength: 2048, description: 'An https URL of a KEV, EPSS, NVD or OSV file (gzip accepted), fetched through the outbound policy' })),
+    source: Type.Optional(SourceName),
+  },
+  { additionalProperties: false, description: 'application/json {url, source?}; or multipart/form-data: a field source (optional) and one or more file parts' },
 );
 
 export const SyncJobParams = Type.Object({ jobId: Uuid });

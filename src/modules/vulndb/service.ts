@@ -4,12 +4,15 @@ import { likePattern } from '../../platform/db/postgres.js';
 import type { AppDeps } from '../../deps.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import type { StoredRange, VulnSource } from './tables.js';
+import type { ImportStatus, StoredRange, VulnSource } from './tables.js';
 import './tables.js';
 import { cvss3BaseScore, cvssSeverity } from './cvss.js';
 import { CVE_ID } from './import/records.js';
 import { SOURCES } from './import/detect.js';
 import { displayLocation, parseSourceSpecs, SYNC_SCHEDULE } from './sync.js';
+import { NO_PACKAGE_ADVISORIES } from './matching/coverage.js';
+import { outboundPolicyOf } from '../../platform/outbound/index.js';
+import { lookupTable } from '../../platform/lookup-table.js';
 
 /**
  * Reads of the vulnerability store for the API: the combined CVE record, the exploitation check, the
@@ -106,7 +109,7 @@ export interface KevListQuery {
   sort?: string;
 }
 
-const SORTS: Record<string, [string, 'asc' | 'desc']> = {
+const SORTS: Record<string, [string, 'asc' | 'desc']> = lookupTable({
   date_added: ['k.date_added', 'asc'],
   '-date_added': ['k.date_added', 'desc'],
   due_date: ['k.due_date', 'asc'],
@@ -115,7 +118,7 @@ const SORTS: Record<string, [string, 'asc' | 'desc']> = {
   '-cve_id': ['k.cve_id', 'desc'],
   epss: ['e.epss', 'asc'],
   '-epss': ['e.epss', 'desc'],
-};
+});
 
 export function createVulnService(deps: Deps) {
   const db = deps.database.db;
@@ -348,7 +351,7 @@ export function createVulnService(deps: Deps) {
       const records: Record<VulnSource, number> = { kev: total.kev, epss: total.epss, nvd: total.nvd_cves, osv: total.osv_advisories };
       let configured: Array<{ source: VulnSource; location: string }> = [];
       try {
-        configured = parseSourceSpecs(deps.config.vulndbSources).map((s) => ({ source: s.source, location: displayLocation(s.location)! }));
+        configured = parseSourceSpecs(deps.config.vulndbSources, outboundPolicyOf(deps.config)).map((s) => ({ source: s.source, location: displayLocation(s.location)! }));
       } catch {
         configured = [];
       }
@@ -373,6 +376,8 @@ export function createVulnService(deps: Deps) {
           };
         }),
         counts: total,
+        // Said plainly: without OSV package advisories every host reads "0 vulnerable packages".
+        package_matching: { enabled: total.osv_affected_packages > 0, message: total.osv_affected_packages > 0 ? null : NO_PACKAGE_ADVISORIES },
         epss_threshold: EPSS_THRESHOLD,
         sync: {
           configured,
@@ -382,7 +387,7 @@ export function createVulnService(deps: Deps) {
       };
     },
 
-    async listImports(query: { source?: VulnSource; status?: 'running' | 'succeeded' | 'unchanged' | 'failed' }, page: PageRequest) {
+    async listImports(query: { source?: VulnSource; status?: ImportStatus }, page: PageRequest) {
       let base = db.selectFrom('vulndb_import_runs');
       if (query.source) base = base.where('source', '=', query.source);
       if (query.status) base = base.where('status', '=', query.status);
@@ -413,8 +418,8 @@ export function createVulnService(deps: Deps) {
   };
 }
 
-function presentRun(run: Selectable<Database['vulndb_import_runs']>) {
-  const { heartbeat_at: _heartbeat, metadata: _metadata, seq: _seq, ...rest } = run;
+export function presentRun(run: Selectable<Database['vulndb_import_runs']>) {
+  const { heartbeat_at: _heartbeat, metadata: _metadata, seq: _seq, stage_id: _stage, ...rest } = run;
   return { ...rest, location: displayLocation(run.location)! };
 }
 

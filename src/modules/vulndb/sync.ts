@@ -8,7 +8,9 @@ import { projectPath } from '../../platform/paths.js';
 import type { ImportTrigger, VulnSource } from './tables.js';
 import { isSource, SOURCES } from './import/detect.js';
 import { checkUrl, isUrl } from './import/input.js';
+import { outboundPolicyOf, type OutboundPolicy } from '../../platform/outbound/index.js';
 import { importLocation, type ImportResult } from './import/importer.js';
+import { importLimitsOf } from './import/archive.js';
 
 /**
  * Where the store's data comes from, and the jobs that pull it.
@@ -37,7 +39,11 @@ export const OFFICIAL_SOURCES: SourceSpec[] = [
   { source: 'epss', location: 'https://epss.empiricalsecurity.com/epss_scores-current.csv.gz' },
 ];
 
-export function parseSourceSpecs(entries: readonly string[]): SourceSpec[] {
+/**
+ * The configured sources. URLs are checked against the outbound policy (what needs no DNS): a source
+ * the guard would refuse stops the start with the reason rather than failing every sync.
+ */
+export function parseSourceSpecs(entries: readonly string[], policy: OutboundPolicy): SourceSpec[] {
   const specs: SourceSpec[] = [];
   for (const entry of entries) {
     if (entry.trim().toLowerCase() === 'official') {
@@ -50,7 +56,13 @@ export function parseSourceSpecs(entries: readonly string[]): SourceSpec[] {
     if (!isSource(source) || !location) {
       throw new Error(`CONTROLGRAPH_VULNDB_SOURCES: "${entry}" must be <source>=<url-or-path> with source one of ${SOURCES.join(', ')}, or "official"`);
     }
-    if (isUrl(location)) checkUrl(location);
+    if (isUrl(location)) {
+      try {
+        checkUrl(policy, location);
+      } catch (error) {
+        throw new Error(`CONTROLGRAPH_VULNDB_SOURCES: ${(error as Error).message}`);
+      }
+    }
     else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file://')) {
       throw new Error(`CONTROLGRAPH_VULNDB_SOURCES: "${location}" is neither an https URL nor a local path`);
     }
@@ -99,7 +111,7 @@ export async function runSync(
   options: { trigger: ImportTrigger; sources?: readonly VulnSource[]; jobId?: string | null; signal?: AbortSignal; db?: Kysely<Database> },
 ): Promise<SyncResult> {
   const db = options.db ?? deps.database.db;
-  const specs = parseSourceSpecs(deps.config.vulndbSources).filter((s) => !options.sources?.length || options.sources.includes(s.source));
+  const specs = parseSourceSpecs(deps.config.vulndbSources, outboundPolicyOf(deps.config)).filter((s) => !options.sources?.length || options.sources.includes(s.source));
   if (specs.length === 0) return { runs: [], skipped: 'no vulnerability sources configured (CONTROLGRAPH_VULNDB_SOURCES)' };
   // A retried job: locations an earlier attempt imported are done.
   const done = options.jobId
@@ -119,7 +131,7 @@ export async function runSync(
     if (done.has(spec.location)) continue;
     options.signal?.throwIfAborted();
     runs.push(
-      await importLocation({ db, clock: deps.clock, log: deps.log }, spec.location, {
+      await importLocation({ db, clock: deps.clock, log: deps.log, outbound: outboundPolicyOf(deps.config), limits: importLimitsOf(deps.config) }, spec.location, {
         source: spec.source,
         trigger: options.trigger,
         jobId: options.jobId ?? null,

@@ -6,8 +6,10 @@ type JsonWithDefault<T> = ColumnType<T, string | undefined, string>;
 
 /** The vulnerability store's tables (migration 0004), added to the Kysely schema by declaration merging. */
 export type VulnSource = 'kev' | 'epss' | 'nvd' | 'osv';
-export type ImportTrigger = 'cli' | 'seed' | 'schedule' | 'manual';
-export type ImportStatus = 'running' | 'succeeded' | 'unchanged' | 'failed';
+/** api: POST /api/v1/vulndb/imports (an upload or a URL). */
+export type ImportTrigger = 'cli' | 'seed' | 'schedule' | 'manual' | 'api';
+/** queued: an API import accepted and waiting for a worker. */
+export type ImportStatus = 'queued' | 'running' | 'succeeded' | 'unchanged' | 'failed' | 'cancelled';
 
 /** `date` columns are read back as 'YYYY-MM-DD' strings (see platform/db/database.ts). */
 type DateColumn = string;
@@ -100,6 +102,8 @@ interface AffectedColumns {
   purl: string | null;
   ranges: Json<StoredRange[]>;
   versions: string[];
+  /** The distribution's rating of the advisory for this package (migration 0024), e.g. Debian's urgency. */
+  urgency: string | null;
 }
 
 declare module '../../platform/db/schema.js' {
@@ -119,7 +123,8 @@ declare module '../../platform/db/schema.js' {
     vulndb_import_runs: {
       id: string;
       seq: Generated<number>;
-      source: VulnSource;
+      /** Null while an API import is queued (detected from the content once read). */
+      source: VulnSource | null;
       trigger: ImportTrigger;
       location: string;
       job_id: string | null;
@@ -141,6 +146,10 @@ declare module '../../platform/db/schema.js' {
       error_offset: number | null;
       error_record: number | null;
       error_context: string | null;
+      size_bytes: ColumnType<number | null, number | null | undefined, number | null>;
+      requested_by: ColumnType<string | null, string | null | undefined, string | null>;
+      /** The staging id of the job attempt carrying out an API import (migration 0023); null: the run's id. */
+      stage_id: ColumnType<string | null, string | null | undefined, string | null>;
     };
     vulndb_sources: {
       source: VulnSource;

@@ -23,6 +23,11 @@ export interface Actor {
   tokenExpiresAt: Date | null;
   /** Tenants an API key may act in. */
   keyTenantIds: string[] | null;
+  /**
+   * A password-only session in a tenant that requires multi-factor sign-in: it may only enroll an
+   * authenticator (routes with `duringMfaEnrollment`). Absent for API keys.
+   */
+  mfaEnrollmentRequired?: boolean;
 }
 
 export interface RequestContext {

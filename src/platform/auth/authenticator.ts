@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import { forbidden, notFound, rateLimited, unauthorized } from '../http/errors.js';
+import { AppError, forbidden, notFound, rateLimited, unauthorized } from '../http/errors.js';
 import { isRole, permissionsOf, ROLE_LEVEL, expandKeyPermissions, type Role } from '../rbac/roles.js';
 import type { Plan } from '../ratelimit/limiter.js';
 import { InvalidTokenError, verifyAccessToken, type AccessClaims } from './access-tokens.js';
 import { hashSecret, looksLikeApiKey } from './api-key-secret.js';
 import { addressAllowed } from './ip-allowlist.js';
+import { assertCsrfHeader, isUnsafeMethod, sessionCookiesOf } from './session-cookies.js';
 import type { Actor, RequestContext } from './actor.js';
 import './tables.js';
 import '../http/route-config.js';
@@ -34,7 +35,15 @@ interface JwtRow {
   target_default_workspace: string | null;
   /** The plan of the token's own tenant: its bucket pays for a request refused on another tenant. */
   token_plan: Plan | null;
+  /** A password-only session while the token's tenant requires multi-factor sign-in. */
+  mfa_enrollment_required: boolean;
 }
+
+/** What a session held to enrollment gets from every route not marked `duringMfaEnrollment`. */
+const mfaEnrollmentRequired = () =>
+  new AppError(403, 'MFA_ENROLLMENT_REQUIRED', 'your tenant requires multi-factor sign-in: enroll an authenticator first', {
+    enroll: 'POST /api/v1/auth/mfa/totp/enroll',
+  });
 
 type KeyLookup = {
   row: {
@@ -80,8 +89,8 @@ interface Refused {
 }
 
 /**
- * The one place where requests are authenticated and authorised: it resolves the actor from a JWT or
- * an API key, fixes the data scope (tenant from the path, workspace from the token), checks the
+ * The one place where requests are authenticated and authorised: it resolves the actor from a JWT (a
+ * bearer token or the console's session cookie) or an API key, fixes the data scope (tenant from the path, workspace from the token), checks the
  * route's declared permission and the tenant's rate limit. Handlers only read `request.ctx`.
  */
 export function createAuthenticator(deps: AppDeps) {
@@ -127,7 +136,8 @@ export function createAuthenticator(deps: AppDeps) {
         EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND w.tenant_id = ${claims.tenant_id}) AS token_workspace_ok,
         t.id IS NOT NULL AS target_exists, t.plan AS target_plan,
         (SELECT w.id FROM workspaces w WHERE w.tenant_id = t.id AND w.is_default) AS target_default_workspace,
-        (SELECT tt.plan FROM tenants tt WHERE tt.id = ${claims.tenant_id}) AS token_plan
+        (SELECT tt.plan FROM tenants tt WHERE tt.id = ${claims.tenant_id}) AS token_plan,
+        s.password_only AND COALESCE((SELECT tt.mfa_required FROM tenants tt WHERE tt.id = ${claims.tenant_id}), false) AS mfa_enrollment_required
       FROM users u
       JOIN sessions s ON s.id = ${claims.sid} AND s.user_id = u.id
       LEFT JOIN tenants t ON t.id = ${UUID.test(targetTenant) ? targetTenant : null}
@@ -159,6 +169,7 @@ export function createAuthenticator(deps: AppDeps) {
       jti: claims.jti,
       tokenExpiresAt: new Date(claims.exp * 1000),
       keyTenantIds: null,
+      mfaEnrollmentRequired: found.mfa_enrollment_required,
     };
     if (targetTenant === claims.tenant_id) {
       return { actor, scopeTenantId: claims.tenant_id, scopeWorkspaceId: claims.workspace_id, plan: found.target_plan ?? 'enterprise' };
@@ -256,16 +267,16 @@ export function createAuthenticator(deps: AppDeps) {
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     request.ctx = null;
     const config = request.routeOptions.config;
-    if (!request.routeOptions.url || config?.public) return;
-    const header = request.headers.authorization;
-    if (!header) throw unauthorized('missing bearer token');
-    const match = /^Bearer[ ]+([^\s]+)$/i.exec(header);
-    if (!match) throw unauthorized('malformed authorization header: expected "Bearer <token>"');
-    const credential = match[1]!;
+    if (!request.routeOptions.url) return;
+    if (config?.public) {
+      if (config.csrf) assertCsrfHeader(request);
+      return;
+    }
+    const credential = credentialOf(request);
     const pathTenant = (request.params as Record<string, string> | undefined)?.tenantID;
-    const resolved = looksLikeApiKey(credential)
-      ? await fromApiKey(credential, pathTenant, request.ip)
-      : await fromJwt(credential, pathTenant);
+    const resolved = credential.source === 'header' && looksLikeApiKey(credential.value)
+      ? await fromApiKey(credential.value, pathTenant, request.ip)
+      : await fromJwt(credential.value, pathTenant);
     // From here on the request is authenticated: refused or not, it spends its bucket and carries
     // the rate-limit headers (an empty bucket answers 429 before any refusal).
     let bucket: Bucket;
@@ -274,7 +285,9 @@ export function createAuthenticator(deps: AppDeps) {
       ({ bucket, refusal } = resolved);
     } else {
       bucket = { tenantId: resolved.scopeTenantId, plan: resolved.plan };
-      if (config?.permission && !resolved.actor.permissions.has(config.permission)) {
+      if (resolved.actor.mfaEnrollmentRequired && !config?.duringMfaEnrollment) {
+        refusal = mfaEnrollmentRequired();
+      } else if (config?.permission && !resolved.actor.permissions.has(config.permission)) {
         refusal = forbidden(`missing permission ${config.permission}`);
       } else {
         request.ctx = {
@@ -296,6 +309,28 @@ export function createAuthenticator(deps: AppDeps) {
     }
     if (refusal) throw refusal;
   };
+}
+
+/**
+ * The credential of a request: the Authorization header always wins; without one (and without an
+ * API key misplaced in X-API-Key) the console's session cookie carries the access JWT, and then an
+ * unsafe method must prove it comes from the console (CSRF header), checked before the token.
+ */
+function credentialOf(request: FastifyRequest): { value: string; source: 'header' | 'cookie' } {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer[ ]+([^\s]+)$/i.exec(header);
+    if (!match) throw unauthorized('malformed authorization header: expected "Bearer <token>"');
+    return { value: match[1]!, source: 'header' };
+  }
+  // A common habit from other APIs: say where the key goes instead of "missing bearer token".
+  if (request.headers['x-api-key'] !== undefined) {
+    throw unauthorized('API keys are not read from X-API-Key: send the key as "Authorization: Bearer <key>"');
+  }
+  const cookie = sessionCookiesOf(request).access;
+  if (!cookie) throw unauthorized('missing bearer token');
+  if (isUnsafeMethod(request.method)) assertCsrfHeader(request);
+  return { value: cookie, source: 'cookie' };
 }
 
 /** The request's context; routes behind the authenticator always have one. */

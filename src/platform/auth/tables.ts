@@ -13,6 +13,8 @@ declare module '../db/schema.js' {
       slug: string;
       plan: 'free' | 'pro' | 'enterprise';
       onboarding_completed: boolean;
+      /** Password sign-ins into the tenant need a second factor (migration 0033). */
+      mfa_required: Generated<boolean>;
       created_at: Timestamp;
       updated_at: Timestamp;
     };
@@ -35,7 +37,15 @@ declare module '../db/schema.js' {
       updated_at: Timestamp;
     };
     memberships: { user_id: string; tenant_id: string; role: Role; created_at: Timestamp; updated_at: Timestamp; seq: Generated<number> };
-    sessions: { id: string; user_id: string; created_at: Timestamp; revoked_at: NullableTimestamp; revoked_reason: string | null };
+    sessions: {
+      id: string;
+      user_id: string;
+      created_at: Timestamp;
+      revoked_at: NullableTimestamp;
+      revoked_reason: string | null;
+      /** Opened with a password and no second factor (migration 0033). */
+      password_only: Generated<boolean>;
+    };
     refresh_tokens: {
       id: string;
       session_id: string;

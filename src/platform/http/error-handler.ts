@@ -2,30 +2,37 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, CODE_BY_STATUS } from './errors.js';
 import { ArtifactTooLargeError } from '../artifacts/store.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { validationIssues } from './validation-issues.js';
+import { noteErrorAnswer } from './request-log.js';
 
-interface ValidationIssue {
-  path: string;
-  message: string;
-}
+/**
+ * The multipart parser (@fastify/busboy, under @fastify/multipart) reports a malformed body with plain
+ * Errors, thrown or emitted on the file stream a handler is reading: each is the client's bad
+ * request. The messages are busboy's own; test/fuzz/bad-input.test.ts pins them.
+ */
+const MULTIPART_FAULTS: Array<[RegExp, string]> = [
+  [/^(Multipart: Boundary not found|Boundary required)$/, 'the multipart content type has no boundary'],
+  [/^The needle cannot have a length bigger than \d+/, 'the multipart boundary is too long'],
+  [/unexpected end of multipart data$/i, 'the multipart body ends before its closing boundary'],
+  [/^Unexpected end of form$/, 'the multipart body ends before its closing boundary'],
+];
 
-function validationIssues(error: FastifyError): ValidationIssue[] {
-  return (error.validation ?? []).map((v) => {
-    const params = v.params as Record<string, unknown>;
-    // Ajv names the missing or extra property in params, not in the path: fold it in.
-    const property = (params?.missingProperty ?? params?.additionalProperty) as string | undefined;
-    const base = v.instancePath || '';
-    return { path: property ? `${base}/${property}` : base || '/', message: v.message ?? 'is invalid' };
-  });
+function multipartFault(error: Error, request: FastifyRequest): AppError | null {
+  if (!/^multipart\//i.test(String(request.headers['content-type'] ?? '').trimStart())) return null;
+  const fault = MULTIPART_FAULTS.find(([pattern]) => pattern.test(error.message));
+  return fault ? new AppError(400, 'BAD_REQUEST', fault[1]) : null;
 }
 
 /** Maps everything thrown in a request to the spec's error envelope; no stack or SQL ever leaves. */
 function toAppError(error: FastifyError | AppError | Error, request: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof ArtifactTooLargeError) return new AppError(413, 'PAYLOAD_TOO_LARGE', error.message);
+  const multipart = multipartFault(error, request);
+  if (multipart) return multipart;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
-    const issues = validationIssues(fastifyError);
     const where = fastifyError.validationContext ?? 'request';
+    const issues = validationIssues(fastifyError.validation, request, where);
     const first = issues[0];
     const message = first ? `invalid ${where}: ${first.path} ${first.message}` : `invalid ${where}`;
     return new AppError(400, 'BAD_REQUEST', message, { location: where, errors: issues });
@@ -53,6 +60,7 @@ function toAppError(error: FastifyError | AppError | Error, request: FastifyRequ
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  noteErrorAnswer(reply, error.code, error.message);
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   return reply.status(error.status).send({
     error: { code: error.code, message: error.message, details: error.details },
@@ -63,11 +71,8 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
-    if (appError.status >= 500) {
-      request.log.error({ err: error }, 'request failed');
-    } else {
-      request.log.info({ code: appError.code, status: appError.status, msg: appError.message }, 'request refused');
-    }
+    // A refusal (4xx) is told by the request's own line (request-log.ts); a failure also here, with its cause.
+    if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
   app.setNotFoundHandler((request, reply) =>

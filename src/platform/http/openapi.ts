@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Type } from 'typebox';
+import { finishDocument, PAGED, RATE_LIMITED } from './openapi-document.js';
+import { pageShapeOf } from './page-links.js';
 
 /** Registers the OpenAPI generator; must run before any route so every route is collected. */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
@@ -19,7 +21,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           bearerAuth: {
             type: 'http',
             scheme: 'bearer',
-            description: 'A JWT from POST /api/v1/auth/token, or an API key (cg_…)',
+            description:
+              'A JWT from POST /api/v1/auth/token, or an API key (cg_…). The web console sends the same JWT in its HttpOnly ' +
+              'cg_session cookie instead (POST /api/v1/auth/session), with the header x-controlgraph-csrf: 1 on POST, PUT, PATCH and DELETE.',
           },
         },
       },
@@ -30,7 +34,15 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     transform: ({ schema, url, route }) => {
       const isPublic = route.config?.public === true;
       const transformed = { ...schema } as Record<string, unknown>;
-      if (!isPublic) transformed.security = [{ bearerAuth: [] }];
+      // Public operations say so (an empty requirement), the others name the bearer scheme.
+      transformed.security = isPublic ? [] : [{ bearerAuth: [] }];
+      // The authenticator's rule: every authenticated request spends the tenant's bucket unless the
+      // route is unlimited (createAuthenticator in platform/auth/authenticator.ts).
+      if (!isPublic && route.config?.unlimited !== true) transformed[RATE_LIMITED] = true;
+      // The Link header of paged lists (page-links.ts decides from the same schema).
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      const ok = (schema?.response as Record<string, unknown> | undefined)?.['200'];
+      if (methods.includes('GET') && pageShapeOf(ok)) transformed[PAGED] = true;
       const permission = route.config?.permission;
       if (permission) {
         transformed['x-permission'] = permission;
@@ -39,6 +51,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       }
       return { schema: transformed as typeof schema, url };
     },
+    // Only the OpenAPI 3 document is built here (no Swagger 2 object).
+    transformObject: (documents) =>
+      'openapiObject' in documents ? finishDocument(documents.openapiObject as Record<string, unknown>) : documents.swaggerObject,
   });
 }
 

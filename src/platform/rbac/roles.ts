@@ -1,3 +1,4 @@
+import { lookupTable } from '../lookup-table.js';
 /**
  * Roles and their fixed permissions (RBAC is data). read-only and auditor are exactly the spec's
  * lists; the higher roles are supersets covering every permission the routes declare.
@@ -83,7 +84,7 @@ export function isRole(value: unknown): value is Role {
  * API key permission names of the spec, and what each grants in role-permission terms. A key may
  * also carry role permission strings directly (e.g. poam:read). admin:* grants what a tenant-admin has.
  */
-export const KEY_PERMISSION_GRANTS: Record<string, readonly Permission[]> = {
+export const KEY_PERMISSION_GRANTS: Record<string, readonly Permission[]> = lookupTable({
   'nodes:read': ['nodes:read'],
   'nodes:write': ['nodes:write'],
   'findings:read': ['findings:read', 'rules:read'],
@@ -95,7 +96,7 @@ export const KEY_PERMISSION_GRANTS: Record<string, readonly Permission[]> = {
   'reports:read': ['reports:read', 'reports:write'],
   'agents:write': ['agents:write'],
   'admin:*': TENANT_ADMIN,
-};
+});
 
 /** The role permissions an API key's declared permissions grant, or null naming an unknown one. */
 export function expandKeyPermissions(declared: string[]): { granted: Set<string>; unknown: string[] } {

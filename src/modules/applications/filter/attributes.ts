@@ -1,4 +1,5 @@
 import { FilterError } from './errors.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * What a filter can compare: node columns, tags, raw properties, and named attributes mapped onto the
@@ -24,7 +25,7 @@ export interface MappedAttribute {
   sources: MappedSource[];
 }
 
-export const MAPPED_ATTRIBUTES: Record<string, MappedAttribute> = {
+export const MAPPED_ATTRIBUTES: Record<string, MappedAttribute> = lookupTable({
   vpc_id: {
     description: 'the VPC of the resource',
     sources: [
@@ -57,7 +58,7 @@ export const MAPPED_ATTRIBUTES: Record<string, MappedAttribute> = {
   },
   arn: { description: 'the ARN of the configuration item', sources: [{ path: ['arn'] }, { path: ['configuration', 'arn'] }] },
   resource_type: { description: 'the AWS Config resource type, e.g. AWS::EC2::Instance', sources: [{ path: ['resourceType'] }] },
-};
+});
 
 export type Attribute =
   | { kind: 'column'; name: string; column: NodeColumn }

@@ -1,4 +1,5 @@
 import { badRequest } from '../../../platform/http/errors.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * Which edges let an attacker or traffic move on, and in which direction. `forward`: from the edge's
@@ -8,7 +9,7 @@ import { badRequest } from '../../../platform/http/errors.js';
  */
 export type Direction = 'forward' | 'reverse' | 'both';
 
-export const TRAVERSABLE_EDGE_TYPES: Record<string, { direction: Direction; meaning: string }> = {
+export const TRAVERSABLE_EDGE_TYPES: Record<string, { direction: Direction; meaning: string }> = lookupTable({
   connects_to: { direction: 'forward', meaning: 'network traffic can flow from the source to the target' },
   routes_to: { direction: 'forward', meaning: 'a route table, gateway, NAT, transit gateway or peering route sends traffic on to the target' },
   allows_traffic_to: { direction: 'forward', meaning: 'a firewall or security rule admits traffic from the source to the target' },
@@ -26,7 +27,7 @@ export const TRAVERSABLE_EDGE_TYPES: Record<string, { direction: Direction; mean
   attached_to: { direction: 'both', meaning: 'a network interface or volume attached to an instance' },
   same_as: { direction: 'both', meaning: 'one machine seen by two sources (agent host and cloud instance)' },
   runs_on: { direction: 'both', meaning: 'a host or workload running on an instance' },
-};
+});
 
 /** The virtual edge between the `internet` endpoint and the resources it reaches. */
 export const INTERNET_EDGE = 'internet';

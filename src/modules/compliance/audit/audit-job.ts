@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { rescoreFindings } from '../findings/rescore.js';
 import type { AppDeps } from '../../../deps.js';
 import { json } from '../../../platform/db/schema.js';
 import type { JobDefinition } from '../../../platform/jobs/definition.js';
@@ -8,9 +9,14 @@ import type { FrameworkId } from '../rules/rule-types.js';
 import { runAudit } from './engine.js';
 import { loadBaseline, storeBaseline } from '../controls/control-state.js';
 import { AUDIT_JOB, requestAudit } from './audit-service.js';
+import { EMBEDDED_BATCH_SIZE, EMBEDDED_WRITES_IN_FLIGHT, othersFirst } from './embedded-pacing.js';
+import { databaseAuditLock } from './workspace-lock.js';
+
+/** Findings an audit creates or resolves before the embedded database's statistics are refreshed. */
+const ANALYZE_AFTER = 1_000;
 
 /** The audit as a queued job: the run row follows the job through running, succeeded and failed. */
-export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): JobDefinition {
+export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log' | 'config'>): JobDefinition {
   const db = deps.database.db;
   return {
     kind: AUDIT_JOB,
@@ -35,7 +41,13 @@ export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): Job
         frameworks,
         enabled,
         rules: await allRules(db, scope.tenantId),
+        budgetMs: deps.config.ruleBudgetMs,
+        ...(deps.database.kind === 'pglite'
+          ? { batchSize: EMBEDDED_BATCH_SIZE, writesInFlight: EMBEDDED_WRITES_IN_FLIGHT, pace: () => othersFirst(deps.database.pool) }
+          : {}),
         signal: ctx.signal,
+        // One audit of a workspace at a time, across processes too (a discovery job audits as well).
+        lock: databaseAuditLock(deps.database),
         // The first attempt records where the run started; a retry compares with that, not with the
         // findings its crashed predecessor committed. One statement keeps whichever came first, also
         // against an attempt that lost its lease and is still running.
@@ -49,6 +61,15 @@ export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): Job
           return row?.baseline ? loadBaseline(row.baseline) : current;
         },
       });
+      // The stored risk scores follow what the audit changed: findings opened and resolved (exposure
+      // findings among them, which expose their neighbours), severities.
+      await rescoreFindings(db, scope, ctx.clock.now());
+      // PGlite runs no autovacuum, so nothing else gathers statistics there: after an audit that moved
+      // many findings, the planner would keep reading them with plans made for nearly empty tables
+      // (at 118,761 findings, /findings/grouped answered nothing within 5 s).
+      if (deps.database.kind === 'pglite' && stats.findings_created + stats.findings_resolved >= ANALYZE_AFTER) {
+        await sql`ANALYZE finding_rows, finding_texts, finding_rollup, finding_group_rollup, finding_group_rank, evaluation_unknowns`.execute(db);
+      }
       return stats;
     },
     async onSucceeded(job, result, trx) {

@@ -5,7 +5,7 @@ import type { Scope } from '../../../platform/db/scope.js';
 import { enqueueJob } from '../../../platform/jobs/queue.js';
 import { badRequest, notFound } from '../../../platform/http/errors.js';
 import { enabledFrameworks } from '../settings-service.js';
-import { isFrameworkId } from '../frameworks.js';
+import { isFrameworkId, unknownFramework } from '../frameworks.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { emptyStats } from './engine.js';
 
@@ -88,7 +88,7 @@ export function createAuditService(deps: Pick<AppDeps, 'database' | 'clock'>) {
       const enabled = await enabledFrameworks(db, scope.tenantId);
       let frameworks: FrameworkId[] = enabled;
       if (framework !== undefined) {
-        if (!isFrameworkId(framework)) throw badRequest(`unknown framework "${framework}"`);
+        if (!isFrameworkId(framework)) throw unknownFramework(framework);
         if (!enabled.includes(framework)) throw badRequest(`framework "${framework}" is disabled for this tenant`);
         frameworks = [framework];
       }

@@ -27,7 +27,9 @@ const CHUNK = 5000;
  * - the events are built by the server from the rows it has just inserted (RETURNING), so the
  *   finding's data is not serialised, sent and parsed a second time. The event data is the spec's
  *   finding.created shape, as `eventFinding` builds it for every other writer (a test compares the
- *   two), with the same ISO-8601 created_at text.
+ *   two), with the same ISO-8601 created_at text;
+ * - the SLA's due time is computed here, the tenant's window looked up once per rule, and the rows
+ *   carry opened_at, so migration 0029's row trigger (which covers every other writer) is skipped.
  */
 export async function insertNewFindings(trx: Kysely<Database>, scope: Scope, now: Date, findings: NewFinding[]): Promise<void> {
   for (let i = 0; i < findings.length; i += CHUNK) await insertChunk(trx, scope, now, findings.slice(i, i + CHUNK));
@@ -53,10 +55,10 @@ async function insertChunk(trx: Kysely<Database>, scope: Scope, now: Date, findi
   const textIds = await storeFindingTexts(trx, scope, rules.map(ruleText));
   await sql`
     WITH rule_text AS (
-      SELECT * FROM unnest(
+      SELECT *, finding_sla_hours(${scope.tenantId}::uuid, r.severity) AS sla_hours FROM unnest(
         ${ruleColumn((r) => r.id)}::text[], ${ruleColumn((r) => r.framework)}::text[], ${ruleColumn((r) => r.control_id)}::text[],
         ${textIds}::text[], ${ruleColumn((r) => r.severity)}::text[],
-        ${ruleColumn((r) => r.title)}::text[], ${ruleColumn((r) => r.description)}::text[], ${ruleColumn((r) => r.remediation.summary)}::text[]
+        ${ruleColumn((r) => r.finding_title)}::text[], ${ruleColumn((r) => r.finding_description)}::text[], ${ruleColumn((r) => r.remediation.summary)}::text[]
       ) WITH ORDINALITY AS r(rule_id, framework, control_id, text_id, severity, title, description, remediation, n)
     ),
     violation AS (
@@ -69,11 +71,12 @@ async function insertChunk(trx: Kysely<Database>, scope: Scope, now: Date, findi
     inserted AS (
       INSERT INTO finding_rows (tenant_id, workspace_id, id, rule_id, framework, control_id, text_id, base_severity, severity,
         status, resource_id, resource_type, resource_name, region, account_id, group_id, group_cause,
-        first_seen, last_seen, created_at, updated_at)
+        first_seen, last_seen, created_at, updated_at, opened_at, due_at)
       SELECT ${scope.tenantId}::uuid, ${scope.workspaceId}::uuid, violation.id, rule_text.rule_id, rule_text.framework, rule_text.control_id, rule_text.text_id,
         rule_text.severity, rule_text.severity, 'open',
         violation.resource_id, violation.resource_type, violation.resource_name, violation.region, violation.account_id,
-        violation.group_id, violation.group_cause, ${now}, ${now}, ${now}, ${now}
+        violation.group_id, violation.group_cause, ${now}, ${now}, ${now}, ${now},
+        ${now}, ${now}::timestamptz + make_interval(hours => rule_text.sla_hours)
       FROM violation JOIN rule_text USING (n)
       RETURNING id, rule_id, severity, resource_id, resource_type, resource_name, region
     )

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
@@ -7,6 +7,10 @@ import { insertNewFindings, type NewFinding } from './insert-findings.js';
 import { groupsOf } from '../findings/grouping.js';
 import type { BatchResult } from './evaluate.js';
 import { findingReopened, findingResolved, severityChanged } from './finding-events.js';
+import { recordBatchUnknowns } from './record-unknowns.js';
+import { forgetAuditState, recordAuditState } from './incremental.js';
+import type { ReadNode } from './node-pages.js';
+import { checkedRules, markChecked } from './vanished.js';
 
 export interface ReconcileCounts {
   created: number;
@@ -31,12 +35,26 @@ const EVENT_COLUMNS = [
   'resource_name', 'region', 'remediation',
 ] as const;
 
+/** Where a batch's unknown evaluations are recorded (record-unknowns.ts). */
+export interface UnknownRecording {
+  runId: string | null;
+  /** The workspace had unknown rows of the audited rules when the audit began. */
+  prior: boolean;
+}
+
+/** The batch's nodes as read and the rule-set versions they were evaluated under: their audit records (incremental.ts). */
+export interface AuditStateRecording {
+  nodes: ReadNode[];
+  versions: Map<string, string>;
+}
+
 /**
  * Brings the findings of one evaluated batch in line with what the audit saw, in one short
  * transaction with its events: new violations create findings, violations of resolved findings
  * reopen them, clean evaluations resolve open ones, and a changed rule severity is applied. Every
  * violation gets its root-cause group again, so a finding whose cause changed (or whose rule now
- * names a cause) moves to the group of its cause.
+ * names a cause) moves to the group of its cause. An unknown evaluation leaves its finding as it
+ * was and is recorded in evaluation_unknowns, in the same transaction.
  */
 export async function reconcileBatch(
   db: Kysely<Database>,
@@ -45,9 +63,14 @@ export async function reconcileBatch(
   batch: BatchResult,
   resourceIds: string[],
   ruleIds: string[],
+  unknowns: UnknownRecording = { runId: null, prior: true },
+  state?: AuditStateRecording,
 ): Promise<ReconcileCounts> {
   const counts: ReconcileCounts = { created: 0, resolved: 0, reopened: 0, severityChanged: 0 };
-  if (batch.violations.size === 0 && batch.passes.size === 0) return counts;
+  if (batch.violations.size === 0 && batch.passes.size === 0 && batch.unknowns.size === 0) {
+    if (state?.nodes.length) await db.transaction().execute((trx) => recordAuditState(trx, scope, state.nodes, state.versions, batch));
+    return counts;
+  }
   // Read before the transaction: edges, for rules grouped by one, are all it needs.
   const groups = await groupsOf(db, scope, batch.violations);
   return db.transaction().execute(async (trx) => {
@@ -124,6 +147,9 @@ export async function reconcileBatch(
         .execute();
       for (const f of resolve) events.push(findingResolved(scope, f, now, 'audit'));
     }
+    await recordBatchUnknowns(trx, scope, now, unknowns.runId, batch.unknowns, resourceIds, ruleIds, unknowns.prior);
+    // The nodes' records go with the findings they describe, in the same transaction.
+    if (state) await recordAuditState(trx, scope, state.nodes, state.versions, batch);
     await emitEvents(trx, { now: () => now }, events);
     counts.created = inserts.length;
     counts.reopened = reopen.length;
@@ -162,35 +188,57 @@ export interface AuditSightings {
 
 /**
  * Resolves open findings of the audited rules whose resource no longer exists (or changed type).
- * Every open finding whose resource the audit read was either seen (last_seen stamped with its
- * batch's time) or resolved; only the rest (vanished resources, and evaluation errors, which leave a
- * finding as it was) are checked against the nodes, instead of every finding. A finding counts as
- * seen only when its last_seen is both after the start and one of the batch times, so neither a
- * frozen clock nor another worker's clock running ahead can spare a vanished one.
+ * For a rule whose findings no audit of the workspace has checked in full yet (vanished.ts): every
+ * open finding whose resource the audit read was either seen (last_seen stamped with its batch's
+ * time) or resolved; only the rest (vanished resources, evaluation errors, which leave a finding as
+ * it was, and resources skipped as unchanged) are checked against the nodes, instead of every
+ * finding. A finding counts as seen only when its last_seen is both after the start and one of the
+ * batch times, so neither a frozen clock nor another worker's clock running ahead can spare a
+ * vanished one. For a rule checked in full before, only the findings of the resources deleted or
+ * retyped since (audit_removed_nodes) are checked: the resources the audit skipped as unchanged are
+ * not read at all.
  */
 export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: Date, ruleIds: string[], seen: AuditSightings): Promise<number> {
   if (ruleIds.length === 0) return 0;
+  const checked = await checkedRules(db, scope, ruleIds);
+  const unchecked = ruleIds.filter((id) => !checked.has(id));
+  const gone = (eb: ExpressionBuilder<Database & { g: Database['findings'] }, 'g'>) =>
+    eb.not(
+      eb.exists(
+        eb
+          .selectFrom('nodes as n')
+          .select('n.id')
+          .where('n.workspace_id', '=', scope.workspaceId)
+          .whereRef('n.id', '=', 'g.resource_id')
+          .whereRef('n.type', '=', 'g.resource_type'),
+      ),
+    );
   // An anti-join first, then an update by id: an UPDATE ... WHERE id IN (subquery with LIMIT) is
   // planned as a per-row subplan, quadratic in the number of findings.
-  const vanished = await db
-    .selectFrom('findings as g')
-    .select(['g.id', 'g.rule_id', 'g.resource_id'])
-    .where('g.workspace_id', '=', scope.workspaceId)
-    .where('g.status', '=', 'open')
-    .where('g.rule_id', '=', sql<string>`ANY(${ruleIds}::text[])`)
-    .where((eb) => eb.or([eb('g.last_seen', '<=', seen.since), sql<boolean>`NOT (g.last_seen = ANY(${seen.at}::timestamptz[]))`]))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('nodes as n')
-            .select('n.id')
-            .where('n.workspace_id', '=', scope.workspaceId)
-            .whereRef('n.id', '=', 'g.resource_id')
-            .whereRef('n.type', '=', 'g.resource_type'),
-        ),
-      ),
-    )
-    .execute();
+  const vanished = [
+    ...(unchecked.length === 0
+      ? []
+      : await db
+          .selectFrom('findings as g')
+          .select(['g.id', 'g.rule_id', 'g.resource_id'])
+          .where('g.workspace_id', '=', scope.workspaceId)
+          .where('g.status', '=', 'open')
+          .where('g.rule_id', '=', sql<string>`ANY(${unchecked}::text[])`)
+          .where((eb) => eb.or([eb('g.last_seen', '<=', seen.since), sql<boolean>`NOT (g.last_seen = ANY(${seen.at}::timestamptz[]))`]))
+          .where(gone)
+          .execute()),
+    ...(checked.size === 0
+      ? []
+      : await db
+          .selectFrom('audit_removed_nodes as r')
+          .innerJoin('findings as g', (join) => join.onRef('g.workspace_id', '=', 'r.workspace_id').onRef('g.resource_id', '=', 'r.node_id'))
+          .select(['g.id', 'g.rule_id', 'g.resource_id'])
+          .where('r.workspace_id', '=', scope.workspaceId)
+          .where('g.status', '=', 'open')
+          .where('g.rule_id', '=', sql<string>`ANY(${[...checked]}::text[])`)
+          .where(gone)
+          .execute()),
+  ];
   for (let i = 0; i < vanished.length; i += 1000) {
     const chunk = vanished.slice(i, i + 1000);
     await db.transaction().execute(async (trx) => {
@@ -203,7 +251,12 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
         .returning(['id', 'rule_id', 'resource_id'])
         .execute();
       await emitEvents(trx, { now: () => now }, rows.map((f) => findingResolved(scope, f, now, 'audit')));
+      // A node recreated later with the same content is evaluated again, not skipped over resolved findings.
+      await forgetAuditState(trx, scope.workspaceId, chunk.map((f) => f.resource_id));
     });
   }
+  // Every open finding of these rules has now been checked against the nodes (or its resource was
+  // logged as removed after this audit read it): from now on the log is enough for them.
+  await markChecked(db, scope, unchecked);
   return vanished.length;
 }

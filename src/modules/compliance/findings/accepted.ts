@@ -4,18 +4,13 @@ import '../../risk/tables.js';
 
 /**
  * True when a live risk acceptance (not revoked, not expired at `now`) covers the finding — through
- * a single-finding acceptance or a group acceptance whose snapshot holds it. Computed from the clock
- * at read time, so an acceptance stops applying at the exact moment it expires.
+ * a single-finding acceptance or a group acceptance whose snapshot holds it. Read from the finding's
+ * accepted_until, which triggers keep (migration 0027) as the latest expiry of the unrevoked
+ * acceptances covering it whose expiry the sweeper has not recorded; compared with the clock at read
+ * time, so an acceptance stops applying at the exact moment it expires.
  */
 export function acceptedAt(alias: string, now: Date): RawBuilder<boolean> {
-  return sql<boolean>`EXISTS (
-    SELECT 1 FROM risk_acceptance_findings raf
-    JOIN risk_acceptances ra ON ra.id = raf.acceptance_id
-    WHERE raf.workspace_id = ${sql.ref(`${alias}.workspace_id`)}
-      AND raf.finding_id = ${sql.ref(`${alias}.id`)}
-      AND ra.revoked_at IS NULL
-      AND ra.expires_at > ${now}
-  )`;
+  return sql<boolean>`(${sql.ref(`${alias}.accepted_until`)} IS NOT NULL AND ${sql.ref(`${alias}.accepted_until`)} > ${now})`;
 }
 
 /**

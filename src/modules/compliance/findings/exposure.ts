@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from './accepted.js';
@@ -10,15 +10,17 @@ import { builtinRules } from '../rule-catalog.js';
  * every node one edge away from such a resource (the instances that security group protects), and
  * every node with an edge from an Internet node (type `*.internet.*`).
  */
-export async function exposedResources(db: Kysely<Database>, scope: Scope, now: Date): Promise<Set<string>> {
-  const exposureRules = builtinRules()
+const exposureRules = () =>
+  builtinRules()
     .filter((r) => r.definition?.exposure === 'internet')
     .map((r) => r.id);
+
+export async function exposedResources(db: Kysely<Database>, scope: Scope, now: Date): Promise<Set<string>> {
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const rows = await sql<{ id: string }>`
     WITH open_to_world AS (
       SELECT DISTINCT f.resource_id AS id FROM findings f
-      WHERE f.workspace_id = ${scope.workspaceId} AND f.rule_id = ANY(${exposureRules}::text[]) AND ${activeAt('f', now, live)}
+      WHERE f.workspace_id = ${scope.workspaceId} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)}
     ), internet AS (
       SELECT n.id FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.type LIKE '%.internet.%'
     )
@@ -26,5 +28,25 @@ export async function exposedResources(db: Kysely<Database>, scope: Scope, now: 
     UNION SELECT e.target FROM edges e JOIN open_to_world o ON e.source = o.id WHERE e.workspace_id = ${scope.workspaceId}
     UNION SELECT e.source FROM edges e JOIN open_to_world o ON e.target = o.id WHERE e.workspace_id = ${scope.workspaceId}
     UNION SELECT e.target FROM edges e JOIN internet i ON e.source = i.id WHERE e.workspace_id = ${scope.workspaceId}`.execute(db);
+  return new Set(rows.rows.map((r) => r.id));
+}
+
+/**
+ * Which of `resourceIds` are exposed, by the same three ways as exposedResources, asking only about
+ * them (a page of scored findings explains its 50 scores without computing the workspace's exposure).
+ */
+export async function exposedAmong(db: Kysely<Database>, scope: Scope, now: Date, resourceIds: string[]): Promise<Set<string>> {
+  if (resourceIds.length === 0) return new Set();
+  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
+  const openToWorld = (id: RawBuilder<string>) => sql<boolean>`EXISTS (
+    SELECT 1 FROM findings f
+    WHERE f.workspace_id = ${scope.workspaceId} AND f.resource_id = ${id} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)})`;
+  const rows = await sql<{ id: string }>`
+    WITH asked AS (SELECT DISTINCT unnest(${resourceIds}::text[]) AS id)
+    SELECT a.id FROM asked a
+    WHERE ${openToWorld(sql.ref('a.id'))}
+      OR EXISTS (SELECT 1 FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.target = a.id AND (${openToWorld(sql.ref('e.source'))}
+        OR EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = e.source AND n.type LIKE '%.internet.%')))
+      OR EXISTS (SELECT 1 FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.source = a.id AND ${openToWorld(sql.ref('e.target'))})`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }

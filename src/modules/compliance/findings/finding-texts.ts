@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { unnestInsert } from '../../../platform/db/unnest-insert.js';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -51,12 +51,31 @@ export async function storeFindingTexts(trx: Kysely<Database>, scope: Scope, tex
 
 const ruleTexts = new WeakMap<Rule, FindingText>();
 
-/** The text of a rule's findings (the audit asks once per rule and batch). */
+/**
+ * The text of a rule's findings (the audit asks once per rule and batch): the rule's failure wording,
+ * never its check title, and the mappings that count (rules/primary-controls.ts).
+ */
 export function ruleText(rule: Rule): FindingText {
   let text = ruleTexts.get(rule);
   if (!text) {
-    text = { title: rule.title, description: rule.description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings };
+    text = { title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings };
     ruleTexts.set(rule, text);
   }
   return text;
+}
+
+/**
+ * Moves every finding of these rules (open or resolved) whose text is not its rule's current one to
+ * the current text: a rule whose wording or counted controls changed (a new release's content, an
+ * edited custom rule) shows the new text from the next audit on, not only on findings created after
+ * it. The texts must be stored already. One statement over the findings of the rules (an index on
+ * workspace and rule); `updated_at` is left alone, since the finding's state did not change.
+ */
+export async function retextFindings(db: Kysely<Database>, scope: Scope, rules: Rule[]): Promise<number> {
+  if (rules.length === 0) return 0;
+  const result = await sql`
+    UPDATE finding_rows AS f SET text_id = v.text_id
+    FROM unnest(${rules.map((r) => r.id)}::text[], ${rules.map((r) => textIdOf(ruleText(r)))}::text[]) AS v(rule_id, text_id)
+    WHERE f.workspace_id = ${scope.workspaceId} AND f.rule_id = v.rule_id AND f.text_id <> v.text_id`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }

@@ -1,10 +1,11 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { offsetOf, type PageRequest } from '../../../platform/http/pagination.js';
 import { acceptedAt, hasLiveAcceptances } from './accepted.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import '../tables.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
+import { slaWhere, type SlaFilter } from '../sla/sla-filter.js';
 
 export type FindingStatusFilter = 'open' | 'resolved' | 'accepted' | 'all';
 
@@ -19,6 +20,8 @@ export interface FindingFilter {
   ruleId?: string;
   groupId?: string;
   search?: string;
+  /** Open findings past their due time, or due within the next 24 hours (sla/sla-filter.ts). */
+  sla?: SlaFilter;
 }
 
 export const FINDING_SORTS = ['severity', 'created_at', 'resource_id', 'last_seen', 'first_seen'] as const;
@@ -45,14 +48,14 @@ export function findingSelection(view: AcceptanceView) {
     'f.id', 'f.rule_id', 'f.framework', 'f.control_id', 'f.framework_mappings', 'f.severity', 'f.base_severity', 'f.title',
     'f.description', 'f.remediation', 'f.resource_id', 'f.resource_type', 'f.resource_name', 'f.region', 'f.account_id',
     'f.cve_ids', 'f.tags', 'f.details', 'f.group_id', 'f.first_seen', 'f.last_seen', 'f.created_at', 'f.updated_at',
-    'f.resolved_at', 'f.resolved_by',
+    'f.resolved_at', 'f.resolved_by', 'f.due_at',
     status.as('status'),
   ] as const;
 }
 
 type FindingsQuery = SelectQueryBuilder<Database & { f: Database['findings'] }, 'f', object>;
 
-const RANK: Record<string, number> = Object.fromEntries(SEVERITIES.map((s, i) => [s, 5 - i]));
+const RANK: Record<string, number> = lookupTable(Object.fromEntries(SEVERITIES.map((s, i) => [s, 5 - i])));
 
 /**
  * Applies a filter to `findings as f` of the scope. The workspace id alone scopes findings: workspace
@@ -74,55 +77,36 @@ export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilt
   if (filter.resourceId) q = q.where('f.resource_id', '=', filter.resourceId);
   if (filter.ruleId) q = q.where('f.rule_id', '=', filter.ruleId);
   if (filter.groupId) q = q.where('f.group_id', '=', filter.groupId);
+  if (filter.sla) q = q.where(slaWhere('f', filter.sla, view.now));
   // The text columns (title, description, mappings) are the rule's, stored once per text
   // (migration 0017): their filters match the few texts of the workspace and select the findings by
   // text_id, instead of joining every finding to its text to test it.
+  // As `text_id = ANY(ARRAY(texts))`, not `IN (texts)`: the array is computed once and the
+  // condition is an index condition (finding_rows_text_idx, migration 0030) that an OR with the
+  // finding's own columns combines (BitmapOr) instead of a filter on every finding.
   const texts = (where: RawBuilder<boolean>) =>
-    db.selectFrom('finding_texts as t').select('t.id').where('t.workspace_id', '=', scope.workspaceId).where(where);
+    sql<string>`ANY(ARRAY(${db.selectFrom('finding_texts as t').select('t.id').where('t.workspace_id', '=', scope.workspaceId).where(where)}))`;
   // framework and control match the finding's own control or any of its cross-framework mappings.
   const mapped = (mapping: object) => texts(sql<boolean>`t.framework_mappings @> ${JSON.stringify([mapping])}::jsonb`);
   if (filter.framework && filter.controlId) {
     q = q.where((eb) =>
       eb.or([
         eb.and([eb('f.framework', '=', filter.framework!), eb('f.control_id', '=', filter.controlId!)]),
-        eb('f.text_id', 'in', mapped({ framework: filter.framework, control_id: filter.controlId })),
+        eb('f.text_id', '=', mapped({ framework: filter.framework, control_id: filter.controlId })),
       ]),
     );
   } else if (filter.framework) {
-    q = q.where((eb) => eb.or([eb('f.framework', '=', filter.framework!), eb('f.text_id', 'in', mapped({ framework: filter.framework }))]));
+    q = q.where((eb) => eb.or([eb('f.framework', '=', filter.framework!), eb('f.text_id', '=', mapped({ framework: filter.framework }))]));
   } else if (filter.controlId) {
-    q = q.where((eb) => eb.or([eb('f.control_id', '=', filter.controlId!), eb('f.text_id', 'in', mapped({ control_id: filter.controlId }))]));
+    q = q.where((eb) => eb.or([eb('f.control_id', '=', filter.controlId!), eb('f.text_id', '=', mapped({ control_id: filter.controlId }))]));
   }
   if (filter.search) {
     const pattern = `%${filter.search.replace(/[%_\\]/g, '\\$&')}%`;
     const matching = texts(sql<boolean>`(t.title ILIKE ${pattern} OR t.description ILIKE ${pattern})`);
-    q = q.where((eb) => eb.or([eb('f.text_id', 'in', matching), eb('f.resource_id', 'ilike', pattern)]));
+    // The resource id through its trigram index (finding_rows_resource_trgm_idx, migration 0030).
+    q = q.where((eb) => eb.or([eb('f.text_id', '=', matching), eb('f.resource_id', 'ilike', pattern)]));
   }
   return q;
-}
-
-/**
- * A page of findings and the total. The page is chosen without the texts (the findings view joins
- * them only when a text column is read), then its rows are read whole: joining every matching
- * finding to its text before the sort cost more than the sort itself.
- */
-export async function listFindings(db: Kysely<Database>, scope: Scope, filter: FindingFilter, sort: string, page: PageRequest, now: Date) {
-  const desc = sort.startsWith('-');
-  const key = sort.replace(/^-/, '');
-  const direction = desc ? 'desc' : 'asc';
-  const view = await acceptanceView(db, scope, now);
-  let query = filtered(db, scope, filter, view).select('f.id');
-  query = key === 'severity' ? query.orderBy('f.severity_rank', direction).orderBy('f.created_at', 'desc') : query.orderBy(`f.${key}` as 'f.created_at', direction);
-  const [pageRows, count] = await Promise.all([
-    query.orderBy('f.id').limit(page.perPage).offset(offsetOf(page)).execute(),
-    filtered(db, scope, filter, view).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  const ids = pageRows.map((r) => r.id);
-  const rows = ids.length ? await filtered(db, scope, { status: 'all', ids }, view).select(findingSelection(view)).execute() : [];
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  // A finding deleted between the two reads (its workspace gone) is left out of the page.
-  const items = ids.flatMap((id) => byId.get(id) ?? []);
-  return { items, total: Number(count.n) };
 }
 
 export async function getFinding(db: Kysely<Database>, scope: Scope, id: string, now: Date) {

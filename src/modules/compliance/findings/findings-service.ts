@@ -7,7 +7,9 @@ import { badRequest, conflict, notFound } from '../../../platform/http/errors.js
 import { toPage, type PageRequest } from '../../../platform/http/pagination.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import { findingResolved } from '../audit/finding-events.js';
-import { getFinding, listFindings, type FindingFilter } from './findings-repo.js';
+import { getFinding, type FindingFilter } from './findings-repo.js';
+import { listFindings } from './findings-page.js';
+import type { SlaFilter } from '../sla/sla-filter.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 
@@ -23,6 +25,7 @@ export interface ListQuery {
   group_id?: string;
   search?: string;
   sort?: string;
+  sla?: SlaFilter;
 }
 
 export function parseSeverities(csv: string | undefined): string[] | undefined {
@@ -51,15 +54,17 @@ export function filterOf(query: Omit<ListQuery, 'id' | 'sort'>): FindingFilter {
 export function createFindingsService(deps: Deps) {
   const db = deps.database.db;
   return {
-    async list(scope: Scope, query: ListQuery, page: PageRequest) {
+    /** A page by number, or after `cursor` (keyset; `page` is then null in the answer). */
+    async list(scope: Scope, query: ListQuery, page: PageRequest, cursor?: string) {
       const filter: FindingFilter = {
         ...filterOf(query),
         ids: query.id ? [query.id] : undefined,
+        sla: query.sla,
         // Asking for one finding by id shows it whatever its status.
         status: query.status ?? (query.id ? 'all' : 'open'),
       };
-      const { items, total } = await listFindings(db, scope, filter, query.sort ?? '-severity', page, deps.clock.now());
-      return toPage(items, total, page);
+      const { items, total, next_cursor } = await listFindings(db, scope, filter, query.sort ?? '-severity', page, deps.clock.now(), cursor);
+      return { ...toPage(items, total, page), ...(cursor === undefined ? {} : { page: null }), next_cursor };
     },
 
     async get(scope: Scope, id: string) {

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { toPage, type PageRequest, offsetOf } from '../../../platform/http/pagination.js';
 import { SEVERITIES } from '../rules/rule-types.js';
-import { acceptanceView, filtered, type FindingFilter } from './findings-repo.js';
+import { acceptanceView, filtered, type AcceptanceView, type FindingFilter } from './findings-repo.js';
+import { groupDetails, groupRollupServes, rankedGroups } from '../rollups/group-rollup.js';
 
 /**
  * "<rule title> — security group sg-123 (5 resources)" for a group with a known cause,
@@ -21,28 +22,40 @@ export function groupLabel(group: { title: string; account_id: string; region: s
  */
 export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
-  return async function grouped(scope: Scope, filter: FindingFilter, page: PageRequest) {
-    const now = deps.clock.now();
-    const base = filtered(db, scope, filter, await acceptanceView(db, scope, now));
+
+  /** Each group's columns and sample from its findings, for the groups `base` selects. */
+  function details(base: ReturnType<typeof filtered>) {
+    return base.select([
+      'f.group_id',
+      sql<string>`min(f.rule_id)`.as('rule_id'),
+      sql<string>`min(f.title)`.as('title'),
+      sql<string>`min(f.framework)`.as('framework'),
+      sql<string>`min(f.control_id)`.as('control_id'),
+      sql<string>`min(f.account_id)`.as('account_id'),
+      sql<string>`min(f.region)`.as('region'),
+      sql<string | null>`min(f.group_cause)`.as('group_cause'),
+      sql<string>`min(f.resource_type)`.as('resource_type'),
+      sql<number>`max(f.severity_rank)::int`.as('top'),
+      sql<number>`count(*)::int`.as('findings'),
+      sql<string[]>`(array_agg(f.resource_id ORDER BY f.resource_id))[1:20]`.as('resource_ids'),
+      sql<Date>`min(f.first_seen)`.as('first_seen'),
+      sql<Date>`max(f.last_seen)`.as('last_seen'),
+    ]).groupBy('f.group_id');
+  }
+
+  /** The page ranked by the read model (status and severity filters): only its groups' findings are read. */
+  async function fromRollup(scope: Scope, filter: FindingFilter, page: PageRequest, view: AcceptanceView) {
+    const { groups, total } = await rankedGroups(db, scope, filter, page, view.now);
+    if (groups.length === 0) return { rows: [], total };
+    const found = await groupDetails(db, scope, filter, groups.map((g) => g.group_id), view.now);
+    const byId = new Map(found.map((r) => [r.group_id, r]));
+    return { rows: groups.flatMap((g) => (byId.has(g.group_id) ? [{ ...byId.get(g.group_id)!, top: g.top, findings: g.findings }] : [])), total };
+  }
+
+  async function fromFindings(scope: Scope, filter: FindingFilter, page: PageRequest, view: AcceptanceView) {
+    const base = filtered(db, scope, filter, view);
     const [rows, count] = await Promise.all([
-      base
-        .select([
-          'f.group_id',
-          sql<string>`min(f.rule_id)`.as('rule_id'),
-          sql<string>`min(f.title)`.as('title'),
-          sql<string>`min(f.framework)`.as('framework'),
-          sql<string>`min(f.control_id)`.as('control_id'),
-          sql<string>`min(f.account_id)`.as('account_id'),
-          sql<string>`min(f.region)`.as('region'),
-          sql<string | null>`min(f.group_cause)`.as('group_cause'),
-          sql<string>`min(f.resource_type)`.as('resource_type'),
-          sql<number>`max(f.severity_rank)::int`.as('top'),
-          sql<number>`count(*)::int`.as('findings'),
-          sql<string[]>`(array_agg(f.resource_id ORDER BY f.resource_id))[1:20]`.as('resource_ids'),
-          sql<Date>`min(f.first_seen)`.as('first_seen'),
-          sql<Date>`max(f.last_seen)`.as('last_seen'),
-        ])
-        .groupBy('f.group_id')
+      details(base)
         .orderBy(sql`max(f.severity_rank)`, 'desc')
         .orderBy(sql`count(*)`, 'desc')
         .orderBy('f.group_id')
@@ -54,6 +67,13 @@ export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>)
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow(),
     ]);
+    return { rows, total: Number(count.n) };
+  }
+
+  return async function grouped(scope: Scope, filter: FindingFilter, page: PageRequest) {
+    const now = deps.clock.now();
+    const view = await acceptanceView(db, scope, now);
+    const { rows, total } = groupRollupServes(filter) ? await fromRollup(scope, filter, page, view) : await fromFindings(scope, filter, page, view);
     const items = rows.map((r) => ({
       group_id: r.group_id,
       label: groupLabel(r, r.findings),
@@ -71,6 +91,6 @@ export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>)
       first_seen: r.first_seen,
       last_seen: r.last_seen,
     }));
-    return toPage(items, Number(count.n), page);
+    return toPage(items, total, page);
   };
 }

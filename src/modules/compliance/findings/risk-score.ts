@@ -1,4 +1,5 @@
 import type { Severity } from '../rules/rule-types.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * The 0-100 risk score of a finding, documented in the README:
@@ -10,7 +11,7 @@ import type { Severity } from '../rules/rule-types.js';
  * capped at 100. Each factor is returned so the ranking can be explained.
  */
 export const SEVERITY_POINTS: Record<Severity, number> = { CRITICAL: 60, HIGH: 45, MEDIUM: 30, LOW: 15, INFO: 5 };
-export const CRITICALITY_POINTS: Record<string, number> = { critical: 10, high: 6, medium: 3, low: 0 };
+export const CRITICALITY_POINTS: Record<string, number> = lookupTable({ critical: 10, high: 6, medium: 3, low: 0 });
 
 export interface RiskInputs {
   severity: Severity;

@@ -8,20 +8,21 @@ import { allRules } from '../rule-catalog.js';
 import { patchAvailable, terraformPatch } from '../remediation/terraform-patch.js';
 import { createFindingsService, filterOf } from './findings-service.js';
 import { createGroupedFindings } from './grouped.js';
-import { createScoredFindings, type ScoringSources } from './scored.js';
+import { createScoredFindings } from './scored.js';
 import { remediationFor } from './remediation.js';
+import { requestCursor } from './findings-cursor.js';
 import {
-  Finding, FindingGroup, FindingListQuery, FindingParams, GroupedQuery, Paged, Patch, Remediation, ResolveBody, ScoredFinding, ScoredQuery,
+  CursorPaged, Finding, FindingGroup, FindingListQuery, FindingParams, GroupedQuery, Paged, Patch, Remediation, ResolveBody, ScoredFinding, ScoredQuery,
 } from './schemas.js';
 import { TenantParams } from '../schemas.js';
 
 
 /** Findings: list, one, resolve, scored, grouped, remediation and Terraform patch. */
-export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
+export function findingRoutes(): RoutePlugin {
   return async (app, { deps }) => {
     const findings = createFindingsService(deps);
     const grouped = createGroupedFindings(deps);
-    const scored = createScoredFindings(deps, sources);
+    const scored = createScoredFindings(deps);
 
     app.get(
       '/tenants/:tenantID/findings',
@@ -33,12 +34,12 @@ export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
           summary: 'Findings of the workspace (default: open, sorted by -severity)',
           params: TenantParams,
           querystring: FindingListQuery,
-          response: withErrors({ 200: Paged(Finding) }, [401, 403]),
+          response: withErrors({ 200: CursorPaged(Finding) }, [400, 401, 403]),
         },
       },
       async (request) => {
-        const { page, per_page, ...query } = request.query;
-        return findings.list(contextOf(request).scope, query, pageRequest({ page, per_page }));
+        const { page, per_page, cursor, ...query } = request.query;
+        return findings.list(contextOf(request).scope, query, pageRequest({ page, per_page }), requestCursor(request.url, cursor));
       },
     );
 
@@ -53,12 +54,12 @@ export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
           summary: 'Findings ranked by a 0-100 risk score with the factors that made it',
           params: TenantParams,
           querystring: ScoredQuery,
-          response: withErrors({ 200: Paged(ScoredFinding) }, [401, 403]),
+          response: withErrors({ 200: CursorPaged(ScoredFinding) }, [400, 401, 403]),
         },
       },
       async (request) => {
-        const { page, per_page, min_score, ...query } = request.query;
-        return scored(contextOf(request).scope, filterOf(query), pageRequest({ page, per_page }), min_score);
+        const { page, per_page, min_score, cursor, ...query } = request.query;
+        return scored(contextOf(request).scope, filterOf(query), pageRequest({ page, per_page }), min_score, requestCursor(request.url, cursor));
       },
     );
 
@@ -85,7 +86,7 @@ export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
       '/tenants/:tenantID/findings/:findingID',
       {
         config: { permission: 'findings:read' },
-        schema: { operationId: 'getFinding', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Finding }, [401, 403, 404]) },
+        schema: { operationId: 'getFinding', summary: 'A finding with its resource, control mappings and remediation', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Finding }, [401, 403, 404]) },
       },
       async (request) => findings.get(contextOf(request).scope, request.params.findingID),
     );
@@ -118,7 +119,7 @@ export function findingRoutes(sources: ScoringSources = {}): RoutePlugin {
       '/tenants/:tenantID/findings/:findingID/remediation',
       {
         config: { permission: 'findings:read' },
-        schema: { operationId: 'getRemediation', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Remediation }, [401, 403, 404]) },
+        schema: { operationId: 'getRemediation', summary: 'Remediation of a finding: summary, ordered steps, and whether a Terraform patch is available', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Remediation }, [401, 403, 404]) },
       },
       async (request) => {
         const { scope } = contextOf(request);

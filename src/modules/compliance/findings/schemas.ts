@@ -1,7 +1,9 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { AnyObject, Nullable, Paged, StringEnum, Timestamp, Uuid, PageNumber } from '../../../platform/http/schemas.js';
-import { FrameworkMappingSchema, SeverityName } from '../schemas.js';
+import { FrameworkMappingSchema, FrameworkName, SeverityName } from '../schemas.js';
+import { ATTESTATION_STATUSES, AUTOMATED_STATES } from '../controls/control-statuses.js';
 import { FINDING_SORTS } from './findings-repo.js';
+import { SLA_FILTERS } from '../sla/sla-filter.js';
 
 export const Finding = Type.Object({
   id: Type.String({ description: '<rule_id>:<resource_id>' }),
@@ -30,6 +32,9 @@ export const Finding = Type.Object({
   updated_at: Timestamp,
   resolved_at: Nullable(Timestamp),
   resolved_by: Nullable(Type.String()),
+  due_at: Nullable(
+    Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the open finding breaches its SLA (the tenant\'s window for its severity from when it was opened); null when it is not open or its severity has no SLA' }),
+  ),
 });
 
 const sortPattern = `^-?(${FINDING_SORTS.join('|')})$`;
@@ -37,8 +42,26 @@ const pageFields = {
   page: PageNumber,
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 };
+/** Keyset paging beside page/per_page (findings-cursor.ts). */
+const cursorField = {
+  cursor: Type.Optional(
+    Type.String({ maxLength: 4096, description: 'the next_cursor of the previous page: the rows after it in the same order (not with page)' }),
+  ),
+};
+
+/** The paged envelope of the findings lists with keyset paging: next_cursor, and page null when a cursor was sent. */
+export function CursorPaged<T extends TSchema>(item: T) {
+  return Type.Object({
+    items: Type.Array(item),
+    total: Type.Integer(),
+    page: Nullable(Type.Integer({ description: 'null when the page was asked for by cursor' })),
+    per_page: Type.Integer(),
+    total_pages: Type.Integer(),
+    next_cursor: Nullable(Type.String({ description: 'pass as ?cursor= for the next page; null on the last page' })),
+  });
+}
 const filterFields = {
-  framework: Type.Optional(Type.String({ maxLength: 50 })),
+  framework: Type.Optional(FrameworkName),
   severity: Type.Optional(Type.String({ maxLength: 100, description: 'comma-separated from CRITICAL,HIGH,MEDIUM,LOW,INFO' })),
   status: Type.Optional(StringEnum(['open', 'resolved', 'accepted', 'all'] as const, { default: undefined })),
   resource_type: Type.Optional(Type.String({ maxLength: 200 })),
@@ -52,14 +75,17 @@ const filterFields = {
 export const FindingListQuery = Type.Object({
   id: Type.Optional(Type.String({ maxLength: 1200, description: 'one finding by id (any status)' })),
   ...filterFields,
+  sla: Type.Optional(StringEnum(SLA_FILTERS, { description: 'overdue: open findings past their due_at; due_soon: open findings due within the next 24 hours' })),
   sort: Type.Optional(Type.String({ pattern: sortPattern, description: `${FINDING_SORTS.join(', ')}; prefix - for descending (default -severity)` })),
   ...pageFields,
+  ...cursorField,
 });
 
 export const ScoredQuery = Type.Object({
   ...filterFields,
   min_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
   ...pageFields,
+  ...cursorField,
 });
 export const ScoredFinding = Type.Object({
   ...Finding.properties,
@@ -109,12 +135,56 @@ export const Patch = Type.Object({
   base: Nullable(Type.Object({ path: Type.String(), content: Type.String() }, { description: 'generated only: the file to create first' })),
 });
 
-export const ControlsQuery = Type.Object({ framework: Type.Optional(Type.String({ maxLength: 50 })) });
+const AttestationStatusName = StringEnum(ATTESTATION_STATUSES);
+const AttestationExpiry = Nullable(Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the current attestation ends; null unless attested' }));
+const AutomatedStateName = StringEnum(AUTOMATED_STATES, {
+  description:
+    'failing: an active finding maps to the control; unknown: none does, but a rule could not judge one of its resources (an unknown evaluation maps to it: GET /evaluations/unknown); ' +
+    'passing: a rule checks it and neither holds; not_automated: no rule checks it',
+});
+
+export const ControlsQuery = Type.Object({
+  framework: Type.Optional(FrameworkName),
+  status: Type.Optional(StringEnum(ATTESTATION_STATUSES, { description: 'controls (the list) with this attestation status' })),
+  automated_state: Type.Optional(AutomatedStateName),
+  ...pageFields,
+});
+export const ControlStatusItem = Type.Object({
+  framework: FrameworkName,
+  control_id: Type.String(),
+  title: Type.String(),
+  family: Type.String(),
+  automated_state: AutomatedStateName,
+  unknown_evaluations: Type.Integer({ description: '(rule, resource) evaluations of the control\'s rules whose latest outcome is unknown (0 while it fails)' }),
+  attestation_status: AttestationStatusName,
+  attestation_expires_at: AttestationExpiry,
+  expiring_soon: Type.Boolean({ description: 'attested, and the attestation ends within 7 days' }),
+  passing: Type.Boolean({ description: 'counts towards the score: no active finding, no unknown evaluation, and checked by a rule or attested' }),
+});
 export const ControlsStatus = Type.Object({
   overall_score: Type.Integer(),
   total_findings: Type.Integer(),
   by_severity: Type.Record(Type.String(), Type.Integer()),
-  by_framework: Type.Record(Type.String(), Type.Object({ score: Type.Integer(), findings: Type.Integer() })),
+  by_framework: Type.Record(
+    Type.String(),
+    Type.Object({
+      score: Type.Integer(),
+      findings: Type.Integer(),
+      applicable_controls: Type.Integer({ description: 'the controls of the framework that count (the score\'s denominator); the four counts below add up to it' }),
+      passing_controls: Type.Integer({ description: 'controls that count towards the score' }),
+      failing_controls: Type.Integer({ description: 'controls an active finding maps to' }),
+      unknown_controls: Type.Integer({ description: 'controls of the framework whose automated state is unknown' }),
+      not_attested_controls: Type.Integer({ description: 'controls no rule checks and no current attestation covers' }),
+    }),
+  ),
+  unknown: Type.Object(
+    {
+      controls: Type.Integer({ description: 'listed controls whose automated state is unknown' }),
+      evaluations: Type.Integer({ description: '(rule, resource) evaluations of the workspace whose latest outcome is unknown' }),
+      resources: Type.Integer({ description: 'distinct resources with at least one unknown evaluation' }),
+    },
+    { description: 'what the rules could not judge (GET /evaluations/unknown lists it); an unknown control does not pass' },
+  ),
   attestations: Type.Object(
     {
       not_assessed: Type.Integer(),
@@ -127,19 +197,31 @@ export const ControlsStatus = Type.Object({
     },
     { description: 'controls with an attestation record (questionnaire controls), by attestation status; an expired attestation counts as not_assessed' },
   ),
+  sla: Type.Object(
+    {
+      overdue: Type.Integer({ description: 'active findings past their due_at' }),
+      due_soon: Type.Integer({ description: 'active findings due within the next 24 hours' }),
+    },
+    { description: 'active findings (of ?framework= when given) by SLA state, as GET /findings?sla= lists them' },
+  ),
+  controls: Type.Object(Paged(ControlStatusItem).properties, {
+    description:
+      'every applicable control (mapped by a rule or covered by a published questionnaire) of the enabled frameworks, or of ?framework=, with its automated state and attestation status; paged by page and per_page, filtered by status and automated_state',
+  }),
 });
-export const GapsQuery = Type.Object({ framework: Type.Optional(Type.String({ maxLength: 50 })), ...pageFields });
+export const GapsQuery = Type.Object({ framework: Type.Optional(FrameworkName), ...pageFields });
 export const ControlGap = Type.Object({
   framework: Type.String(),
   control_id: Type.String(),
   title: Type.String(),
   family: Type.String(),
-  status: StringEnum(['failing', 'not_attested'] as const),
+  status: StringEnum(['failing', 'unknown', 'not_attested'] as const),
   findings: Type.Integer(),
+  unknown_evaluations: Type.Integer({ description: 'evaluations of the control\'s rules whose outcome is unknown (0 while it fails)' }),
   max_severity: Nullable(SeverityName),
   automated: Type.Boolean(),
-  attestation_status: Type.String(),
-  attestation_expires_at: Nullable(Timestamp),
+  attestation_status: AttestationStatusName,
+  attestation_expires_at: AttestationExpiry,
 });
 
 export { Paged };

@@ -1,58 +1,33 @@
+import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
+import type { PageRequest } from '../../../platform/http/pagination.js';
+import { toPage } from '../../../platform/http/pagination.js';
 import type { Severity } from '../rules/rule-types.js';
-import { acceptanceView, filtered, findingSelection, type FindingFilter } from './findings-repo.js';
-import { exposedResources } from './exposure.js';
-import { riskScore } from './risk-score.js';
-
-/** What other modules know about CVEs and assets; absent until they provide it. */
-export interface ScoringSources {
-  /** KEV membership and EPSS probability per CVE. */
-  cveIntel?: (cveIds: string[]) => Promise<Map<string, { kev: boolean; epss: number | null }>>;
-  /** Business-service criticality per resource id. */
-  criticality?: (scope: Scope, resourceIds: string[]) => Promise<Map<string, string>>;
-}
+import { acceptanceView, type FindingFilter } from './findings-repo.js';
+import { SCORED_KEYS } from './findings-cursor.js';
+import { cursorOf, findingsByIds, findingsTotal, pageOfKeys } from './findings-page.js';
+import { scoreRows } from './rescore.js';
 
 /**
- * Findings ranked by risk score. Every finding matching the filter is scored (a light row each), then
- * only the requested page is loaded in full.
+ * Findings ranked by their stored risk score (finding_rows.risk_score, kept by rescoreFindings where
+ * its inputs change): a page is read through finding_rows_risk_idx, and only the page's findings get
+ * their factors computed to explain the score.
  */
-export function createScoredFindings(deps: Pick<AppDeps, 'database' | 'clock'>, sources: ScoringSources = {}) {
+export function createScoredFindings(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
-  return async function scored(scope: Scope, filter: FindingFilter, page: PageRequest, minScore = 0) {
+  return async function scored(scope: Scope, filter: FindingFilter, page: PageRequest, minScore = 0, cursorText?: string) {
+    const list = { name: 'scored', sort: '-risk_score', keys: SCORED_KEYS };
+    const cursor = cursorOf(cursorText, list);
     const now = deps.clock.now();
     const view = await acceptanceView(db, scope, now);
-    const light = await filtered(db, scope, filter, view).select(['f.id', 'f.severity', 'f.resource_id', 'f.cve_ids', 'f.created_at']).execute();
-    const cves = [...new Set(light.flatMap((f) => f.cve_ids))];
-    const [intel, exposed, criticality] = await Promise.all([
-      cves.length && sources.cveIntel ? sources.cveIntel(cves) : Promise.resolve(new Map<string, { kev: boolean; epss: number | null }>()),
-      exposedResources(db, scope, now),
-      sources.criticality ? sources.criticality(scope, [...new Set(light.map((f) => f.resource_id))]) : Promise.resolve(new Map<string, string>()),
-    ]);
-    const ranked = light
-      .map((f) => {
-        const known = f.cve_ids.map((c) => intel.get(c)).filter((x) => x !== undefined);
-        const epssValues = known.map((k) => k.epss).filter((e): e is number => e !== null);
-        const { score, factors } = riskScore({
-          severity: f.severity as Severity,
-          kev: known.some((k) => k.kev),
-          epss: epssValues.length ? Math.max(...epssValues) : null,
-          exposed: exposed.has(f.resource_id),
-          criticality: criticality.get(f.resource_id) ?? null,
-        });
-        return { id: f.id, score, factors, created: new Date(f.created_at).getTime() };
-      })
-      .filter((r) => r.score >= minScore)
-      .sort((a, b) => b.score - a.score || b.created - a.created || a.id.localeCompare(b.id));
-    const start = offsetOf(page);
-    const pageRows = ranked.slice(start, start + page.perPage);
-    const full = pageRows.length
-      ? await filtered(db, scope, { status: 'all', ids: pageRows.map((r) => r.id) }, view).select(findingSelection(view)).execute()
-      : [];
-    const byId = new Map(full.map((f) => [f.id, f]));
-    const items = pageRows.map((r) => ({ ...byId.get(r.id)!, risk_score: r.score, risk_factors: r.factors }));
-    return toPage(items, ranked.length, page);
+    const where = minScore > 0 ? [sql<boolean>`f.risk_score >= ${minScore}::smallint`] : [];
+    const counted = findingsTotal(db, scope, filter, view, where);
+    const { rows, next_cursor } = await pageOfKeys(db, scope, filter, view, list, page, cursor, where);
+    const [total, full] = await Promise.all([counted, findingsByIds(db, scope, rows.map((r) => r.id), view)]);
+    const factors = await scoreRows(db, scope, now, full.map((f) => ({ id: f.id, severity: f.severity as Severity, resource_id: f.resource_id, cve_ids: f.cve_ids })));
+    const stored = new Map(rows.map((r) => [r.id, r.values[0] as number]));
+    const items = full.map((f) => ({ ...f, risk_score: stored.get(f.id)!, risk_factors: factors.get(f.id)!.factors }));
+    return { ...toPage(items, total, page), ...(cursor ? { page: null } : {}), next_cursor };
   };
 }
-

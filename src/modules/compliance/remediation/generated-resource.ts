@@ -8,6 +8,7 @@
  */
 import { renderBlock, type HclBodyItem, type HclValue } from './hcl-values.js';
 import type { PatchNode } from './terraform-source.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 type Obj = Record<string, unknown>;
 
@@ -97,7 +98,7 @@ function listenerAction(a: Obj): HclBodyItem {
   return { block: 'default_action', body };
 }
 
-const GENERATED: Record<string, GeneratedType> = {
+const GENERATED: Record<string, GeneratedType> = lookupTable({
   aws_s3_bucket: {
     nodeType: 'aws.s3.bucket',
     body: (node) => [
@@ -340,7 +341,7 @@ const GENERATED: Record<string, GeneratedType> = {
       ];
     },
   },
-};
+});
 
 /** Whether `tfType` has a renderer for nodes of this node's type. */
 export function canRender(tfType: string, node: PatchNode): boolean {

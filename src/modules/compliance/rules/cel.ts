@@ -1,4 +1,6 @@
 import { Environment, type ASTNode, type ParseResult } from '@marcbachmann/cel-js';
+import { beginBudget, endBudget, instrument, patternProblems } from './cel-budget.js';
+import { registerIamFunctions } from './cel-iam.js';
 
 /**
  * Rule conditions are CEL over one variable, `resource` (`id, type, name, region, account_id,
@@ -8,6 +10,10 @@ import { Environment, type ASTNode, type ParseResult } from '@marcbachmann/cel-j
  * reused for every resource, because the audit engine evaluates every rule against every node of a
  * tenant. `resource` is declared as a `map`, so the checker types every property access as `dyn`:
  * a condition that cannot compile is caught at load time, a missing property only at evaluation.
+ *
+ * `matches()` is RE2 (CEL's regex dialect, linear time) and an evaluation may be given a time budget:
+ * see cel-budget.ts. The IAM policy functions (`iamPolicy`, `iamAdministrative`, …) are registered
+ * from cel-iam.ts.
  */
 
 export class ConditionCompileError extends Error {
@@ -30,7 +36,8 @@ export interface CompiledCondition {
   readonly run: ParseResult;
 }
 
-export type ConditionResult = { violated: boolean } | { error: string };
+/** `budget` marks an evaluation stopped at its time budget (its partial result is discarded). */
+export type ConditionResult = { violated: boolean } | { error: string; budget?: true };
 
 /** The evaluation context a condition sees. */
 export interface ConditionResource {
@@ -47,7 +54,7 @@ let environment: Environment | undefined;
 
 /** Built on first use: building an Environment is the expensive part and most imports never compile. */
 function env(): Environment {
-  environment ??= new Environment().registerVariable('resource', 'map');
+  environment ??= registerIamFunctions(new Environment().registerVariable('resource', 'map'));
   return environment;
 }
 
@@ -80,21 +87,28 @@ export function compileCondition(expression: string): CompiledCondition {
       null,
     );
   }
+  const [problem] = patternProblems(run.ast);
+  if (problem) throw new ConditionCompileError(problem.message, problem.message, problem.range);
+  instrument(run.ast);
   return { expression, ast: run.ast, run };
 }
 
 /**
  * Evaluates a compiled condition against one resource. Never throws: a missing property, a type
  * mismatch or a non-boolean result is returned as `{error}` (the engine records an evaluation error,
- * not a violation).
+ * not a violation), and so is an evaluation that runs past `budgetMs` (`{error, budget: true}`).
  */
-export function evaluateCondition(compiled: CompiledCondition, resource: ConditionResource): ConditionResult {
+export function evaluateCondition(compiled: CompiledCondition, resource: ConditionResource, budgetMs = Infinity): ConditionResult {
   let value: unknown;
+  let failure: unknown = null;
+  beginBudget(budgetMs);
   try {
     value = compiled.run({ resource });
   } catch (err) {
-    return { error: evaluationMessage(err) };
+    failure = err;
   }
+  if (endBudget()) return { error: budgetMessage(budgetMs), budget: true };
+  if (failure !== null) return { error: evaluationMessage(failure) };
   if (value === true) return VIOLATED;
   if (value === false) return COMPLIANT;
   return { error: `condition returned ${describe(value)}, not a bool` };
@@ -103,6 +117,10 @@ export function evaluateCondition(compiled: CompiledCondition, resource: Conditi
 // Shared results keep the hot path allocation-free for the common outcomes.
 const VIOLATED: ConditionResult = Object.freeze({ violated: true });
 const COMPLIANT: ConditionResult = Object.freeze({ violated: false });
+
+export function budgetMessage(budgetMs: number): string {
+  return `exceeded the evaluation budget of ${budgetMs} ms`;
+}
 
 function evaluationMessage(err: unknown): string {
   if (err && typeof err === 'object' && 'summary' in err && typeof err.summary === 'string') {

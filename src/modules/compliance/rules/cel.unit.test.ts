@@ -111,3 +111,88 @@ describe('evaluation rate of the built-in rule set', () => {
     expect(rate).toBeGreaterThan(20_000);
   });
 });
+
+describe('matches() is RE2 (CEL regex dialect, linear time)', () => {
+  const named = (name: string): ConditionResource => ({ ...resource({}), name });
+
+  it('the catastrophic backtracking pattern over 32 a and a ! answers at once (JavaScript RegExp: 20 s)', () => {
+    const rule = compileCondition("resource.name.matches('^(a+)+$')");
+    const started = performance.now();
+    expect(evaluateCondition(rule, named(`${'a'.repeat(32)}!`))).toEqual({ violated: false });
+    expect(evaluateCondition(rule, named('a'.repeat(32)))).toEqual({ violated: true });
+    // RE2 takes microseconds; backtracking takes 20 s here, and twice that per extra a.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('follows RE2 syntax where it differs from JavaScript, and matches any part of the text', () => {
+    // \z is RE2's end of text; JavaScript reads it as a plain z.
+    expect(evaluateCondition(compileCondition("resource.name.matches('b\\\\z')"), named('ab'))).toEqual({ violated: true });
+    expect(evaluateCondition(compileCondition("resource.name.matches('(?i)PROD')"), named('my-prod-db'))).toEqual({ violated: true });
+    expect(evaluateCondition(compileCondition("resource.name.matches('^prod')"), named('my-prod-db'))).toEqual({ violated: false });
+  });
+
+  it('refuses at compile time a literal pattern RE2 cannot express, naming it and where it is', () => {
+    for (const [pattern, reason] of [
+      ['(a)\\\\1', 'invalid escape sequence'],
+      ['(?=a)b', 'invalid or unsupported Perl syntax'],
+      ['(?!a)b', 'invalid or unsupported Perl syntax'],
+      ['a++', 'invalid nested repetition operator'],
+    ] as const) {
+      const condition = `resource.name.matches('${pattern}')`;
+      let error: ConditionCompileError | null = null;
+      try {
+        compileCondition(condition);
+      } catch (e) {
+        error = e as ConditionCompileError;
+      }
+      expect(error, condition).toBeInstanceOf(ConditionCompileError);
+      expect(error!.summary).toMatch(/^matches\(\) pattern ".*" is not valid RE2, CEL's regular-expression syntax \(no backreferences, no lookaround\): /);
+      expect(error!.summary).toContain(reason);
+      expect(error!.range!.start).toBe(condition.indexOf("'"));
+    }
+  });
+
+  it('a pattern known only at evaluation that RE2 cannot express is an evaluation error', () => {
+    const rule = compileCondition('resource.name.matches(resource.tags.pattern)');
+    expect(evaluateCondition(rule, { ...named('aa'), tags: { pattern: '(a)\\1' } })).toEqual({ error: expect.stringMatching(/is not valid RE2.*invalid escape sequence/) });
+    expect(evaluateCondition(rule, { ...named('aa'), tags: { pattern: '^a+$' } })).toEqual({ violated: true });
+    expect(evaluateCondition(rule, { ...named('aa'), tags: { pattern: 3 } })).toEqual({ error: expect.stringMatching(/no matching overload/) });
+  });
+});
+
+describe('the evaluation budget', () => {
+  const items = Array.from({ length: 300 }, (_, i) => i);
+  const nested = 'resource.properties.l.exists(x, resource.properties.l.exists(y, resource.properties.l.exists(z, x + y + z < 0)))';
+
+  it('stops nested comprehensions over a 300-item list at the budget (27 million steps, 3.9 s unbounded)', () => {
+    const started = performance.now();
+    expect(evaluateCondition(compileCondition(nested), resource({ l: items }), 50)).toEqual({ error: 'exceeded the evaluation budget of 50 ms', budget: true });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('an evaluation past its budget is an error even where CEL would absorb the error (|| true, exists)', () => {
+    const absorbed = [`${nested} || true`, `[1, 2].exists(i, i == 2 || ${nested})`, `resource.properties.l.exists(i, ${nested}) || resource.name == 'b'`];
+    for (const condition of absorbed) {
+      expect(evaluateCondition(compileCondition(condition), resource({ l: items }), 30), condition).toMatchObject({ budget: true });
+    }
+  });
+
+  it('a budget that is not reached changes nothing, and the next evaluation starts afresh', () => {
+    const small = compileCondition('resource.properties.l.exists(x, x == 299)');
+    expect(evaluateCondition(compileCondition(nested), resource({ l: items }), 20)).toMatchObject({ budget: true });
+    expect(evaluateCondition(small, resource({ l: items }), 1000)).toEqual({ violated: true });
+    expect(evaluateCondition(small, resource({ l: items }))).toEqual({ violated: true });
+    expect(evaluateCondition(compileCondition("resource.properties.l.map(x, x * 2.0).filter(x, x > 590.0).size() == 4 && resource.name.matches('^b$')"), resource({ l: items }), 1000)).toEqual({ violated: true });
+  });
+});
+
+describe('the evaluation budget against values that outgrow their input', () => {
+  it('a list doubled at every level of cel.bind stops at the budget instead of exhausting the heap', () => {
+    let expression = 'resource.properties.l';
+    for (let i = 0; i < 24; i++) expression = `cel.bind(a${i}, ${expression}, a${i} + a${i})`;
+    const started = performance.now();
+    const outcome = evaluateCondition(compileCondition(`size(${expression}) > 0`), resource({ l: Array.from({ length: 300 }, (_, i) => i) }), 50);
+    expect(outcome).toEqual({ error: 'exceeded the evaluation budget of 50 ms', budget: true });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

@@ -7,12 +7,12 @@ import { serviceOf } from '../../../../test/fixtures/rules/fixtures.js';
 import { compileCondition } from './cel.js';
 import { loadBuiltinRules, RuleContentError } from './content-loader.js';
 
-const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'kms', 'lambda', 'rds', 's3', 'vpc'];
+const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'iam-policies', 'kms', 'lambda', 'rds', 's3', 'vpc'];
 
 describe('built-in rule content', () => {
   const rules = loadBuiltinRules();
 
-  it('loads at least 60 rules covering the 11 services', () => {
+  it('loads at least 60 rules covering the 12 services', () => {
     expect(rules.length).toBeGreaterThanOrEqual(60);
     expect([...new Set(rules.map(serviceOf))].sort()).toEqual(SERVICES);
   });
@@ -80,8 +80,13 @@ describe('malformed rule files', () => {
       control_id: '"3.1.4"',
       framework_mappings: '[{ framework: soc2, control_id: CC6.1 }]',
       reads: '[configuration.name]',
+      when_missing: 'unknown',
+      when_missing_source: 'a demo rule, nothing decides',
       condition: 'resource.properties.configuration.name == "x"',
       remediation: '{ summary: Fix it., steps: [{ action: Do it, command: aws s3api do-it }] }',
+      finding_title: 'Demo resource is not configured',
+      finding_description: 'The demo resource lacks its configuration.',
+      nist_controls: '[{ control_id: CM-6, source: prowler }]',
       ...overrides,
     };
     return '  - ' + Object.entries(fields).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\n    ');
@@ -120,7 +125,7 @@ describe('malformed rule files', () => {
 
   it('reports a missing required field at the rule', () => {
     const message = loadError({ 'demo.yaml': file(RULE(), RULE({ id: 'second-rule', title: '' })) });
-    expect(message).toBe(`${join(dir, 'demo.yaml')}:15: rule "second-rule": title is required`);
+    expect(message).toBe(`${join(dir, 'demo.yaml')}:20: rule "second-rule": title is required`);
   });
 
   it('reports a bad severity at its line', () => {
@@ -130,9 +135,9 @@ describe('malformed rule files', () => {
 
   it('reports a condition that does not compile, with the compiler message', () => {
     const message = loadError({ 'demo.yaml': file(RULE({ condition: 'resource.properties.configuration.name ==' })) });
-    expect(message).toMatch(/demo\.yaml:13: rule "demo-rule": condition does not compile: Unexpected token: EOF \(at character \d+ of the condition\)/);
+    expect(message).toMatch(/demo\.yaml:15: rule "demo-rule": condition does not compile: Unexpected token: EOF \(at character \d+ of the condition\)/);
     const typed = loadError({ 'demo.yaml': file(RULE({ condition: `'"a" + 1 == 2'` })) });
-    expect(typed).toMatch(/demo\.yaml:13: rule "demo-rule": condition does not compile: no such overload: string \+ int/);
+    expect(typed).toMatch(/demo\.yaml:15: rule "demo-rule": condition does not compile: no such overload: string \+ int/);
     const notBool = loadError({ 'demo.yaml': file(RULE({ condition: '1 + 2' })) });
     expect(notBool).toMatch(/condition does not compile: condition must evaluate to bool, not int/);
   });
@@ -160,6 +165,32 @@ describe('malformed rule files', () => {
     expect(message).toContain('rule "bad-mapping": framework must be one of nist-800-53, cis-aws, pci-dss, soc2 (got "iso27001")');
     expect(message).toContain('rule "no-steps": remediation.steps must be a non-empty list');
     expect(message).toContain('rule "wrong-type": config_resource_type AWS::S3::Bucket is node type aws.s3.bucket, not aws.ec2.instance');
+  });
+
+  it('reports a finding title that repeats the title, is missing or spans lines, and bad primary NIST controls', () => {
+    const message = loadError({
+      'demo.yaml': file(
+        RULE({ id: 'same-title', finding_title: 'demo resource is configured' }),
+        RULE({ id: 'no-finding-title', finding_title: '' }),
+        RULE({ id: 'no-finding-description', finding_description: '' }),
+        RULE({ id: 'long-title', finding_title: 'x'.repeat(201) }),
+        RULE({ id: 'no-nist', nist_controls: '' }),
+        RULE({ id: 'three-nist', nist_controls: '[{ control_id: CM-6, source: prowler }, { control_id: CM-7, source: prowler }, { control_id: SC-7, source: prowler }]' }),
+        RULE({ id: 'bad-nist-id', nist_controls: '[{ control_id: cis-aws-3.1.4, source: prowler }]' }),
+        RULE({ id: 'bad-source', nist_controls: '[{ control_id: CM-6, source: tenable }]' }),
+        RULE({ id: 'nist-primary-elsewhere', framework: 'nist-800-53', control_id: '"SC-7"', nist_controls: '[{ control_id: CM-6, source: prowler }]' }),
+      ),
+    });
+    expect(message).toMatch(/^9 problems in rule content:/);
+    expect(message).toContain('rule "same-title": finding_title must word the failure ("… is not encrypted"), not repeat the title');
+    expect(message).toContain('rule "no-finding-title": finding_title is required');
+    expect(message).toContain('rule "no-finding-description": finding_description is required');
+    expect(message).toContain('rule "long-title": finding_title must be at most 200 characters (got 201)');
+    expect(message).toContain('rule "no-nist": nist_controls is required');
+    expect(message).toContain('rule "three-nist": nist_controls must list one or two {control_id, source}');
+    expect(message).toContain('rule "bad-nist-id": nist_controls: "cis-aws-3.1.4" is not a NIST SP 800-53 id such as SC-28 or SC-7(5)');
+    expect(message).toContain('rule "bad-source": source must be one of prowler, aws-security-hub, compliance-as-code (got "tenable")');
+    expect(message).toContain('rule "nist-primary-elsewhere": the primary control nist-800-53 SC-7 must be one of nist_controls');
   });
 
   it('reports a terraform fix with both or neither of add_block and set', () => {
@@ -206,6 +237,43 @@ describe('malformed rule files', () => {
     expect(message).toContain('rule "no-cause": cause is required');
     expect(message).toContain('rule "typo": group_by: unknown field "edges"');
     expect(message).toContain('rule "scalar": group_by must be a mapping {cause, self | path | edge}');
+  });
+
+  it('reads when_missing with its source and optional_reads', () => {
+    dir = mkdtempSync(join(tmpdir(), 'rules-'));
+    writeFileSync(
+      join(dir, 'demo.yaml'),
+      file(
+        RULE({ when_missing: 'violation', when_missing_source: 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html (unversioned by default)' }),
+        RULE({ id: 'unknown-note', when_missing: 'unknown', when_missing_source: `'always recorded: its absence means the inventory did not read it'` }),
+        RULE({ id: 'optional', reads: '[configuration.name, configuration.owner]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'no default' }),
+      ),
+    );
+    expect(loadBuiltinRules(dir).map((r) => [r.when_missing, r.when_missing_source, r.optional_reads])).toEqual([
+      ['violation', 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html (unversioned by default)', undefined],
+      ['unknown', 'always recorded: its absence means the inventory did not read it', undefined],
+      ['unknown', 'no default', ['configuration.owner']],
+    ]);
+  });
+
+  it('reports when_missing without a source, a pass or violation without a URL, a bad outcome and optional_reads outside reads', () => {
+    const message = loadError({
+      'demo.yaml': file(
+        RULE({ id: 'no-source', when_missing: 'pass', when_missing_source: '' }),
+        RULE({ id: 'no-url', when_missing: 'violation', when_missing_source: 'AWS says so' }),
+        RULE({ id: 'bad-outcome', when_missing: 'skip', when_missing_source: 'https://docs.aws.amazon.com/' }),
+        RULE({ id: 'stray-source', when_missing: '', when_missing_source: 'https://docs.aws.amazon.com/' }),
+        RULE({ id: 'stray-optional', reads: '[configuration.name, configuration.creationDate]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'n/a' }),
+        RULE({ id: 'all-optional', optional_reads: '[configuration.name]', when_missing: 'unknown', when_missing_source: 'n/a' }),
+      ),
+    });
+    expect(message).toMatch(/^6 problems in rule content:/);
+    expect(message).toContain('rule "no-source": when_missing needs when_missing_source: the AWS documentation (an https URL) or, for unknown, a note saying why');
+    expect(message).toContain('rule "no-url": when_missing: violation states what AWS does, so when_missing_source must cite its documentation (an https URL)');
+    expect(message).toContain('rule "bad-outcome": when_missing must be one of violation, pass, unknown (got "skip")');
+    expect(message).toContain('rule "stray-source": when_missing is required');
+    expect(message).toContain('rule "stray-optional": optional_reads: "configuration.owner" is not in reads');
+    expect(message).toContain('rule "all-optional": optional_reads must leave at least one path of reads required');
   });
 
   it('refuses a missing directory and a file without rules', () => {

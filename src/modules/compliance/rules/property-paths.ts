@@ -8,6 +8,10 @@ import { projectPath } from '../../../platform/paths.js';
  * lists unmarked) and their leaf types. A path "exists" for a type when it is a leaf of the schema or
  * an object/list on the way to one (`configuration.ipPermissions`), because conditions test whole
  * blocks with `has()` and range over lists.
+ *
+ * `additions.json` beside the copied schema adds the paths ControlGraph's nodes carry and the schema
+ * lacks (IAM policy documents AWS Config records, IAM's credential report the aws plugin adds): see
+ * content/aws-config-schema/SOURCES.md, "Additions".
  */
 export interface PropertyModel {
   /** Every AWS Config resource type in the schema, e.g. `AWS::S3::Bucket`, sorted. */
@@ -21,6 +25,8 @@ export interface PropertyModel {
 }
 
 const SUFFIX = '.properties.json';
+/** Paths ControlGraph's nodes carry beyond the copied schema, per type (see SOURCES.md, "Additions"). */
+const ADDITIONS = 'additions.json';
 
 export const defaultSchemaDir = (): string => projectPath('content', 'aws-config-schema');
 
@@ -36,6 +42,8 @@ export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyMod
     .map((f) => f.slice(0, -SUFFIX.length))
     .sort();
   const known = new Set(types);
+  const additionsFile = join(dir, ADDITIONS);
+  const additions = existsSync(additionsFile) ? (JSON.parse(readFileSync(additionsFile, 'utf8')) as Record<string, Record<string, string>>) : {};
   const cache = new Map<string, { leaves: Map<string, string>; inner: Set<string> }>();
 
   function load(configType: string) {
@@ -45,7 +53,7 @@ export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyMod
     const inner = new Set<string>();
     if (known.has(configType)) {
       const raw = JSON.parse(readFileSync(join(typesDir, configType + SUFFIX), 'utf8')) as Record<string, string>;
-      for (const [path, type] of Object.entries(raw)) {
+      for (const [path, type] of Object.entries({ ...raw, ...(Object.hasOwn(additions, configType) ? additions[configType] : {}) })) {
         leaves.set(path, type);
         const parts = path.split('.');
         for (let i = 1; i < parts.length; i++) inner.add(parts.slice(0, i).join('.'));

@@ -1,5 +1,16 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadPropertyModel, propertyModel } from './property-paths.js';
+import { projectPath } from '../../../platform/paths.js';
+import { defaultSchemaDir, loadPropertyModel, propertyModel } from './property-paths.js';
+
+/** The shipped schema without additions.json: the copied files alone. */
+function mkdtempCopyWithoutAdditions(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cg-schema-'));
+  cpSync(join(defaultSchemaDir(), 'resource-types'), join(dir, 'resource-types'), { recursive: true });
+  return dir;
+}
 
 describe('AWS property model', () => {
   const model = propertyModel();
@@ -18,6 +29,24 @@ describe('AWS property model', () => {
     expect(model.hasPath('AWS::S3::Bucket', 'configuration.ipPermissions')).toBe(false);
     expect(model.hasResourceType('AWS::Nope::Thing')).toBe(false);
     expect(model.paths('AWS::Nope::Thing').size).toBe(0);
+  });
+
+  it('adds the paths of additions.json (IAM policy documents, the credential report) to the copied schema, never one it already has', () => {
+    expect(model.typeOf('AWS::IAM::Role', 'configuration.assumeRolePolicyDocument')).toBe('string');
+    expect(model.hasPath('AWS::IAM::Role', 'configuration.rolePolicyList.policyDocument')).toBe(true);
+    expect(model.typeOf('AWS::IAM::User', 'supplementaryConfiguration.CredentialReport.accessKeys')).toBe('object');
+    expect(model.hasPath('AWS::IAM::Group', 'configuration.assumeRolePolicyDocument')).toBe(false);
+    const additions = JSON.parse(readFileSync(projectPath('content', 'aws-config-schema', 'additions.json'), 'utf8')) as Record<string, Record<string, string>>;
+    const dir = mkdtempCopyWithoutAdditions();
+    try {
+      const copied = loadPropertyModel(dir);
+      for (const [type, paths] of Object.entries(additions)) {
+        expect(model.hasResourceType(type), type).toBe(true);
+        for (const path of Object.keys(paths)) expect(copied.hasPath(type, path), `${type} ${path} is already in the copied schema`).toBe(false);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails clearly when the schema directory is missing', () => {

@@ -4,6 +4,8 @@
  * `builtin`, `source`, `reads` and `prowler_checks`, which only the shipped content carries.
  */
 
+import type { WhenMissing } from './when-missing.js';
+
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
@@ -13,6 +15,28 @@ export type FrameworkId = (typeof FRAMEWORKS)[number];
 export interface FrameworkMapping {
   framework: FrameworkId;
   control_id: string;
+}
+
+/**
+ * The public mappings a primary NIST SP 800-53 control may be taken from (content/rules/README.md,
+ * "Primary NIST controls"); the content tests check each citation against the mapping's data:
+ * - `prowler`: Prowler's nist_800_53_revision_5_aws.json lists one of the rule's `prowler_checks`
+ *   under the control (content/frameworks/crosswalk.json);
+ * - `aws-security-hub`: AWS's NIST SP 800-53 rev5 mapping of the AWS Config rule named in the rule's
+ *   `aws_config_rules` (content/frameworks/nist-800-53-primary-sources.json);
+ * - `compliance-as-code`: the NIST references of the ComplianceAsCode rule named in a host rule's
+ *   `cac_rules` (same file).
+ */
+/** Finding titles are one line: they are e-mail subjects, chat headers and POA&M weakness names. */
+export const FINDING_TITLE_MAX = 200;
+
+export const NIST_SOURCES = ['prowler', 'aws-security-hub', 'compliance-as-code'] as const;
+export type NistSource = (typeof NIST_SOURCES)[number];
+
+/** A primary NIST SP 800-53 rev5 control of a rule and the public mapping it is taken from. */
+export interface NistControl {
+  control_id: string;
+  source: NistSource;
 }
 
 export interface RemediationStep {
@@ -68,8 +92,24 @@ export interface RuleSource {
 
 export interface RuleDefinition {
   id: string;
+  /** The check's own title, worded as the desired state ("RDS DB instance storage is encrypted"); rule listings show it. */
   title: string;
   description: string;
+  /**
+   * The finding's title, worded as the failure ("RDS DB instance storage is not encrypted"): what every
+   * finding, POA&M item, report, webhook, stream event and e-mail shows. Never equal to `title`.
+   */
+  finding_title: string;
+  /** The finding's description: what is wrong with the resource and why it matters. */
+  finding_description: string;
+  /**
+   * The rule's primary NIST SP 800-53 rev5 controls (one or two), each from a cited public mapping. Only
+   * these count as failing in NIST SP 800-53; the rule's other NIST mappings are related (shown, not
+   * counted). See primary-controls.ts.
+   */
+  nist_controls: NistControl[];
+  /** The AWS Config managed rules (lower-case identifiers) the rule corresponds to: the `aws-security-hub` citation. */
+  aws_config_rules?: string[];
   severity: Severity;
   /** Node type, `<provider>.<service>.<type>`, e.g. `aws.s3.bucket`. */
   resource_type: string;
@@ -88,6 +128,12 @@ export interface RuleDefinition {
   group_by?: GroupBy;
   /** Every property path the condition reads, schema form (no `properties.` prefix). */
   reads: string[];
+  /** What a resource lacking a path of `reads` (not in `optional_reads`) is judged (when-missing.ts). */
+  when_missing?: WhenMissing;
+  /** The AWS documentation `when_missing` rests on (an https URL and a note), or why it is unknown. */
+  when_missing_source?: string;
+  /** Paths of `reads` whose absence the condition judges itself (has()): never "missing". */
+  optional_reads?: string[];
   /** The Prowler checks the rule reproduces, which ground its framework mappings. */
   prowler_checks?: string[];
   builtin: true;

@@ -3,17 +3,22 @@ import { isConfigResourceType, nodeTypeFromConfigType } from './aws-node-type.js
 import { compileCondition, ConditionCompileError } from './cel.js';
 import type { RuleIssue } from './rule-errors.js';
 import {
+  FINDING_TITLE_MAX,
   FRAMEWORKS,
+  NIST_SOURCES,
   SEVERITIES,
   type FrameworkId,
   type FrameworkMapping,
   type GroupBy,
+  type NistControl,
+  type NistSource,
   type RemediationStep,
   type RuleDefinition,
   type Severity,
   type TerraformFix,
   type TerraformValue,
 } from './rule-types.js';
+import { readWhenMissing } from './when-missing.js';
 import { CAUSE_PATTERN, EDGE_TYPE_PATTERN, groupBySourceProblem, NEEDS_ONE_SOURCE, toGroupBy } from './group-by.js';
 
 /**
@@ -30,9 +35,14 @@ const EDGE_TYPE = new RegExp(EDGE_TYPE_PATTERN);
 const CAUSE = new RegExp(CAUSE_PATTERN);
 
 const FIELDS = new Set([
-  'id', 'title', 'description', 'severity', 'resource_type', 'config_resource_type', 'framework', 'control_id',
-  'framework_mappings', 'prowler_checks', 'reads', 'condition', 'remediation', 'terraform', 'exposure', 'group_by',
+  'id', 'title', 'description', 'finding_title', 'finding_description', 'severity', 'resource_type', 'config_resource_type',
+  'framework', 'control_id', 'framework_mappings', 'nist_controls', 'prowler_checks', 'aws_config_rules', 'reads', 'condition',
+  'remediation', 'terraform', 'exposure', 'group_by', 'when_missing', 'when_missing_source', 'optional_reads',
 ]);
+/** A NIST SP 800-53 control or enhancement id as the catalog writes it: AC-2, SC-7(5). */
+export const NIST_CONTROL_ID = /^[A-Z]{2}-\d+(?:\(\d+\))?$/;
+const CONFIG_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
 
 export interface RuleFile {
   /** As shown in messages. */
@@ -128,6 +138,8 @@ export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDef
   }
   const title = r.string(node, 'title');
   const description = r.string(node, 'description');
+  const findingTitle = readFindingTitle(r, node, title);
+  const findingDescription = r.string(node, 'finding_description');
   const severity = r.oneOf<Severity>(node, 'severity', SEVERITIES);
   const resourceType = r.string(node, 'resource_type');
   if (resourceType !== undefined && !NODE_TYPE.test(resourceType)) {
@@ -145,8 +157,11 @@ export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDef
   const framework = r.oneOf<FrameworkId>(node, 'framework', FRAMEWORKS);
   const controlId = r.string(node, 'control_id');
   const mappings = readMappings(r, node, framework, controlId);
+  const nistControls = readNistControls(r, node, framework, controlId);
   const prowlerChecks = r.stringList(node, 'prowler_checks', CHECK_ID, false);
+  const awsConfigRules = r.stringList(node, 'aws_config_rules', CONFIG_RULE, false);
   const reads = r.stringList(node, 'reads', PROPERTY_PATH, true);
+  const whenMissing = readWhenMissing(r, node, reads);
   const condition = readCondition(r, node);
   const remediation = readRemediation(r, node);
   const terraform = readTerraform(r, node);
@@ -159,19 +174,24 @@ export function readRule(at: RuleFile, node: Node, issues: RuleIssue[]): RuleDef
     id: id!,
     title: title!,
     description: description!,
+    finding_title: findingTitle!,
+    finding_description: findingDescription!,
     severity: severity!,
     resource_type: resourceType!,
     ...(configType === undefined ? {} : { config_resource_type: configType }),
     framework: framework!,
     control_id: controlId!,
     framework_mappings: mappings!,
+    nist_controls: nistControls!,
     condition: condition!,
     remediation: remediation!,
     ...(terraform === undefined ? {} : { terraform }),
     ...(exposure === undefined ? {} : { exposure }),
     ...(groupBy === undefined ? {} : { group_by: groupBy }),
     reads: reads!,
+    ...whenMissing,
     ...(prowlerChecks === undefined ? {} : { prowler_checks: prowlerChecks }),
+    ...(awsConfigRules === undefined ? {} : { aws_config_rules: awsConfigRules }),
     builtin: true,
     source: { file: at.file, line: r.line(node) },
   };
@@ -198,6 +218,52 @@ function readMappings(r: Reader, map: YAMLMap, framework?: FrameworkId, controlI
     if (fw === framework && id === controlId) r.fail(item, `framework_mappings repeats the primary control ${fw} ${id}`);
     else if (out.some((m) => m.framework === fw && m.control_id === id)) r.fail(item, `framework_mappings lists ${fw} ${id} twice`);
     else out.push({ framework: fw, control_id: id });
+  }
+  return out;
+}
+
+/** One line, at most FINDING_TITLE_MAX characters, and worded differently from the check's title. */
+function readFindingTitle(r: Reader, map: YAMLMap, title: string | undefined): string | undefined {
+  const value = r.string(map, 'finding_title');
+  if (value === undefined) return undefined;
+  const node = r.field(map, 'finding_title', false);
+  if (/[\r\n]/.test(value.trim())) return r.fail(node, 'finding_title must be one line');
+  if (value.length > FINDING_TITLE_MAX) return r.fail(node, `finding_title must be at most ${FINDING_TITLE_MAX} characters (got ${value.length})`);
+  if (title !== undefined && value.trim().toLowerCase() === title.trim().toLowerCase()) {
+    return r.fail(node, 'finding_title must word the failure ("… is not encrypted"), not repeat the title');
+  }
+  return value.trim();
+}
+
+/**
+ * One or two primary NIST controls, each `{control_id, source}`. A rule whose primary framework is
+ * NIST SP 800-53 has its control_id among them, so the controls it fails in NIST are exactly these.
+ */
+function readNistControls(r: Reader, map: YAMLMap, framework?: FrameworkId, controlId?: string): NistControl[] | undefined {
+  const node = r.field(map, 'nist_controls', true);
+  if (node === undefined) return undefined;
+  if (!isSeq(node) || node.items.length < 1 || node.items.length > 2) {
+    return r.fail(node, 'nist_controls must list one or two {control_id, source}: the controls that most directly address the rule');
+  }
+  const out: NistControl[] = [];
+  for (const item of node.items as Node[]) {
+    if (!isMap(item)) {
+      r.fail(item, 'each nist_controls entry must be {control_id, source}', node);
+      continue;
+    }
+    for (const pair of item.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : '?';
+      if (key !== 'control_id' && key !== 'source') r.fail(pair.key as Node, `nist_controls: unknown field "${key}"`);
+    }
+    const id = r.string(item, 'control_id');
+    const source = r.oneOf<NistSource>(item, 'source', NIST_SOURCES);
+    if (id === undefined || source === undefined) continue;
+    if (!NIST_CONTROL_ID.test(id)) r.fail(r.field(item, 'control_id', true), `nist_controls: "${id}" is not a NIST SP 800-53 id such as SC-28 or SC-7(5)`);
+    else if (out.some((c) => c.control_id === id)) r.fail(item, `nist_controls lists ${id} twice`);
+    else out.push({ control_id: id, source });
+  }
+  if (framework === 'nist-800-53' && controlId !== undefined && out.length === node.items.length && !out.some((c) => c.control_id === controlId)) {
+    return r.fail(node, `the primary control nist-800-53 ${controlId} must be one of nist_controls`);
   }
   return out;
 }

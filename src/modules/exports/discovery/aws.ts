@@ -1,6 +1,8 @@
 import { PermanentJobError } from '../../../platform/jobs/definition.js';
 import type { NodeRecord } from '../../graph/node-repo.js';
 import type { EdgeRecord } from '../../graph/edge-repo.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseCredentialReport, ROOT_ROW, type CredentialReport } from './aws-credential-report.js';
 import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory } from './inventory.js';
 
 /**
@@ -21,8 +23,20 @@ export interface SdkClient {
 export interface AwsPluginOptions {
   /** Loads an SDK client package (`@aws-sdk/client-ec2`, …); null when it is not installed. */
   loadSdk?: (pkg: string) => Promise<Any | null>;
-  /** Called with every client made (e.g. to set credentials or middleware). */
+  /** Called with every client made (e.g. to set middleware). */
   configureClient?: (client: SdkClient, service: string, region: string) => void;
+  /**
+   * What every client signs with: the tenant's cloud connection. Absent only for a tenant the
+   * operator granted the service's own credentials (the SDK's default chain then applies).
+   */
+  credentials?: () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>;
+  /**
+   * Where every client sends its requests, instead of the endpoints of the AWS configuration: the
+   * recorded-response replay of `controlgraph demo` (aws-replay.ts). Never set from a job's config.
+   */
+  endpoint?: string;
+  /** How often and how far apart GenerateCredentialReport is asked while IAM builds the report (tests shorten it). */
+  credentialReportPoll?: { attempts: number; intervalMs: number };
 }
 
 export interface AwsConfig {
@@ -101,6 +115,16 @@ function encodedDocument(doc: unknown): string | undefined {
   return typeof doc === 'string' ? doc : encodeURIComponent(JSON.stringify(doc));
 }
 
+/** Inline policies as AWS Config records them: `{policyName, policyDocument}` with the document URL-encoded. */
+const inlinePolicies = (list: unknown) => (Array.isArray(list) ? list : []).map((x: Any) => ({ policyName: x.PolicyName, policyDocument: encodedDocument(x.PolicyDocument) }));
+
+/**
+ * How often, and how long apart, GenerateCredentialReport is asked again while IAM builds the
+ * report (it takes seconds; IAM answers STARTED, then INPROGRESS, then COMPLETE).
+ */
+export const CREDENTIAL_REPORT_POLLS = 15;
+export const CREDENTIAL_REPORT_POLL_MS = 2000;
+
 export async function awsInventory(config: AwsConfig, options: AwsPluginOptions = {}, signal?: AbortSignal): Promise<Inventory> {
   const load = options.loadSdk ?? defaultLoadSdk;
   const regions = config.regions?.length ? config.regions : ['us-east-1'];
@@ -113,7 +137,18 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
   const links: Array<{ source: string; ref: string; type: string }> = [];
   let account = config.account_id ?? null;
 
+  const byId = new Map<string, NodeRecord>();
   const add = (node: NodeRecord, ...keys: Array<string | undefined | null>) => {
+    // Two different resources under one id (two roles recorded with the same RoleId, as CloudMapper's
+    // demo account has) would leave only the last: the later one is kept under its ARN instead.
+    const arn = (node.properties as Any).arn as string | undefined;
+    const prior = byId.get(node.id);
+    const priorArn = prior && ((prior.properties as Any).arn as string | undefined);
+    if (arn && priorArn && priorArn !== arn) {
+      warnings.push(`${node.type} ${node.native_id} is the id of both ${priorArn} and ${arn}; the second is kept under its ARN`);
+      node.id = `aws:${node.region}:${node.type}:${arn}`;
+    }
+    byId.set(node.id, node);
     nodes.push(node);
     counts[node.type] = (counts[node.type] ?? 0) + 1;
     for (const k of keys) if (k) lookup.set(k, node.id);
@@ -137,7 +172,12 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
         throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} failed to load (${(error as Error).message}); reinstall the dependencies (npm ci)`);
       }
       if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
-      const client = new mod[spec.client]({ region }) as SdkClient;
+      const client = new mod[spec.client]({
+        region,
+        ...(options.credentials ? { credentials: options.credentials } : {}),
+        // Path-style S3 requests: a bucket name cannot be a host name of a loopback endpoint.
+        ...(options.endpoint ? { endpoint: options.endpoint, ...(service === 's3' ? { forcePathStyle: true } : {}) } : {}),
+      }) as SdkClient;
       options.configureClient?.(client, service, region);
       clients.set(key, { mod, client });
     }
@@ -199,7 +239,7 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
   }
 
   for (const service of wanted) {
-    if (!(service in AWS_SERVICES)) {
+    if (!Object.hasOwn(AWS_SERVICES, service)) {
       warnings.push(`unknown service ${service}`);
       continue;
     }
@@ -312,7 +352,42 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
       }
     }
   }
+  /**
+   * IAM's credential report (access keys, console passwords, MFA, the root user), generated when
+   * needed. Null, with a warning, when it cannot be had: the user nodes then carry no
+   * CredentialReport and the rules that read it report them as not evaluated.
+   */
+  async function credentialReport(): Promise<Map<string, CredentialReport> | null> {
+    const poll = options.credentialReportPoll ?? { attempts: CREDENTIAL_REPORT_POLLS, intervalMs: CREDENTIAL_REPORT_POLL_MS };
+    for (let attempt = 1; ; attempt++) {
+      const generated = await one('iam', home, 'GenerateCredentialReport', {}, 'the account');
+      if (!generated) return null;
+      if (generated.State === 'COMPLETE') break;
+      if (attempt >= poll.attempts) {
+        warnings.push(`iam GenerateCredentialReport: the credential report was still ${generated.State ?? 'not ready'} after ${attempt} requests; users are read without it`);
+        return null;
+      }
+      await sleep(poll.intervalMs, undefined, { signal });
+    }
+    const c = await clientFor('iam', home);
+    signal?.throwIfAborted();
+    try {
+      const out = await c.client.send(new c.mod.GetCredentialReportCommand({}), { abortSignal: signal });
+      return parseCredentialReport(Buffer.from(out.Content ?? []).toString('utf8'), out.GeneratedTime ?? new Date(0));
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? '';
+      // Not present, expired or not ready (IAM's three report errors), or refused: read users without it.
+      if (/CredentialReport|AccessDenied|NotImplemented|UnsupportedOperation/.test(name)) {
+        warnings.push(`iam GetCredentialReport the account: ${name}; users are read without the credential report`);
+        return null;
+      }
+      throw error;
+    }
+  }
+
   if (wanted.includes('iam')) {
+    const report = await credentialReport();
+    const reported = new Set<string>();
     for (const page of await all('iam', home, 'GetAccountAuthorizationDetails')) {
       for (const p of page.Policies ?? []) {
         account ??= principalAccount(p.Arn);
@@ -321,12 +396,17 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
         add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? account, arn: p.Arn, configuration: config }), p.Arn);
       }
       for (const g of page.GroupDetailList ?? []) {
-        const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? account, arn: g.Arn, configuration: configCase(g) as Any }), g.Arn, `group:${g.GroupName}`);
+        const config = { ...(configCase(g) as Any), groupPolicyList: inlinePolicies(g.GroupPolicyList) };
+        const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? account, arn: g.Arn, configuration: config }), g.Arn, `group:${g.GroupName}`);
         refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
       }
       for (const u of page.UserDetailList ?? []) {
-        const config = { ...(configCase(u) as Any), userPolicyList: (u.UserPolicyList ?? []).map((x: Any) => ({ policyName: x.PolicyName, policyDocument: encodedDocument(x.PolicyDocument) })) };
-        const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? account, arn: u.Arn, configuration: config, tags: tagObject(u.Tags) }), u.Arn);
+        const config = { ...(configCase(u) as Any), userPolicyList: inlinePolicies(u.UserPolicyList) };
+        // IAM user names are unique regardless of case, so the report's row is the user's whatever its case.
+        const row = report?.get(String(u.UserName).toLowerCase());
+        if (row) reported.add(row.user.toLowerCase());
+        const supplementaryConfiguration = row ? { CredentialReport: row } : {};
+        const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? account, arn: u.Arn, configuration: config, supplementaryConfiguration, tags: tagObject(u.Tags) }), u.Arn);
         refer(id, (u.GroupList ?? []).map((name: string) => `group:${name}`), 'member_of');
         refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
       }
@@ -334,12 +414,23 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
         const config = {
           ...(configCase(r) as Any),
           assumeRolePolicyDocument: encodedDocument(r.AssumeRolePolicyDocument),
-          rolePolicyList: (r.RolePolicyList ?? []).map((x: Any) => ({ policyName: x.PolicyName, policyDocument: encodedDocument(x.PolicyDocument) })),
+          rolePolicyList: inlinePolicies(r.RolePolicyList),
         };
         const id = add(awsNode({ configType: 'AWS::IAM::Role', nativeId: r.RoleId, name: r.RoleName, region: 'global', account: principalAccount(r.Arn) ?? account, arn: r.Arn, configuration: config, tags: tagObject(r.Tags) }), r.Arn);
         refer(id, (r.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
         for (const profile of r.InstanceProfileList ?? []) lookup.set(profile.Arn, id);
       }
+    }
+    // The report's other rows: the root user, which IAM lists nowhere else, and users the report
+    // knows and the authorization details did not (created between the two calls). Each gets a user
+    // node with what the report tells; the root user has no IAM policies, groups or inline policies.
+    for (const row of report?.values() ?? []) {
+      if (reported.has(row.user.toLowerCase())) continue;
+      const owner = principalAccount(row.arn) ?? account;
+      const root = row.user === ROOT_ROW;
+      const configuration: Any = { userName: row.user, arn: row.arn, createDate: row.userCreationTime, path: '/' };
+      if (root) Object.assign(configuration, { userId: owner, attachedManagedPolicies: [], userPolicyList: [], groupList: [] });
+      add(awsNode({ configType: 'AWS::IAM::User', nativeId: root ? (owner ?? ROOT_ROW) : `${owner ?? 'unknown'}:user/${row.user}`, name: row.user, region: 'global', account: owner, arn: row.arn, configuration, supplementaryConfiguration: { CredentialReport: row } }), row.arn);
     }
   }
 

@@ -1,15 +1,18 @@
 import { sql } from 'kysely';
+import { rescoreFindings } from '../../compliance/findings/rescore.js';
 import type { AppDeps } from '../../../deps.js';
 import { json } from '../../../platform/db/schema.js';
 import type { JobDefinition } from '../../../platform/jobs/definition.js';
 import { upsertNodes } from '../../graph/node-repo.js';
 import { upsertEdges } from '../../graph/edge-repo.js';
 import { runAudit } from '../../compliance/audit/engine.js';
+import { databaseAuditLock } from '../../compliance/audit/workspace-lock.js';
 import { allRules } from '../../compliance/rule-catalog.js';
 import { enabledFrameworks } from '../../compliance/settings-service.js';
 import { runPlugins, type PluginConfig } from './run-plugins.js';
 import type { DiscoveryPlugin } from './schemas.js';
 import { DISCOVERY_JOB, DISCOVERY_MAX_ATTEMPTS, emitJobEvent } from './discovery-service.js';
+import { resolveJobCredentials } from './job-credentials.js';
 
 interface DiscoveryResult {
   stats: { nodes_discovered: number; nodes_updated: number; findings_created: number; findings_resolved: number };
@@ -25,7 +28,7 @@ const dropState = sql<string>`config #- '{terraform-state,state}'`;
  * the workspace (so the run's stats carry the findings it created and resolved, and score changes
  * name this job as their trigger). Upserts are idempotent, so a retried attempt converges.
  */
-export function discoveryJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>): JobDefinition {
+export function discoveryJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log' | 'config' | 'tokenKey'>): JobDefinition {
   const db = deps.database.db;
   return {
     kind: DISCOVERY_JOB,
@@ -48,14 +51,24 @@ export function discoveryJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log'>):
       if (!row) return { skipped: 'job cancelled or deleted' };
       const scope = { tenantId: row.tenant_id, workspaceId: row.workspace_id };
 
-      const found = await runPlugins(row.plugins as DiscoveryPlugin[], row.config as PluginConfig, ctx.signal);
+      const plugins = row.plugins as DiscoveryPlugin[];
+      const config = row.config as PluginConfig;
+      // Every source's credentials before the first read: the tenant's connection, or the operator's grant.
+      const credentials = await resolveJobCredentials(deps, scope, row.id, plugins, config);
+      const found = await runPlugins(plugins, config, { credentials, maxStateBytes: deps.config.discoveryStateMaxBytes }, ctx.signal);
       ctx.signal.throwIfAborted();
       const written = await upsertNodes(db, scope, found.nodes, ctx.clock.now(), false);
       const edges = await upsertEdges(db, scope, found.edges, ctx.clock.now());
       await ctx.heartbeat();
 
       const enabled = await enabledFrameworks(db, scope.tenantId);
-      const audit = await runAudit({ db, clock: ctx.clock, scope, runId: row.id, frameworks: enabled, enabled, rules: await allRules(db, scope.tenantId), signal: ctx.signal });
+      // After any audit of the workspace already running (another discovery job, a queued audit): one at a time.
+      const audit = await runAudit({
+        db, clock: ctx.clock, scope, runId: row.id, frameworks: enabled, enabled, rules: await allRules(db, scope.tenantId), signal: ctx.signal,
+        lock: databaseAuditLock(deps.database),
+      });
+      // The stored risk scores follow the new graph and the audit's findings (compliance/findings/rescore.ts).
+      await rescoreFindings(db, scope, ctx.clock.now());
       return {
         stats: {
           nodes_discovered: found.nodes.length,

@@ -14,13 +14,14 @@ import { tryParseDuration } from '../../../platform/duration.js';
 import type { Clock } from '../../../platform/clock.js';
 import { DISCOVERY_STATUSES, type DiscoveryPlugin } from './schemas.js';
 import type { PluginConfig } from './run-plugins.js';
+import { checkJobCredentials } from './job-credentials.js';
 import '../tables.js';
 
 export const DISCOVERY_JOB = 'exports.discovery';
 export const DISCOVERY_MAX_ATTEMPTS = 3;
 
 export type DiscoveryRow = Selectable<Database['discovery_jobs']>;
-type Deps = Pick<AppDeps, 'database' | 'clock'>;
+type Deps = Pick<AppDeps, 'database' | 'clock' | 'config'>;
 
 export function jobUrl(tenantId: string, id: string): string {
   return `/api/v1/tenants/${tenantId}/jobs/${id}`;
@@ -144,9 +145,11 @@ export function createDiscoveryService(deps: Deps) {
     async create(context: RequestContext, body: { name: string; plugins: DiscoveryPlugin[]; config?: PluginConfig; start?: boolean }) {
       const config: PluginConfig = structuredClone(body.config ?? {});
       checkConfig(body.plugins, config);
+      const { scope } = context;
+      // Before anything is stored or queued: whose credentials each cloud source is read with.
+      const credentials = await checkJobCredentials(deps, scope, body.plugins, config);
       const tf = config['terraform-state'] as (PluginConfig['terraform-state'] & { state_bytes?: number }) | undefined;
       if (tf?.state !== undefined) tf.state_bytes = Buffer.byteLength(JSON.stringify(tf.state));
-      const { scope } = context;
       const now = deps.clock.now();
       const created = await db.transaction().execute(async (trx) => {
         let job = await trx
@@ -167,14 +170,14 @@ export function createDiscoveryService(deps: Deps) {
           .returningAll()
           .executeTakeFirstOrThrow();
         await emitJobEvent(trx, deps.clock, 'job.created', job);
-        // Discovery writes to the graph with the service's cloud credentials: who asked is audited.
+        // Discovery writes to the graph and reads clouds: who asked, and with whose credentials, is audited.
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId: scope.tenantId,
           workspaceId: scope.workspaceId,
           action: 'discovery_job.created',
           targetType: 'discovery_job',
           targetId: job.id,
-          details: { name: job.name, plugins: job.plugins, start: body.start === true },
+          details: { name: job.name, plugins: job.plugins, start: body.start === true, credentials },
         });
         if (body.start) job = await queue(trx, deps.clock, job);
         return job;

@@ -20,7 +20,7 @@ export const discoveryRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: 'Create a discovery job (plugins terraform-state and aws)',
         description:
-          'Created pending (job.created); with start true it is queued at once. The terraform-state plugin takes the state file itself (config["terraform-state"].state) or an S3 reference (state_uri); the aws plugin reads the account with the service\'s AWS credentials. 400 for an unknown plugin, config of a plugin not listed, a missing or malformed state.',
+          'Created pending (job.created); with start true it is queued at once. The terraform-state plugin takes the state file itself (config["terraform-state"].state, or a multipart upload to POST /jobs/terraform-state) or an S3 reference (state_uri); the aws plugin reads an account. state_uri and aws read with the cloud connection named in their connection_id (POST /cloud-connections); without one, only a tenant the operator granted the service\'s own credentials (CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS) may run them: 403 otherwise, before anything is stored or sent. 400 for an unknown plugin, config of a plugin not listed, a missing or malformed state, a connection_id not of this workspace.',
         params: TenantParams,
         body: JobCreate,
         response: withErrors({ 201: DiscoveryJob }, [401, 403, 413]),

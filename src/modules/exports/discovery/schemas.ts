@@ -21,9 +21,11 @@ const TerraformStateConfig = Type.Object(
       Type.String({
         pattern: '^s3://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]/.+$',
         maxLength: 1100,
-        description: 's3://bucket/key of a state kept in S3 (the Terraform S3 backend); read with the service\'s AWS credentials',
+        description:
+          's3://bucket/key of a state kept in S3 (the Terraform S3 backend), read with the cloud connection named in connection_id (the service\'s own AWS credentials only for a tenant the operator granted them)',
       }),
     ),
+    connection_id: Type.Optional(Type.String({ format: 'uuid', description: 'the cloud connection state_uri is read with (POST /cloud-connections)' })),
     files: Type.Optional(
       Type.Unsafe<Record<string, string>>({
         type: 'object',
@@ -45,6 +47,9 @@ const AwsConfig = Type.Object(
       Type.Array(StringEnum(['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam'] as const), { minItems: 1, uniqueItems: true, description: 'default all' }),
     ),
     account_id: Type.Optional(Type.String({ pattern: ACCOUNT })),
+    connection_id: Type.Optional(
+      Type.String({ format: 'uuid', description: 'the cloud connection the account is read with (the service\'s own AWS credentials only for a tenant the operator granted them)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import type { NodeRecord } from '../../graph/node-repo.js';
 import type { EdgeRecord } from '../../graph/edge-repo.js';
 import { arnParts, awsNode, regionOfZone, type Inventory } from './inventory.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * The terraform-state plugin: a Terraform state file (JSON, format version 4) becomes nodes in the
@@ -101,7 +102,7 @@ interface Mapping {
 const byId = (a: Attrs) => str(a.id);
 
 /** The supported resource types (the README lists them with what each maps). */
-export const MAPPED_TYPES: Record<string, Mapping> = {
+export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
   aws_vpc: { configType: 'AWS::EC2::VPC', nativeId: byId, shape: (a) => ({ configuration: { vpcId: a.id, isDefault: false } }) },
   aws_default_vpc: { configType: 'AWS::EC2::VPC', nativeId: byId, shape: (a) => ({ configuration: { vpcId: a.id, isDefault: true } }) },
   aws_subnet: { configType: 'AWS::EC2::Subnet', nativeId: byId, shape: (a) => ({ configuration: { subnetId: a.id } }) },
@@ -275,10 +276,10 @@ export const MAPPED_TYPES: Record<string, Mapping> = {
   aws_dynamodb_table: { configType: 'AWS::DynamoDB::Table', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { tableName: a.name, tableArn: a.arn } }) },
   aws_cloudwatch_log_group: { configType: 'AWS::Logs::LogGroup', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { logGroupName: a.name } }) },
   aws_ecr_repository: { configType: 'AWS::ECR::Repository', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { repositoryName: a.name, repositoryArn: a.arn } }) },
-};
+});
 
 /** Bucket sub-resources folded into the bucket's supplementaryConfiguration. */
-const BUCKET_PARTS: Record<string, (a: Attrs) => Attrs> = {
+const BUCKET_PARTS: Record<string, (a: Attrs) => Attrs> = lookupTable({
   aws_s3_bucket_server_side_encryption_configuration: (a) => ({
     ServerSideEncryptionConfiguration: {
       rules: (Array.isArray(a.rule) ? a.rule : []).map((r: Attrs) => ({
@@ -299,7 +300,7 @@ const BUCKET_PARTS: Record<string, (a: Attrs) => Attrs> = {
       restrictPublicBuckets: a.restrict_public_buckets ?? false,
     },
   }),
-};
+});
 
 /** References between resources, by attribute: the edge type each becomes. */
 const REFERENCES: Array<{ attr: string; edge: string }> = [

@@ -15,6 +15,11 @@ export interface GraphNode {
   nativeId: string;
   severity: Severity | null;
   findings: number;
+  /**
+   * What picks the drawing among a type's variants, when known: a load balancer v2's type
+   * (`application`, `network`, `gateway`), a subnet's `mapPublicIpOnLaunch` (`true`, `false`).
+   */
+  variant?: string | null;
 }
 
 export interface GraphEdge {
@@ -35,8 +40,12 @@ export interface Container {
   parent: string | null;
   /** The graph node a VPC or subnet container stands for, when it is a node of the graph. */
   nodeId: string | null;
+  /** The account the container belongs to (null for the "no account" and "AWS managed" groups). */
+  account: string | null;
   severity: Severity | null;
   findings: number;
+  /** A subnet container's variant (public or private), from its node. */
+  variant: string | null;
   children: string[];
   boxes: GraphNode[];
 }
@@ -44,55 +53,96 @@ export interface Container {
 export const VPC_TYPE = 'aws.ec2.vpc';
 export const SUBNET_TYPE = 'aws.ec2.subnet';
 
-const NO_ACCOUNT = '(no account)';
+/** The pseudo account AWS-managed IAM policies carry (`arn:aws:iam::aws:policy/…`). */
+export const AWS_MANAGED_ACCOUNT = 'aws';
 
 /**
- * Groups nodes into containers: account, then region, then VPC and subnet where the node's
- * relations say so. VPC and subnet nodes are the containers themselves, so their name, type and
- * findings label the container. Returns the containers by key and the root keys (accounts).
+ * Where a node's VPC or subnet container is: the node's own account when that account holds the
+ * VPC (or subnet) in that region, else the one account that does (a shared VPC, a requester-managed
+ * interface, an inventory without accounts), else the node's own account.
+ */
+class Homes {
+  private readonly byAccount = new Map<string, GraphNode>();
+  private readonly byRegion = new Map<string, GraphNode[]>();
+
+  add(n: GraphNode): void {
+    this.byAccount.set(`${n.account ?? ''}|${n.region}|${n.nativeId}`, n);
+    const k = `${n.region}|${n.nativeId}`;
+    const list = this.byRegion.get(k) ?? [];
+    list.push(n);
+    this.byRegion.set(k, list);
+  }
+
+  /** The node standing for `id` as seen from `n`, if any. */
+  find(n: GraphNode, id: string): GraphNode | undefined {
+    const own = this.byAccount.get(`${n.account ?? ''}|${n.region}|${id}`);
+    if (own) return own;
+    const others = this.byRegion.get(`${n.region}|${id}`);
+    return others?.length === 1 ? others[0] : undefined;
+  }
+}
+
+/**
+ * Groups nodes into containers. The rules (docs/exports.md, "Where a node is drawn"):
+ * - account, then region, then VPC and subnet where the node's relations say so;
+ * - a VPC container is (account, region, VPC id), a subnet container (account, region, subnet id);
+ *   a node whose own account has no such VPC joins the one account's VPC that has it (see Homes);
+ * - a node without an account goes in the "No account" group, by region;
+ * - AWS-managed policies (account `aws`) go in the "AWS managed" group, without regions;
+ * - VPC and subnet nodes are the containers themselves, so their name, type and findings label the
+ *   container.
+ * Returns the containers by key, the root keys, and the container each VPC or subnet node became.
  */
 export function buildContainers(graph: RenderGraph): { containers: Map<string, Container>; roots: string[]; nodeContainer: Map<string, string> } {
   const containers = new Map<string, Container>();
   const roots: string[] = [];
   const nodeContainer = new Map<string, string>();
-  const vpcNodes = new Map<string, GraphNode>();
-  const subnetNodes = new Map<string, GraphNode>();
+  const vpcs = new Homes();
+  const subnets = new Homes();
   for (const n of graph.nodes) {
-    if (n.type === VPC_TYPE) vpcNodes.set(`${n.account ?? ''}|${n.region}|${n.nativeId}`, n);
-    else if (n.type === SUBNET_TYPE) subnetNodes.set(`${n.account ?? ''}|${n.region}|${n.nativeId}`, n);
+    if (n.type === VPC_TYPE) vpcs.add(n);
+    else if (n.type === SUBNET_TYPE) subnets.add(n);
   }
 
-  const ensure = (key: string, kind: ContainerKind, label: string, parent: string | null): Container => {
+  const ensure = (key: string, kind: ContainerKind, label: string, parent: string | null, account: string | null): Container => {
     let c = containers.get(key);
     if (!c) {
-      c = { key, kind, label, parent, nodeId: null, severity: null, findings: 0, children: [], boxes: [] };
+      c = { key, kind, label, parent, nodeId: null, account, severity: null, findings: 0, variant: null, children: [], boxes: [] };
       containers.set(key, c);
       if (parent) containers.get(parent)!.children.push(key);
       else roots.push(key);
     }
     return c;
   };
-  const account = (n: GraphNode) => ensure(`a:${n.account ?? NO_ACCOUNT}`, 'account', `Account ${n.account ?? NO_ACCOUNT}`, null).key;
-  const region = (n: GraphNode) => ensure(`r:${n.account ?? ''}|${n.region}`, 'region', `Region ${n.region || 'global'}`, account(n)).key;
-  const vpc = (n: GraphNode, vpcId: string) => {
-    const owner = vpcNodes.get(`${n.account ?? ''}|${n.region}|${vpcId}`);
-    const c = ensure(`v:${n.account ?? ''}|${n.region}|${vpcId}`, 'vpc', containerLabel('VPC', owner?.name, vpcId), region(n));
-    if (owner) adopt(c, owner);
-    return c.key;
-  };
-  const subnet = (n: GraphNode, vpcId: string | null, subnetId: string) => {
-    const owner = subnetNodes.get(`${n.account ?? ''}|${n.region}|${subnetId}`);
-    const parentVpc = owner?.vpc ?? vpcId;
-    const parent = parentVpc ? vpc(n, parentVpc) : region(n);
-    const c = ensure(`s:${n.account ?? ''}|${n.region}|${subnetId}`, 'subnet', containerLabel('Subnet', owner?.name, subnetId), parent);
-    if (owner) adopt(c, owner);
-    return c.key;
+  const accountOf = (account: string | null) =>
+    account ? ensure(`a:${account}`, 'account', `Account ${account}`, null, account).key : ensure('a:', 'no_account', 'No account', null, null).key;
+  const region = (account: string | null, name: string) => {
+    const global = !name || name === 'global';
+    return ensure(`r:${account ?? ''}|${name}`, global ? 'global' : 'region', global ? 'Global' : `Region ${name}`, accountOf(account), account).key;
   };
   const adopt = (c: Container, owner: GraphNode) => {
     c.nodeId = owner.id;
     c.severity = owner.severity;
     c.findings = owner.findings;
+    c.variant = owner.variant ?? null;
     nodeContainer.set(owner.id, c.key);
+  };
+  const vpc = (n: GraphNode, vpcId: string) => {
+    const owner = vpcs.find(n, vpcId);
+    const account = owner ? owner.account : n.account;
+    const c = ensure(`v:${account ?? ''}|${n.region}|${vpcId}`, 'vpc', containerLabel('VPC', owner?.name, vpcId), region(account, n.region), account);
+    if (owner) adopt(c, owner);
+    return c.key;
+  };
+  const subnet = (n: GraphNode, vpcId: string | null, subnetId: string) => {
+    const owner = subnets.find(n, subnetId);
+    const parentVpc = owner?.vpc ?? vpcId;
+    const parent = parentVpc ? vpc(owner ?? n, parentVpc) : region(owner ? owner.account : n.account, n.region);
+    // A subnet belongs to its VPC's account (or, without a known VPC, to its own node's).
+    const account = containers.get(parent)!.account;
+    const c = ensure(`s:${account ?? ''}|${n.region}|${subnetId}`, 'subnet', containerLabel('Subnet', owner?.name, subnetId), parent, account);
+    if (owner) adopt(c, owner);
+    return c.key;
   };
 
   for (const n of graph.nodes) {
@@ -104,7 +154,9 @@ export function buildContainers(graph: RenderGraph): { containers: Map<string, C
       subnet(n, n.vpc, n.nativeId);
       continue;
     }
-    const key = n.subnet ? subnet(n, n.vpc, n.subnet) : n.vpc ? vpc(n, n.vpc) : region(n);
+    let key: string;
+    if (n.account === AWS_MANAGED_ACCOUNT) key = ensure('m:aws', 'managed', 'AWS managed', null, null).key;
+    else key = n.subnet ? subnet(n, n.vpc, n.subnet) : n.vpc ? vpc(n, n.vpc) : region(n.account, n.region);
     containers.get(key)!.boxes.push(n);
   }
   return { containers, roots, nodeContainer };

@@ -2,6 +2,7 @@ import { Resvg } from '@resvg/resvg-js';
 import { drawioChunks } from './drawio.js';
 import { layoutGraph, type Diagram } from './layout.js';
 import type { RenderGraph } from './model.js';
+import { buildOverview, layoutOverview, overviewSvgChunks } from './overview.js';
 import { svgChunks } from './svg.js';
 
 export type RenderFormat = 'drawio' | 'svg' | 'png';
@@ -17,6 +18,12 @@ export const EXTENSIONS: Record<RenderFormat, string> = { drawio: 'drawio', svg:
 /** Largest PNG rendered, in pixels (a 10,000-node diagram is scaled down to this; SVG keeps all detail). */
 export const MAX_PNG_PIXELS = 48_000_000;
 export const MAX_PNG_SIDE = 16_000;
+/**
+ * Above this many nodes the PNG is the overview (accounts, regions and VPCs with their counts per
+ * type): the full drawing of more nodes is unreadable once fitted to a screen. draw.io and SVG keep
+ * every node and edge at every size.
+ */
+export const OVERVIEW_MIN_NODES = 300;
 
 export interface RenderStats {
   nodes: number;
@@ -28,6 +35,12 @@ export interface RenderStats {
   render_ms: number;
   elk_containers: number;
   grid_containers: number;
+  routed_edges: number;
+  straight_edges: number;
+  /** Edges not drawn because the nesting shows them (a node and a container holding it). */
+  containment_edges: number;
+  /** What the file shows: every node (`full`) or the PNG's overview of a large graph. */
+  view: 'full' | 'overview';
 }
 
 /** The scale of the PNG: 1.5 for crispness when small, down to what the pixel budget allows. */
@@ -56,19 +69,24 @@ export async function renderGraph(
   graph: RenderGraph,
   format: RenderFormat,
   emit: (chunk: Buffer) => Promise<void> | void,
-  options: { generatedAt?: string; elkMaxItems?: number } = {},
-): Promise<{ diagram: Diagram; stats: RenderStats }> {
-  const diagram = await layoutGraph(graph, { elkMaxItems: options.elkMaxItems });
+  options: { generatedAt?: string; elkMaxItems?: number; overviewMinNodes?: number } = {},
+): Promise<{ diagram: Diagram | null; stats: RenderStats }> {
+  const overview = format === 'png' && graph.nodes.length > (options.overviewMinNodes ?? OVERVIEW_MIN_NODES);
   const started = Date.now();
+  const diagram = overview ? null : await layoutGraph(graph, { elkMaxItems: options.elkMaxItems });
+  const summary = overview ? layoutOverview(buildOverview(graph)) : null;
+  const laidOut = Date.now();
   let scale = 1;
   if (format === 'drawio') {
-    for (const text of batched(drawioChunks(diagram, { generatedAt: options.generatedAt }))) await emit(Buffer.from(text, 'utf8'));
+    for (const text of batched(drawioChunks(diagram!, { generatedAt: options.generatedAt }))) await emit(Buffer.from(text, 'utf8'));
   } else if (format === 'svg') {
-    for (const text of batched(svgChunks(diagram))) await emit(Buffer.from(text, 'utf8'));
+    for (const text of batched(svgChunks(diagram!))) await emit(Buffer.from(text, 'utf8'));
   } else {
-    scale = pngScale(diagram.width, diagram.height);
+    const width = diagram?.width ?? summary!.width;
+    const height = diagram?.height ?? summary!.height;
+    scale = pngScale(width, height);
     let svg = '';
-    for (const piece of svgChunks(diagram)) svg += piece;
+    for (const piece of diagram ? svgChunks(diagram) : overviewSvgChunks(summary!)) svg += piece;
     const resvg = new Resvg(svg, {
       fitTo: { mode: 'zoom', value: scale },
       font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans Mono', monospaceFamily: 'DejaVu Sans Mono' },
@@ -84,13 +102,17 @@ export async function renderGraph(
     stats: {
       nodes: graph.nodes.length,
       edges: graph.edges.length,
-      width: diagram.width,
-      height: diagram.height,
+      width: diagram?.width ?? summary!.width,
+      height: diagram?.height ?? summary!.height,
       scale: Math.round(scale * 1000) / 1000,
-      layout_ms: diagram.stats.layout_ms,
-      render_ms: Date.now() - started,
-      elk_containers: diagram.stats.elk_containers,
-      grid_containers: diagram.stats.grid_containers,
+      layout_ms: diagram?.stats.layout_ms ?? laidOut - started,
+      render_ms: Date.now() - laidOut,
+      elk_containers: diagram?.stats.elk_containers ?? 0,
+      grid_containers: diagram?.stats.grid_containers ?? 0,
+      routed_edges: diagram?.stats.routed_edges ?? 0,
+      straight_edges: diagram?.stats.straight_edges ?? 0,
+      containment_edges: diagram?.dropped.containment ?? 0,
+      view: diagram ? 'full' : 'overview',
     },
   };
 }

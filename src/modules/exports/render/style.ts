@@ -1,7 +1,8 @@
 /**
- * What a diagram looks like: node categories and their colours, severity badges, box geometry and
+ * What a diagram looks like: severity badges, node and container geometry, container styles and
  * text measurement. Labels use DejaVu Sans Mono (monospace fallback): every glyph advances 0.602 em,
- * so a label's width is known exactly and can be cut to fit its box before rendering.
+ * so a label's width is known exactly and can be cut to fit before rendering. Node shapes are in
+ * aws-shapes.ts.
  */
 
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
@@ -15,87 +16,86 @@ export const SEVERITY_STYLE: Record<Severity, { fill: string; text: string; lett
   INFO: { fill: '#78909c', text: '#ffffff', letter: 'I' },
 };
 
-export type Category = 'compute' | 'network' | 'storage' | 'database' | 'security' | 'integration' | 'management' | 'other';
+export type ContainerKind = 'account' | 'no_account' | 'managed' | 'region' | 'global' | 'vpc' | 'subnet';
 
-export const CATEGORY_STYLE: Record<Category, { stroke: string; fill: string; shape: string }> = {
-  compute: { stroke: '#d86613', fill: '#fdf0e6', shape: 'rounded=1;arcSize=12;' },
-  network: { stroke: '#8c4fff', fill: '#f3edff', shape: 'rounded=1;arcSize=45;' },
-  storage: { stroke: '#3f8624', fill: '#eef6e9', shape: 'shape=cylinder3;boundedLbl=1;backgroundOutline=1;size=6;' },
-  database: { stroke: '#2e73b8', fill: '#e8f1fa', shape: 'shape=cylinder3;boundedLbl=1;backgroundOutline=1;size=6;' },
-  security: { stroke: '#c7131f', fill: '#fbeaeb', shape: 'shape=hexagon;perimeter=hexagonPerimeter2;size=0.06;fixedSize=0;' },
-  integration: { stroke: '#c1166b', fill: '#fbe9f2', shape: 'shape=process;size=0.04;backgroundOutline=1;' },
-  management: { stroke: '#4b5b73', fill: '#eef1f5', shape: 'shape=note;size=10;' },
-  other: { stroke: '#6b7785', fill: '#f4f5f7', shape: 'rounded=0;' },
-};
+/** A container's look; `variant` tells public from private subnets (`mapPublicIpOnLaunch`). */
+export type ContainerLook = 'account' | 'no_account' | 'managed' | 'region' | 'global' | 'vpc' | 'subnet_public' | 'subnet_private' | 'subnet';
 
-const TYPE_CATEGORY: Record<string, Category> = {
-  'ec2.instance': 'compute',
-  'ec2.volume': 'storage',
-  'ec2.snapshot': 'storage',
-  'ec2.security_group': 'security',
-  'ec2.network_acl': 'security',
-  'ec2.key_pair': 'security',
-  'ec2.launch_template': 'compute',
-  'ecr.repository': 'storage',
-  'es.domain': 'database',
-  'opensearch.domain': 'database',
-};
-
-const SERVICE_CATEGORY: Record<string, Category> = {
-  ec2: 'network', lambda: 'compute', ecs: 'compute', eks: 'compute', autoscaling: 'compute', batch: 'compute',
-  elasticbeanstalk: 'compute', apprunner: 'compute', compute: 'compute', container: 'compute', k8s: 'compute',
-  elasticloadbalancing: 'network', elasticloadbalancingv2: 'network', route53: 'network', cloudfront: 'network',
-  apigateway: 'network', apigatewayv2: 'network', networkfirewall: 'network', globalaccelerator: 'network', network: 'network',
-  s3: 'storage', efs: 'storage', fsx: 'storage', backup: 'storage', storage: 'storage', glacier: 'storage',
-  rds: 'database', dynamodb: 'database', redshift: 'database', elasticache: 'database', docdb: 'database',
-  neptune: 'database', memorydb: 'database', sql: 'database', database: 'database',
-  iam: 'security', kms: 'security', secretsmanager: 'security', acm: 'security', guardduty: 'security',
-  wafv2: 'security', waf: 'security', securityhub: 'security', accessanalyzer: 'security', cognito: 'security',
-  sqs: 'integration', sns: 'integration', events: 'integration', stepfunctions: 'integration', kinesis: 'integration',
-  msk: 'integration', kafka: 'integration', appsync: 'integration', mq: 'integration', amazonmq: 'integration',
-  cloudtrail: 'management', cloudwatch: 'management', logs: 'management', config: 'management', ssm: 'management',
-  cloudformation: 'management', organizations: 'management', host: 'compute',
-};
-
-/** The category of a dotted node type `<provider>.<service>.<type>`. */
-export function categoryOf(type: string): Category {
-  const [, service = '', kind = ''] = type.split('.');
-  return TYPE_CATEGORY[`${service}.${kind}`] ?? SERVICE_CATEGORY[service] ?? 'other';
+export function containerLook(kind: ContainerKind, variant: string | null): ContainerLook {
+  if (kind !== 'subnet') return kind;
+  return variant === 'true' ? 'subnet_public' : variant === 'false' ? 'subnet_private' : 'subnet';
 }
 
-/** The draw.io style of a node type: its category's shape and colours, one style per type. */
-export function drawioNodeStyle(type: string): string {
-  const c = CATEGORY_STYLE[categoryOf(type)];
-  return `${c.shape}whiteSpace=wrap;html=1;fillColor=${c.fill};strokeColor=${c.stroke};strokeWidth=2;align=left;spacingLeft=10;verticalAlign=middle;fontFamily=DejaVu Sans Mono;fontSize=12;`;
-}
+const GROUP =
+  'points=[[0,0],[0.25,0],[0.5,0],[0.75,0],[1,0],[1,0.25],[1,0.5],[1,0.75],[1,1],[0.75,1],[0.5,1],[0.25,1],[0,1],[0,0.75],[0,0.5],[0,0.25]];' +
+  'outlineConnect=0;gradientColor=none;html=1;whiteSpace=wrap;fontSize=12;fontStyle=0;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;';
 
-export type ContainerKind = 'account' | 'region' | 'vpc' | 'subnet';
-
-export const CONTAINER_STYLE: Record<ContainerKind, { stroke: string; fill: string; dashed: boolean; title: string }> = {
-  account: { stroke: '#232f3e', fill: '#ffffff', dashed: false, title: 'Account' },
-  region: { stroke: '#147eba', fill: '#f7fbfe', dashed: true, title: 'Region' },
-  vpc: { stroke: '#8c4fff', fill: '#faf7ff', dashed: false, title: 'VPC' },
-  subnet: { stroke: '#3f8624', fill: '#f5faf2', dashed: false, title: 'Subnet' },
+/**
+ * The groups of draw.io's AWS sidebar ("AWS / Groups"), by look; `stroke` and `title` also colour the
+ * PNG's drawing of the same group. The plain dashed group is the sidebar's "Generic group".
+ */
+export const CONTAINER_STYLE: Record<ContainerLook, { drawio: string; stroke: string; fill: string; title: string; dashed: boolean }> = {
+  account: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_account;strokeColor=#CD2264;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#CD2264;dashed=0;`,
+    stroke: '#CD2264', fill: '#ffffff', title: '#CD2264', dashed: false,
+  },
+  managed: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_aws_cloud_alt;strokeColor=#232F3E;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#232F3E;dashed=0;`,
+    stroke: '#232F3E', fill: '#ffffff', title: '#232F3E', dashed: false,
+  },
+  no_account: {
+    drawio: 'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#5A6C86', fill: '#ffffff', title: '#5A6C86', dashed: true,
+  },
+  region: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_region;strokeColor=#00A4A6;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#147EBA;dashed=1;`,
+    stroke: '#00A4A6', fill: '#ffffff', title: '#147EBA', dashed: true,
+  },
+  global: {
+    drawio: 'fillColor=#EFF0F3;strokeColor=none;dashed=0;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#232F3D;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#EFF0F3', fill: '#EFF0F3', title: '#232F3D', dashed: false,
+  },
+  vpc: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_vpc2;strokeColor=#8C4FFF;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#AAB7B8;dashed=0;`,
+    stroke: '#8C4FFF', fill: '#ffffff', title: '#8C4FFF', dashed: false,
+  },
+  subnet_public: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_security_group;grStroke=0;strokeColor=#7AA116;fillColor=#F2F6E8;verticalAlign=top;align=left;spacingLeft=30;fontColor=#248814;dashed=0;`,
+    stroke: '#7AA116', fill: '#F2F6E8', title: '#248814', dashed: false,
+  },
+  subnet_private: {
+    drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_security_group;grStroke=0;strokeColor=#00A4A6;fillColor=#E6F6F7;verticalAlign=top;align=left;spacingLeft=30;fontColor=#147EBA;dashed=0;`,
+    stroke: '#00A4A6', fill: '#E6F6F7', title: '#147EBA', dashed: false,
+  },
+  subnet: {
+    drawio: 'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#5A6C86', fill: '#F7F8FA', title: '#5A6C86', dashed: true,
+  },
 };
 
-export function drawioContainerStyle(kind: ContainerKind): string {
-  const c = CONTAINER_STYLE[kind];
-  return `swimlane;container=1;collapsible=0;startSize=${HEADER_H};horizontal=1;rounded=0;html=1;whiteSpace=wrap;align=left;spacingLeft=8;fontStyle=1;fontFamily=DejaVu Sans Mono;fontSize=12;fillColor=${c.fill};swimlaneFillColor=${c.fill};strokeColor=${c.stroke};fontColor=${c.stroke};dashed=${c.dashed ? 1 : 0};`;
-}
+/** Looks whose draw.io group carries its icon in the top-left corner (the label starts after it). */
+export const ICON_GROUPS = new Set<ContainerLook>(['account', 'managed', 'region', 'vpc', 'subnet_public', 'subnet_private']);
 
-// Geometry (pixels at scale 1).
-export const BOX_W = 220;
-export const BOX_H = 52;
-export const BOX_GAP_X = 24;
-export const BOX_GAP_Y = 20;
-export const HEADER_H = 26;
+// Geometry (pixels at scale 1). A node is an item ITEM_W × ITEM_H: its icon (ICON square, centred at
+// the top), then up to two lines of name and one of type below it.
+export const ITEM_W = 160;
+export const ITEM_H = 92;
+export const ICON = 48;
+export const LABEL_GAP = 4;
+export const LINE_H = 13;
+export const ITEM_GAP_X = 24;
+export const ITEM_GAP_Y = 20;
+export const HEADER_H = 28;
 export const PAD = 14;
-export const STRIPE_W = 6;
-export const NAME_FONT = 12;
+export const NAME_FONT = 11;
 export const TYPE_FONT = 10;
 export const TITLE_FONT = 12;
 export const BADGE_FONT = 10;
 export const BADGE_H = 16;
+export const EDGE_FONT = 9;
+
+/** Where an item's icon is, relative to the item. */
+export const ICON_X = (ITEM_W - ICON) / 2;
 
 const ADVANCE = 0.6021; // DejaVu Sans Mono: 1233 / 2048 units per em, every glyph.
 
@@ -103,13 +103,34 @@ export function textWidth(text: string, fontSize: number): number {
   return [...text].length * ADVANCE * fontSize;
 }
 
+/** How many characters fit `width` pixels. */
+export function charsFitting(fontSize: number, width: number): number {
+  return Math.floor(width / (ADVANCE * fontSize) + 1e-9);
+}
+
 /** Cuts a label to fit `width` pixels, ending it with an ellipsis when cut. */
 export function fitText(text: string, fontSize: number, width: number): string {
   const chars = [...text.replace(/\s+/g, ' ').trim()];
-  const max = Math.floor(width / (ADVANCE * fontSize) + 1e-9);
+  const max = charsFitting(fontSize, width);
   if (chars.length <= max) return chars.join('');
   if (max <= 1) return max === 1 ? '…' : '';
   return chars.slice(0, max - 1).join('') + '…';
+}
+
+/** A name on at most two lines of `max` characters, broken after a separator when one is near the end. */
+function wrapName(name: string, max: number): string[] {
+  const chars = [...name.replace(/\s+/g, ' ').trim()];
+  if (chars.length <= max) return [chars.join('')];
+  let cut = max;
+  for (let i = max; i > max / 2; i--) {
+    if (' -_./:'.includes(chars[i - 1]!)) {
+      cut = i;
+      break;
+    }
+  }
+  const first = chars.slice(0, cut).join('').trimEnd();
+  const rest = chars.slice(cut).join('').trimStart();
+  return [first, fitText(rest, NAME_FONT, max * ADVANCE * NAME_FONT)];
 }
 
 /** Badge text: the top severity's letter and the number of open findings. */
@@ -121,16 +142,14 @@ export function badgeWidth(text: string): number {
   return Math.ceil(textWidth(text, BADGE_FONT)) + 10;
 }
 
-/** Node label pieces that fit the box: name on the first line, type (and the badge) on the second. */
-export function boxLabels(name: string, type: string, severity: Severity | null, findings: number) {
-  const inner = BOX_W - STRIPE_W - 8 - 8;
-  const badge = severity ? badgeText(severity, findings) : null;
-  const badgeW = badge ? badgeWidth(badge) + 6 : 0;
-  return {
-    name: fitText(name || '(unnamed)', NAME_FONT, inner),
-    type: fitText(type, TYPE_FONT, inner - badgeW),
-    badge,
-  };
+/**
+ * A node's label lines, each cut to the item's width: the name (on two lines when long), or the name
+ * and a note (the node's own account when it is drawn in another account's VPC), then the type.
+ */
+export function itemLabels(name: string, typeLabel: string, note: string | null = null): { name: string[]; type: string } {
+  const max = charsFitting(NAME_FONT, ITEM_W);
+  const lines = note ? [fitText(name || '(unnamed)', NAME_FONT, ITEM_W), fitText(note, NAME_FONT, ITEM_W)] : wrapName(name || '(unnamed)', max);
+  return { name: lines, type: fitText(typeLabel, TYPE_FONT, ITEM_W) };
 }
 
 export function escapeXml(text: string): string {
@@ -141,3 +160,14 @@ export function escapeXml(text: string): string {
     '',
   );
 }
+
+/** An edge type as a label ("routes_to" → "routes to"); empty for types the drawing already says. */
+export function edgeLabel(type: string): string {
+  return QUIET_EDGE_TYPES.has(type) ? '' : type.replace(/_/g, ' ');
+}
+
+/**
+ * Edge types whose label adds nothing: the arrow from a resource to a security group is its use of
+ * the group.
+ */
+const QUIET_EDGE_TYPES = new Set(['uses_security_group']);

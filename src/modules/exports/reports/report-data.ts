@@ -1,17 +1,22 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../../compliance/findings/accepted.js';
-import { controlKey, controlState, findingsByControl } from '../../compliance/controls/control-state.js';
+import { controlKey, findingsByControl } from '../../compliance/controls/control-state.js';
+import { controlStatuses, countControls, type ControlCounts } from '../../compliance/controls/control-statuses.js';
+import { activeFindingCounts, activeFindingsWhere } from '../../compliance/controls/finding-counts.js';
 import { controlTitle, frameworks as catalogs } from '../../compliance/frameworks.js';
 import { allRules } from '../../compliance/rule-catalog.js';
 import { enabledFrameworks } from '../../compliance/settings-service.js';
 import { SEVERITIES, type FrameworkId } from '../../compliance/rules/rule-types.js';
+import type { ResourceFilter } from '../../compliance/unknowns/unknown-controls.js';
 import { assetGroupPredicate } from '../../applications/asset-groups.js';
+import { collectMethod, type ReportMethod } from './report-method.js';
 import '../../compliance/tables.js';
 import '../../applications/tables.js';
 
 export interface ReportRequest {
+  /** The report's own id, printed on it so a filed copy can be traced. */
+  reportId?: string | null;
   framework: string | null;
   assetGroupId: string | null;
 }
@@ -34,26 +39,45 @@ export interface ReportFinding {
   remediation: string;
 }
 
+export interface ReportFramework extends ControlCounts {
+  id: string;
+  name: string;
+  score: number;
+}
+
 export interface ReportSummary {
+  report_id: string | null;
   title: string;
   generated_at: string;
   tenant: { id: string; name: string };
   workspace: { id: string; name: string };
   scope: { asset_group: { id: string; name: string; resources: number } | null; resources: number };
-  frameworks: Array<{ id: string; name: string; score: number; applicable_controls: number; failing_controls: number; passing_controls: number }>;
+  /** Per selected framework: the score and the counts of /controls/status (they add up to applicable_controls). */
+  frameworks: ReportFramework[];
   overall_score: number;
   findings_by_severity: Record<string, number>;
   total_findings: number;
+  /** Every failing control of the selected frameworks, worst first: as many as the frameworks' failing_controls add up to. */
   failing_controls: Array<{ framework: string; control_id: string; title: string | null; findings: number; top_severity: string }>;
+  /** Every unknown control: no finding, but a rule could not judge one of its resources. */
+  unknown_controls: Array<{ framework: string; control_id: string; title: string | null; evaluations: number }>;
+  /** The scores at the start of each past audit run, then now (empty for an asset group: scores are kept per workspace). */
+  score_history: Array<{ at: string; overall: number; frameworks: Record<string, number> }>;
+  method: ReportMethod;
 }
 
 const RANK_TO_SEVERITY = (rank: number) => SEVERITIES[5 - rank] ?? 'INFO';
 
+/** How many past audit runs the score history shows. */
+export const SCORE_HISTORY_RUNS = 60;
+
 /**
- * Reads what a compliance report shows, for the workspace or one asset group of it: per-framework
- * scores (the spec's formula; within an asset group, a control fails only for findings on its
- * members), findings by severity, and failing controls. Findings themselves are read page by page
- * by `reportFindings`, so a report of any size is written without holding them all.
+ * Reads what a compliance report shows, for the workspace or one asset group of it. Every control
+ * number comes from controlStatuses (the function /controls/status reads) and every finding count
+ * from activeFindingCounts (the one /controls/status's by_severity comes from), so a report and the
+ * API cannot disagree; within an asset group both count only the group's resources. Findings
+ * themselves are read page by page by `findings()`, so a report of any size is written without
+ * holding them all.
  */
 export async function collectReport(db: Kysely<Database>, scope: Scope, now: Date, request: ReportRequest) {
   const [tenant, workspace] = await Promise.all([
@@ -62,75 +86,71 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   ]);
   const enabled = await enabledFrameworks(db, scope.tenantId);
   const selected: FrameworkId[] = request.framework ? [request.framework as FrameworkId] : enabled;
-  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
 
   let group: ReportSummary['scope']['asset_group'] = null;
-  let inScope: RawBuilder<boolean> = sql<boolean>`true`;
+  let resources: ResourceFilter | undefined;
   if (request.assetGroupId) {
     const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
     if (!row) throw new Error('the asset group of this report no longer exists');
     const predicate = await assetGroupPredicate(db, scope, request.assetGroupId, 'n');
-    inScope = sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = f.workspace_id AND n.id = f.resource_id AND ${predicate})`;
+    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = ${id} AND ${predicate})`;
     const members = await db.selectFrom('nodes as n').select((eb) => eb.fn.countAll<number>().as('c')).where('n.workspace_id', '=', scope.workspaceId).where(predicate).executeTakeFirstOrThrow();
     group = { id: row.id, name: row.name, resources: Number(members.c) };
   }
-  const resources = group
+  const resourceCount = group
     ? group.resources
     : Number((await db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('c')).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow()).c);
 
-  const frameworkFilter = request.framework
-    ? sql<boolean>`(f.framework = ${request.framework} OR f.framework_mappings @> ${JSON.stringify([{ framework: request.framework }])}::jsonb)`
-    : sql<boolean>`true`;
-  const where = sql<boolean>`f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)} AND ${inScope}`;
+  const rules = await allRules(db, scope.tenantId);
+  const { controls } = await controlStatuses(db, scope, enabled, rules, now, { resources });
+  const ofSelected = controls.filter((c) => (selected as string[]).includes(c.framework));
 
-  const state = await controlState(db, scope, enabled, await allRules(db, scope.tenantId), now);
-  // Controls failing within the scope (for the whole workspace this equals state.failing).
-  const failingRows = await findingsByControl(db, where);
-  const failing = new Set(failingRows.map((r) => controlKey(r.framework, r.control_id)));
+  const frameworkRows: ReportFramework[] = selected.map((id) => ({
+    id,
+    name: catalogs().get(id)?.name ?? id,
+    score: 0,
+    ...countControls(ofSelected.filter((c) => c.framework === id)),
+  }));
+  // The score of controlState's formula: passing / applicable, per framework and over the selection.
+  for (const f of frameworkRows) f.score = f.applicable_controls === 0 ? 100 : Math.round((100 * f.passing_controls) / f.applicable_controls);
+  const passingAll = frameworkRows.reduce((n, f) => n + f.passing_controls, 0);
+  const applicableAll = frameworkRows.reduce((n, f) => n + f.applicable_controls, 0);
+  // Over every enabled framework this is controlState's overall score; over one, that framework's.
+  const overall = applicableAll === 0 ? 100 : Math.round((100 * passingAll) / applicableAll);
 
-  const frameworkRows: ReportSummary['frameworks'] = [];
-  let passingAll = 0;
-  let applicableAll = 0;
-  for (const id of selected) {
-    const controls = state.applicable.get(id) ?? new Set<string>();
-    let passing = 0;
-    let failingCount = 0;
-    for (const control of controls) {
-      const key = controlKey(id, control);
-      if (failing.has(key)) failingCount++;
-      else if (state.automated.has(key) || state.attested.has(key)) passing++;
-    }
-    passingAll += passing;
-    applicableAll += controls.size;
-    frameworkRows.push({
-      id,
-      name: catalogs().get(id)?.name ?? id,
-      score: controls.size === 0 ? 100 : Math.round((100 * passing) / controls.size),
-      applicable_controls: controls.size,
-      failing_controls: failingCount,
-      passing_controls: passing,
-    });
-  }
+  const findingsWhere = await activeFindingsWhere(db, scope, now, { framework: request.framework, resources });
+  const counts = await activeFindingCounts(db, scope, now, { framework: request.framework, resources });
+  // Findings per failing control (count and worst severity), for the failing-controls list.
+  const perControl = new Map((await findingsByControl(db, await activeFindingsWhere(db, scope, now, { resources }))).map((r) => [controlKey(r.framework, r.control_id), r]));
+  const failingControls = ofSelected
+    .filter((c) => c.automated_state === 'failing')
+    .map((c) => {
+      const hit = perControl.get(controlKey(c.framework, c.control_id));
+      return { framework: c.framework, control_id: c.control_id, title: controlTitle(c.framework, c.control_id), findings: hit?.findings ?? 0, top: hit?.top ?? 0 };
+    })
+    .sort((a, b) => selected.indexOf(a.framework) - selected.indexOf(b.framework) || b.top - a.top || b.findings - a.findings || a.control_id.localeCompare(b.control_id, 'en', { numeric: true }))
+    .map(({ top, ...c }) => ({ ...c, top_severity: RANK_TO_SEVERITY(top) }));
+  const unknownControls = ofSelected
+    .filter((c) => c.automated_state === 'unknown')
+    .map((c) => ({ framework: c.framework, control_id: c.control_id, title: controlTitle(c.framework, c.control_id), evaluations: c.unknown_evaluations }));
 
-  const severities = await sql<{ severity: string; n: number }>`
-    SELECT f.severity, count(*)::int AS n FROM findings f WHERE ${where} AND ${frameworkFilter} GROUP BY f.severity`.execute(db);
-  const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, 0])) as Record<string, number>;
-  for (const row of severities.rows) bySeverity[row.severity] = row.n;
+  const scoreHistory = group ? [] : await scoreHistoryOf(db, scope, selected, now, { overall, frameworks: Object.fromEntries(frameworkRows.map((f) => [f.id, f.score])) });
 
   const summary: ReportSummary = {
+    report_id: request.reportId ?? null,
     title: `Compliance report${request.framework ? ` (${catalogs().get(request.framework as FrameworkId)?.name ?? request.framework})` : ''}`,
     generated_at: now.toISOString(),
     tenant,
     workspace,
-    scope: { asset_group: group, resources },
+    scope: { asset_group: group, resources: resourceCount },
     frameworks: frameworkRows,
-    overall_score: applicableAll === 0 ? 100 : Math.round((100 * passingAll) / applicableAll),
-    findings_by_severity: bySeverity,
-    total_findings: Object.values(bySeverity).reduce((a, b) => a + b, 0),
-    failing_controls: failingRows
-      .filter((r) => (selected as string[]).includes(r.framework))
-      .sort((a, b) => b.top - a.top || b.findings - a.findings || a.framework.localeCompare(b.framework) || a.control_id.localeCompare(b.control_id))
-      .map((r) => ({ framework: r.framework, control_id: r.control_id, title: controlTitle(r.framework, r.control_id), findings: r.findings, top_severity: RANK_TO_SEVERITY(r.top) })),
+    overall_score: overall,
+    findings_by_severity: counts.bySeverity,
+    total_findings: counts.total,
+    failing_controls: failingControls,
+    unknown_controls: unknownControls,
+    score_history: scoreHistory,
+    method: await collectMethod(db, scope, { selected, rules, controls: ofSelected, resources, now }),
   };
 
   /** The findings in report order (most severe first), a page at a time (keyset: rank, then id). */
@@ -142,7 +162,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
         SELECT f.id, f.severity, f.severity_rank, f.title, f.rule_id, f.framework, f.control_id, f.resource_id, f.resource_type,
           f.resource_name, f.region, f.account_id, f.first_seen, f.last_seen, f.remediation
         FROM findings f
-        WHERE ${where} AND ${frameworkFilter}
+        WHERE ${findingsWhere}
           ${cursor ? sql`AND (f.severity_rank < ${cursor.rank} OR (f.severity_rank = ${cursor.rank} AND f.id > ${cursor.id}))` : sql``}
         ORDER BY f.severity_rank DESC, f.id
         LIMIT ${pageSize}`.execute(db);
@@ -154,6 +174,37 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   }
 
   return { summary, findings };
+}
+
+/**
+ * The scores each past audit run started from (stored with the run as its baseline), oldest first,
+ * then the scores now. An audit run's baseline is the state just before its findings changed: the
+ * series is the score as it stood between audits.
+ */
+async function scoreHistoryOf(db: Kysely<Database>, scope: Scope, selected: FrameworkId[], now: Date, current: { overall: number; frameworks: Record<string, number> }): Promise<ReportSummary['score_history']> {
+  const runs = await db
+    .selectFrom('audit_runs')
+    .select(['started_at', 'baseline'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('tenant_id', '=', scope.tenantId)
+    .where('baseline', 'is not', null)
+    .where('started_at', 'is not', null)
+    .orderBy('started_at', 'desc')
+    .limit(SCORE_HISTORY_RUNS)
+    .execute();
+  const points: ReportSummary['score_history'] = [];
+  for (const run of runs.reverse()) {
+    const baseline = run.baseline as { scores?: Record<string, number>; overall?: number } | null;
+    if (!baseline?.scores) continue;
+    const frameworks = Object.fromEntries(selected.filter((f) => baseline.scores![f] !== undefined).map((f) => [f, baseline.scores![f]!]));
+    // A single framework's report follows that framework's score.
+    const overall = selected.length === 1 ? frameworks[selected[0]!] : baseline.overall;
+    // A run started at this very moment has the current state as its baseline: "now" stands for it.
+    if (overall === undefined || new Date(run.started_at!).getTime() >= now.getTime()) continue;
+    points.push({ at: new Date(run.started_at!).toISOString(), overall, frameworks });
+  }
+  points.push({ at: now.toISOString(), ...current });
+  return points;
 }
 
 export type ReportContent = Awaited<ReturnType<typeof collectReport>>;

@@ -43,7 +43,7 @@ export function reportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
       const now = ctx.clock.now();
       let content;
       try {
-        content = await collectReport(db, scope, now, { framework: row.framework, assetGroupId: row.asset_group_id });
+        content = await collectReport(db, scope, now, { reportId: row.id, framework: row.framework, assetGroupId: row.asset_group_id });
       } catch (error) {
         // The asset group was deleted after the request: no retry brings it back.
         if ((error as { status?: number }).status === 404 || /no longer exists/.test((error as Error).message)) throw new PermanentJobError((error as Error).message);

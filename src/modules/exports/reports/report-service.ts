@@ -8,7 +8,7 @@ import type { RequestContext } from '../../../platform/auth/actor.js';
 import { enqueueJob } from '../../../platform/jobs/queue.js';
 import { badRequest, conflict, forbidden, gone, notFound } from '../../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
-import { isFrameworkId } from '../../compliance/frameworks.js';
+import { isFrameworkId, unknownFramework } from '../../compliance/frameworks.js';
 import { enabledFrameworks } from '../../compliance/settings-service.js';
 import { requireStore } from '../export-service.js';
 import { checkSignedLink } from './signed-link.js';
@@ -91,7 +91,7 @@ export function createReportService(deps: Deps) {
       const { scope } = context;
       const framework = body.framework ?? null;
       if (framework !== null) {
-        if (!isFrameworkId(framework)) throw badRequest(`unknown framework "${framework}"`);
+        if (!isFrameworkId(framework)) throw unknownFramework(framework);
         if (!(await enabledFrameworks(db, scope.tenantId)).includes(framework)) throw badRequest(`framework "${framework}" is disabled for this tenant`);
       }
       const groupId = body.asset_group_id ?? null;

@@ -1,5 +1,6 @@
 import { summarize, type EventSummary } from './summary.js';
 import { cut, type FormatContext, type Prepared } from './types.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * Slack and Microsoft Teams incoming webhooks. Slack: a Block Kit message with a plain `text`
@@ -32,13 +33,13 @@ export function slackRequest(ctx: FormatContext): Prepared {
   return { kind: 'http', url: String(ctx.config.url), method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-const SEVERITY_COLOURS: Record<string, { card: string; hex: string }> = {
+const SEVERITY_COLOURS: Record<string, { card: string; hex: string }> = lookupTable({
   CRITICAL: { card: 'Attention', hex: 'A4262C' },
   HIGH: { card: 'Attention', hex: 'D13438' },
   MEDIUM: { card: 'Warning', hex: 'FFAA44' },
   LOW: { card: 'Accent', hex: '0078D4' },
   INFO: { card: 'Default', hex: '8A8886' },
-};
+});
 
 export function adaptiveCard(summary: EventSummary, ctx: FormatContext) {
   const colour = SEVERITY_COLOURS[summary.severity ?? '']?.card ?? 'Default';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { summarize } from './summary.js';
 import { cut, type FormatContext, type Prepared } from './types.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /**
  * PagerDuty Events API v2 (https://developer.pagerduty.com/docs/events-api-v2/trigger-events/):
@@ -9,13 +10,13 @@ import { cut, type FormatContext, type Prepared } from './types.js';
  * the incident its finding.created opened. Severities: CRITICAL critical, HIGH error, MEDIUM warning,
  * LOW and INFO info.
  */
-const SEVERITY: Record<string, 'critical' | 'error' | 'warning' | 'info'> = {
+const SEVERITY: Record<string, 'critical' | 'error' | 'warning' | 'info'> = lookupTable({
   CRITICAL: 'critical',
   HIGH: 'error',
   MEDIUM: 'warning',
   LOW: 'info',
   INFO: 'info',
-};
+});
 
 export function dedupKey(ctx: FormatContext, findingId: string | null): string {
   if (!findingId) return `controlgraph-event-${ctx.envelope.id}`;

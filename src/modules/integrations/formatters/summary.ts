@@ -29,8 +29,12 @@ function facts(pairs: Array<[string, unknown]>): Array<[string, string]> {
 
 function findingSummary(prefix: string, finding: Record<string, unknown>, extra: Array<[string, unknown]> = []): EventSummary {
   const resource = finding.resource_name && finding.resource_name !== finding.resource_id ? `${str(finding.resource_name)} (${str(finding.resource_id)})` : finding.resource_id;
+  // The finding title words the failure for the rule ("RDS DB instance storage is not encrypted");
+  // a one-line title (e-mail subject, chat header, ticket summary) also names the resource, so two
+  // tickets of one rule are told apart.
+  const named = str(finding.resource_name || finding.resource_id);
   return {
-    title: `${prefix}: ${str(finding.severity)} ${str(finding.title)}`.trim(),
+    title: `${prefix}: ${str(finding.severity)} ${str(finding.title)}${named ? ` (${named})` : ''}`.trim(),
     severity: finding.severity ? str(finding.severity) : null,
     facts: facts([
       ['Severity', finding.severity],
@@ -55,6 +59,8 @@ export function summarize(event: Envelope): EventSummary {
       return findingSummary('New finding', obj(d.finding));
     case 'finding.reopened':
       return findingSummary('Finding reopened', obj(d.finding), [['Reopened at', d.reopened_at]]);
+    case 'finding.sla_breached':
+      return findingSummary('Finding overdue', obj(d.finding), [['Due at', d.due_at]]);
     case 'finding.resolved':
       return {
         title: `Finding resolved: ${findingId ?? ''}`,

@@ -96,9 +96,14 @@ const utcDate = (date: string) => new Date(`${date.slice(0, 10)}T00:00:00.000Z`)
 export function rowOf(item: ExportItem): Array<string | Date | null> {
   const f = item.finding;
   const documents = item.evidence.map((e) => `Remediation Evidence : ${e.filename} (sha256 ${e.sha256})`).join('\n');
+  // "Controls" is FedRAMP's "Applicable 800-53 Control(s)": NIST ids only (ids are stored normalised,
+  // another framework's as <framework>:<control>); those others are kept in Comments.
+  const nist = item.control_ids.filter((id) => !id.includes(':'));
+  const others = item.control_ids.filter((id) => id.includes(':'));
+  const comments = [commentLog(item), others.length ? `Controls of other frameworks: ${others.join(', ')}` : ''].filter(Boolean).join('\n');
   return [
     item.id,
-    item.control_ids.join(', '),
+    nist.join(', ') || null,
     item.weakness_name,
     item.weakness_description,
     detectorSource(item),
@@ -120,7 +125,7 @@ export function rowOf(item: ExportItem): Array<string | Date | null> {
     ...deviationFlags(item.deviation_request),
     item.deviation_request,
     documents || null,
-    commentLog(item) || null,
+    comments || null,
     null,
     null,
     null,

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+// The stored risk scores of findings naming a CVE move with KEV and EPSS (compliance/findings/rescore.ts).
+import { rescoreCveFindings } from '../../compliance/findings/rescore.js';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Clock } from '../../../platform/clock.js';
 import { reconcileKevSeverities } from '../escalation.js';
@@ -126,6 +128,7 @@ export async function applyRun(trx: Kysely<Database>, clock: Clock, runId: strin
     case 'kev':
       counts = await replaceSnapshot(trx, runId, now, { live: 'vulndb_kev', stage: 'vulndb_kev_stage', changed: 'vulndb_kev.content_hash IS DISTINCT FROM EXCLUDED.content_hash' });
       findings = await reconcileKevSeverities(trx, clock);
+      await rescoreCveFindings(trx, now);
       break;
     case 'epss':
       counts = await replaceSnapshot(trx, runId, now, {
@@ -133,6 +136,7 @@ export async function applyRun(trx: Kysely<Database>, clock: Clock, runId: strin
         stage: 'vulndb_epss_stage',
         changed: '(vulndb_epss.epss, vulndb_epss.percentile) IS DISTINCT FROM (EXCLUDED.epss, EXCLUDED.percentile)',
       });
+      await rescoreCveFindings(trx, now);
       break;
     case 'nvd':
       counts = await mergeRecords(trx, runId, now, {

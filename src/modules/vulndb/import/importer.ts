@@ -1,19 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { basename } from 'node:path';
+import { basename, relative } from 'node:path';
+import type { Readable } from 'node:stream';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
 import type { Clock } from '../../../platform/clock.js';
+import type { OutboundPolicy } from '../../../platform/outbound/index.js';
 import type { ImportStatus, ImportTrigger, VulnSource } from '../tables.js';
 import { detectFormat, sourceOf, type InputFormat } from './detect.js';
-import { fetchUrl, listDataFiles, localPath, locationKind, openFile, prepareInput, type OpenedInput } from './input.js';
+import { ExpansionBudget, fetchUrl, listDataFiles, localPath, locationKind, openFile } from './input.js';
+import { DEFAULT_IMPORT_LIMITS, openContainer, type ImportLimits } from './archive.js';
 import { ImportError, parseInput, type ParseProgress } from './parsers.js';
 import { dropStaged, StageWriter } from './stage.js';
 import { applyRun, liveSummary, lockSource } from './apply.js';
 
 /**
- * One import of one location (a file, a directory of NVD or OSV files, or a URL) into the store.
+ * One import of one location (a file, a directory of NVD or OSV files, an archive, or a URL) into the store.
  *
  * Atomicity: records are parsed from the stream and written to the staging tables in batches, each
  * batch its own short statement (on PGlite, other requests run between batches). Only when the whole
@@ -26,6 +29,10 @@ export interface ImportDeps {
   db: Kysely<Database>;
   clock: Clock;
   log: Logger;
+  /** The outbound guard URLs are fetched through (outboundPolicyOf(config)); without it a URL is refused. */
+  outbound?: OutboundPolicy;
+  /** Archive and decompression limits (importLimitsOf(config)); the documented defaults otherwise. */
+  limits?: ImportLimits;
 }
 
 export interface ImportOptions {
@@ -43,6 +50,23 @@ export interface ImportOptions {
    * source's lock, so a seed running beside the first sync can never overwrite fresher data.
    */
   onlyIfNeverImported?: boolean;
+  /** An API import: its run row exists already (status queued) and is carried out, not created. */
+  runId?: string;
+  /**
+   * The job attempt carrying out an API import (with `runId`): records are staged under this id, and
+   * the run is written (progress, outcome, apply) only while its `stage_id` is still this one, so an
+   * attempt that lost its lease to another can neither apply nor overwrite nor remove the other's
+   * work. Interrupted (`signal` aborted), it records nothing: the job decides (queued again, or
+   * cancelled). Without it the run's id is the staging id.
+   */
+  stageId?: string;
+  /** Called after each staged batch: a job renews its lease there and so learns of a cancel or a lost lease. */
+  onBatch?: () => Promise<void>;
+  /**
+   * The content, when it is not at `location` (an upload in the artifact store): one file, or several
+   * read as a directory is (NVD or OSV only). `location` is then only the name shown.
+   */
+  content?: { kind: 'file' | 'directory'; files: Array<{ name: string; open(): Promise<Readable> }> };
 }
 
 export interface ImportResult {
@@ -63,9 +87,12 @@ export interface ImportResult {
   error_context: string | null;
 }
 
+/** One file, upload or download of an import: a data file or an archive of data files. */
 interface Input {
-  open(): Promise<OpenedInput | 'not-modified'>;
+  open(): Promise<{ stream: Readable; onProgress?: () => void } | 'not-modified'>;
   name: string;
+  /** A local file: a zip is read in place instead of being copied first. */
+  path?: string;
 }
 
 /** A run left 'running' this long without a heartbeat belonged to a process that died. */
@@ -79,12 +106,26 @@ async function cleanupAbandoned(db: Kysely<Database>, clock: Clock): Promise<voi
     .set({ status: 'failed', finished_at: clock.now(), error: 'abandoned: the importing process stopped' })
     .where('status', '=', 'running')
     .where('heartbeat_at', '<', cutoff)
-    .returning('id')
+    .returning(['id', 'stage_id'])
     .execute();
-  for (const { id } of stale) await dropStaged(db, id);
+  for (const { id, stage_id } of stale) await dropStaged(db, stage_id ?? id);
+}
+
+/** An attempt of an import job found that another attempt carries out its run now. */
+class SupersededError extends Error {
+  override name = 'SupersededError';
+  constructor() {
+    super('another attempt of the import job carries out this run now');
+  }
 }
 
 async function inputsOf(location: string, options: ImportOptions, deps: ImportDeps): Promise<{ inputs: Input[]; kind: 'url' | 'file' | 'directory' }> {
+  if (options.content) {
+    return {
+      kind: options.content.kind,
+      inputs: options.content.files.map((file) => ({ name: file.name, open: async () => ({ stream: await file.open() }) })),
+    };
+  }
   const kind = await locationKind(location);
   if (kind === 'url') {
     return {
@@ -97,10 +138,11 @@ async function inputsOf(location: string, options: ImportOptions, deps: ImportDe
               options.conditional && (await mayBeUnchanged(deps.db, options.source, location))
                 ? await deps.db.selectFrom('vulndb_sync_locations').select(['etag', 'last_modified']).where('location', '=', location).executeTakeFirst()
                 : undefined;
-            const response = await fetchUrl(location, previous ? { etag: previous.etag, lastModified: previous.last_modified } : null, options.signal);
+            if (!deps.outbound) throw new Error(`${location}: URL imports need the outbound policy (a file or directory is read directly)`);
+            const response = await fetchUrl(deps.outbound, location, previous ? { etag: previous.etag, lastModified: previous.last_modified } : null, options.signal);
             if (response.notModified || !response.stream) return 'not-modified';
             pendingValidators.set(location, response.validators);
-            return prepareInput(response.stream, location, response.onProgress);
+            return { stream: response.stream, onProgress: response.onProgress };
           },
         },
       ],
@@ -108,8 +150,12 @@ async function inputsOf(location: string, options: ImportOptions, deps: ImportDe
   }
   const path = localPath(location);
   const files = kind === 'directory' ? await listDataFiles(path) : [path];
-  if (files.length === 0) throw new Error(`no .json, .csv or .gz data files in ${location}`);
-  return { kind, inputs: files.map((file) => ({ name: kind === 'directory' ? file : basename(file), open: () => prepareInput(openFile(file), basename(file)) })) };
+  if (files.length === 0) throw new Error(`no .json, .csv or .gz data files (or .zip, .tar, .tar.gz archives) in ${location}`);
+  return {
+    kind,
+    // Named in errors by its path inside the directory.
+    inputs: files.map((file) => ({ name: kind === 'directory' ? relative(path, file) : basename(file), path: file, open: async () => ({ stream: openFile(file) }) })),
+  };
 }
 
 // HTTP validators of a download, recorded only once its content was applied (or found unchanged).
@@ -137,10 +183,25 @@ function emptyResult(runId: string, location: string, source: VulnSource | null)
 
 export async function importLocation(deps: ImportDeps, location: string, options: ImportOptions): Promise<ImportResult> {
   const { db, clock } = deps;
-  const runId = randomUUID();
+  const runId = options.runId ?? randomUUID();
+  const stageId = options.stageId ?? runId;
+  const fenced = Boolean(options.runId && options.stageId);
+  /** In a transaction about to write the outcome: the run is still this attempt's (locked until commit). */
+  const ensureOwned = async (trx: Kysely<Database>) => {
+    if (!fenced) return;
+    const own = await trx
+      .selectFrom('vulndb_import_runs')
+      .select('id')
+      .where('id', '=', runId)
+      .where('stage_id', '=', stageId)
+      .where('status', '=', 'running')
+      .forUpdate()
+      .executeTakeFirst();
+    if (!own) throw new SupersededError();
+  };
   const result = emptyResult(runId, location, options.source ?? null);
   const progress: ParseProgress = { records: 0, lastId: null, metadata: {} };
-  let created = false;
+  let created = Boolean(options.runId);
   let source: VulnSource | null = options.source ?? null;
   let writer: StageWriter | null = null;
   let bytes = 0;
@@ -150,6 +211,15 @@ export async function importLocation(deps: ImportDeps, location: string, options
 
   const createRun = async (runSource: VulnSource) => {
     const now = clock.now();
+    if (options.runId) {
+      await db
+        .updateTable('vulndb_import_runs')
+        .set({ source: runSource, heartbeat_at: now })
+        .where('id', '=', runId)
+        .$if(fenced, (qb) => qb.where('stage_id', '=', stageId))
+        .execute();
+      return;
+    }
     await db
       .insertInto('vulndb_import_runs')
       .values({ id: runId, source: runSource, trigger: options.trigger, location, job_id: options.jobId ?? null, status: 'running', started_at: now, heartbeat_at: now })
@@ -161,47 +231,81 @@ export async function importLocation(deps: ImportDeps, location: string, options
     await cleanupAbandoned(db, clock);
     const { inputs, kind } = await inputsOf(location, options, deps);
     let notModified = false;
+    // Decompressed content of the whole import (gzip, zip and tar entries) is bounded: archive bombs.
+    const budget = new ExpansionBudget(deps.limits?.uncompressedMaxBytes ?? DEFAULT_IMPORT_LIMITS.uncompressedMaxBytes);
+    let dataInputs = 0;
+    let sourceRecorded = false;
     for (const input of inputs) {
       options.signal?.throwIfAborted();
-      const opened = await input.open();
-      if (opened === 'not-modified') {
+      const raw = await input.open();
+      if (raw === 'not-modified') {
         notModified = true;
         break;
       }
-      const format: InputFormat | null = detectFormat(opened.head, source ?? undefined);
-      if (!format) {
-        opened.stream.destroy();
-        throw new ImportError(
-          source ? `${opened.name} is not a ${source} file this importer understands` : `cannot tell what ${opened.name} is (KEV, EPSS, NVD or OSV): pass --source`,
-          0,
-          progress.records,
-          opened.name,
-        );
-      }
-      const detected = sourceOf(format);
-      if (source && detected !== source) throw new ImportError(`${opened.name} is ${detected} data, not ${source}`, 0, progress.records, opened.name);
-      if (kind === 'directory' && (detected === 'kev' || detected === 'epss')) {
-        throw new ImportError(`a directory may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
-      }
-      source = detected;
-      result.source = source;
-      if (!created) await createRun(source);
-      writer ??= new StageWriter(db, runId);
-      for await (const record of parseInput(opened, format, progress)) {
-        writer.add(record, progress.records);
-        if (writer.full) {
-          await writer.flush();
+      const container = await openContainer(raw.stream, input.name, {
+        path: input.path,
+        onProgress: raw.onProgress,
+        budget,
+        limits: deps.limits ?? DEFAULT_IMPORT_LIMITS,
+      });
+      try {
+        for await (const opened of container.entries()) {
           options.signal?.throwIfAborted();
-          if (Date.now() - lastBeat > HEARTBEAT_MS) {
-            lastBeat = Date.now();
-            await db.updateTable('vulndb_import_runs').set({ heartbeat_at: clock.now(), records: progress.records }).where('id', '=', runId).execute();
+          dataInputs++;
+          const format: InputFormat | null = detectFormat(opened.head, source ?? undefined);
+          if (!format) {
+            opened.stream.destroy();
+            throw new ImportError(
+              source ? `${opened.name} is not a ${source} file this importer understands` : `cannot tell what ${opened.name} is (KEV, EPSS, NVD or OSV): pass --source`,
+              0,
+              progress.records,
+              opened.name,
+            );
+          }
+          const detected = sourceOf(format);
+          if (source && detected !== source) throw new ImportError(`${opened.name} is ${detected} data, not ${source}`, 0, progress.records, opened.name);
+          if (kind === 'directory' && (detected === 'kev' || detected === 'epss')) {
+            throw new ImportError(`a directory may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
+          }
+          // KEV and EPSS files are whole snapshots: one per import, never several merged.
+          if (dataInputs > 1 && (detected === 'kev' || detected === 'epss')) {
+            throw new ImportError(`an archive or upload of several files may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
+          }
+          source = detected;
+          result.source = source;
+          // Once, with the first data file (an archive may hold hundreds of thousands).
+          if (!sourceRecorded) {
+            await createRun(source);
+            sourceRecorded = true;
+          }
+          writer ??= new StageWriter(db, stageId);
+          for await (const record of parseInput(opened, format, progress)) {
+            writer.add(record, progress.records);
+            if (writer.full) {
+              await writer.flush();
+              await options.onBatch?.();
+              options.signal?.throwIfAborted();
+              if (Date.now() - lastBeat > HEARTBEAT_MS) {
+                lastBeat = Date.now();
+                // Progress for GET /vulndb/imports/{id}: raw bytes and records read so far.
+                await db
+                  .updateTable('vulndb_import_runs')
+                  .set({ heartbeat_at: clock.now(), records: progress.records, bytes: bytes + container.bytes() })
+                  .where('id', '=', runId)
+                  .$if(fenced, (qb) => qb.where('stage_id', '=', stageId))
+                  .execute();
+              }
+            }
           }
         }
+        bytes += container.bytes();
+        digests.push(container.digest());
+      } finally {
+        await container.close();
       }
-      await writer.flush();
-      bytes += opened.raw.bytes;
-      digests.push(opened.raw.digest());
     }
+    // The last batch; batches span files (an archive of small advisories is one statement per 2,000 records).
+    await writer?.flush();
     result.records = progress.records;
     // One file: its SHA-256; a directory: the digest of its files' digests (in their sorted order).
     sha256 = digests.length === 1 ? digests[0]! : digests.length > 1 ? createHash('sha256').update(digests.join('\n')).digest('hex') : null;
@@ -212,7 +316,7 @@ export async function importLocation(deps: ImportDeps, location: string, options
       source = unchangedSource;
       result.source = source;
       if (!created) await createRun(source);
-      return await finishUnchanged(deps, result, { bytes: 0, sha256: null, metadata: { http: 'not modified' } });
+      return await finishUnchanged(deps, result, { bytes: 0, sha256: null, metadata: { http: 'not modified' } }, ensureOwned);
     }
     if (!source || !writer) throw new ImportError('no input', 0, 0, location);
     if ((source === 'kev' || source === 'epss') && progress.records === 0) {
@@ -220,17 +324,18 @@ export async function importLocation(deps: ImportDeps, location: string, options
     }
     if (options.skipUnchanged && sha256 && (await mayBeUnchanged(db, source, location))) {
       const last = await db.selectFrom('vulndb_sync_locations').select('sha256').where('location', '=', location).executeTakeFirst();
-      if (last?.sha256 === sha256) return await finishUnchanged(deps, result, { bytes, sha256, metadata: progress.metadata });
+      if (last?.sha256 === sha256) return await finishUnchanged(deps, result, { bytes, sha256, metadata: progress.metadata }, ensureOwned);
     }
 
     const appliedSource = source;
     const counts = await db.transaction().execute(async (trx) => {
       await lockSource(trx, appliedSource);
+      await ensureOwned(trx);
       if (options.onlyIfNeverImported) {
         const state = await trx.selectFrom('vulndb_sources').select('last_success_at').where('source', '=', appliedSource).executeTakeFirst();
         if (state?.last_success_at) return null;
       }
-      const applied = await applyRun(trx, clock, runId, appliedSource);
+      const applied = await applyRun(trx, clock, stageId, appliedSource);
       const summary = await liveSummary(trx, appliedSource);
       const now = clock.now();
       await trx
@@ -272,7 +377,7 @@ export async function importLocation(deps: ImportDeps, location: string, options
     });
     if (!counts) {
       // A seed that lost the race to a real import: recorded as a run, the source's state untouched.
-      return await finishUnchanged(deps, result, { bytes, sha256, metadata: { ...progress.metadata, skipped: 'the source was imported already' } }, false);
+      return await finishUnchanged(deps, result, { bytes, sha256, metadata: { ...progress.metadata, skipped: 'the source was imported already' } }, ensureOwned, false);
     }
     Object.assign(result, {
       status: 'succeeded' as const,
@@ -286,6 +391,13 @@ export async function importLocation(deps: ImportDeps, location: string, options
     deps.log.info({ run_id: runId, source, location, ...counts, records: progress.records }, 'vulndb import applied');
     return result;
   } catch (error) {
+    if (error instanceof SupersededError || (fenced && options.signal?.aborted)) {
+      // Stopped, cancelled, or overtaken: the job attempt says what becomes of the run; nothing is recorded here.
+      const reason = error instanceof SupersededError ? error : options.signal?.reason;
+      Object.assign(result, { status: 'failed' as const, records: progress.records, error: `interrupted: ${reason instanceof Error ? reason.message : String(reason)}` });
+      deps.log.info({ run_id: runId, source, location, reason: result.error }, 'vulndb import interrupted');
+      return result;
+    }
     const failure =
       error instanceof ImportError
         ? error
@@ -298,12 +410,12 @@ export async function importLocation(deps: ImportDeps, location: string, options
       error_record: failure.record,
       error_context: failure.context,
     });
-    await recordFailure(deps, result, options, created, bytes).catch((e: unknown) => deps.log.error({ err: e }, 'recording a failed vulndb import failed'));
+    await recordFailure(deps, result, options, created, bytes, ensureOwned).catch((e: unknown) => deps.log.error({ err: e }, 'recording a failed vulndb import failed'));
     deps.log.warn({ run_id: runId, source, location, error: failure.message, offset: failure.offset, record: failure.record }, 'vulndb import failed');
     return result;
   } finally {
     pendingValidators.delete(location);
-    await dropStaged(db, runId).catch((e: unknown) => deps.log.error({ err: e }, 'dropping vulndb staging rows failed'));
+    await dropStaged(db, stageId).catch((e: unknown) => deps.log.error({ err: e }, 'dropping vulndb staging rows failed'));
   }
 }
 
@@ -369,11 +481,13 @@ async function finishUnchanged(
   deps: ImportDeps,
   result: ImportResult,
   info: { bytes: number; sha256: string | null; metadata: Record<string, unknown> },
+  ensureOwned: (trx: Kysely<Database>) => Promise<void>,
   updateSource = true,
 ): Promise<ImportResult> {
   const { db, clock } = deps;
   const source = result.source!;
   await db.transaction().execute(async (trx) => {
+    await ensureOwned(trx);
     const now = clock.now();
     await trx
       .updateTable('vulndb_import_runs')
@@ -388,11 +502,25 @@ async function finishUnchanged(
   return { ...result, status: 'unchanged', unchanged: result.records };
 }
 
-async function recordFailure(deps: ImportDeps, result: ImportResult, options: ImportOptions, created: boolean, bytes: number): Promise<void> {
+async function recordFailure(
+  deps: ImportDeps,
+  result: ImportResult,
+  options: ImportOptions,
+  created: boolean,
+  bytes: number,
+  ensureOwned: (trx: Kysely<Database>) => Promise<void>,
+): Promise<void> {
   const { db, clock } = deps;
   const now = clock.now();
   const source = result.source;
   await db.transaction().execute(async (trx) => {
+    try {
+      await ensureOwned(trx);
+    } catch (error) {
+      // Another attempt carries out the run now: its outcome, not this one's, is the run's.
+      if (error instanceof SupersededError) return;
+      throw error;
+    }
     const failure = {
       status: 'failed' as const,
       finished_at: now,

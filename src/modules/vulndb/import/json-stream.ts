@@ -33,6 +33,9 @@ const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
 
+/** One record (and the header around the records) is parsed whole: beyond this it is refused. */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 export class ItemExtractor extends Transform {
@@ -50,6 +53,7 @@ export class ItemExtractor extends Transform {
   /** The item being read: its chunks, and where it started. */
   private item: Buffer[] | null = null;
   private itemStart = 0;
+  private itemBytes = 0;
   /** Everything outside the items array (its brackets included): the header. */
   private headerParts: Buffer[] = [];
   private headerBytes = 0;
@@ -79,7 +83,7 @@ export class ItemExtractor extends Transform {
   private keepHeader(bytes: Buffer): void {
     this.headerBytes += bytes.length;
     // A single record read as the header is small; a huge "header" means the items key is missing.
-    if (this.headerBytes > 64 * 1024 * 1024) this.fail('JSON document too large outside its array of records', this.offset);
+    if (this.headerBytes > MAX_RECORD_BYTES) this.fail('JSON document too large outside its array of records', this.offset);
     this.headerParts.push(bytes);
   }
 
@@ -104,8 +108,13 @@ export class ItemExtractor extends Transform {
     const route = (end: number) => {
       if (end <= mark) return;
       const part = chunk.subarray(mark, end);
-      if (this.item) this.item.push(part);
-      else if (!this.inItems) this.keepHeader(part);
+      if (this.item) {
+        this.itemBytes += part.length;
+        // The largest real record (an NVD CVE with thousands of CPE matches) is a few MB: a record
+        // this large is not one, and holding it to parse it would cost its size in memory.
+        if (this.itemBytes > MAX_RECORD_BYTES) this.fail(`a record larger than ${MAX_RECORD_BYTES} bytes`, this.itemStart);
+        this.item.push(part);
+      } else if (!this.inItems) this.keepHeader(part);
       mark = end;
     };
     while (i < chunk.length) {
@@ -169,6 +178,7 @@ export class ItemExtractor extends Transform {
         }
         route(i);
         this.item = [];
+        this.itemBytes = 0;
         this.itemStart = at;
       }
       switch (c) {

@@ -208,12 +208,22 @@ export interface AffectedRow {
   purl: string | null;
   ranges: StoredRange[];
   versions: string[];
+  /** The distribution's rating for this package (Debian's `ecosystem_specific.urgency`), or null. */
+  urgency: string | null;
 }
 
 const MAX_DETAILS = 20_000;
 const EVENT_KEYS = ['introduced', 'fixed', 'last_affected', 'limit'] as const;
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+
+const MAX_URGENCY = 40;
+
+/** Debian writes `ecosystem_specific.urgency` ("low", "unimportant", "not yet assigned", ...). */
+function urgencyOf(specific: Json): string | null {
+  const value = specific && typeof specific === 'object' ? specific.urgency : undefined;
+  return typeof value === 'string' && value.trim() ? value.trim().toLowerCase().slice(0, MAX_URGENCY) : null;
+}
 
 /**
  * One OSV record into its row and its affected packages. Affected entries without a package (pure GIT
@@ -275,6 +285,7 @@ export function osvRows(record: Json): { advisory: OsvRow; affected: AffectedRow
       purl: optional(entry.package.purl),
       ranges,
       versions,
+      urgency: urgencyOf(entry.ecosystem_specific),
     });
   });
   return { advisory: { ...fields, content_hash: digest([fields, affected]) }, affected };

@@ -90,6 +90,7 @@ const COLUMNS = {
     purl: 'text',
     ranges: 'jsonb',
     versions: 'text[]',
+    urgency: 'text',
   },
 } as const;
 

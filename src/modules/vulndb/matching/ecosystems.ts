@@ -4,6 +4,7 @@ import { compareDpkg } from './dpkg.js';
 import { compareGeneric } from './generic.js';
 import { compareMaven } from './maven.js';
 import { comparePep440 } from './pep440.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 
 /** Orders two versions (negative, zero, positive); throws when a version is not of the scheme. */
 export type Comparator = (a: string, b: string) => number;
@@ -19,7 +20,7 @@ export function compareSemver(a: string, b: string): number {
   return pa.compare(pb);
 }
 
-const BY_ECOSYSTEM: Record<string, Comparator> = {
+const BY_ECOSYSTEM: Record<string, Comparator> = lookupTable({
   debian: compareDpkg,
   ubuntu: compareDpkg,
   alpine: compareApk,
@@ -28,10 +29,10 @@ const BY_ECOSYSTEM: Record<string, Comparator> = {
   npm: compareSemver,
   go: compareSemver,
   'crates.io': compareSemver,
-};
+});
 
 /** Canonical spelling of the ecosystems OSV names, by lower-case name. */
-const CANONICAL: Record<string, string> = {
+const CANONICAL: Record<string, string> = lookupTable({
   debian: 'Debian',
   ubuntu: 'Ubuntu',
   alpine: 'Alpine',
@@ -43,7 +44,7 @@ const CANONICAL: Record<string, string> = {
   nuget: 'NuGet',
   rubygems: 'RubyGems',
   packagist: 'Packagist',
-};
+});
 
 export interface EcosystemInfo {
   /** Lower-case base name: debian, alpine, npm, pypi, ... */

@@ -1,3 +1,4 @@
+import { lookupTable } from '../../../platform/lookup-table.js';
 /**
  * Maven version ordering, as `org.apache.maven.artifact.versioning.ComparableVersion` (Maven 3.9)
  * defines it. A version is split at `.` and `-` and at every switch between digits and letters
@@ -11,7 +12,7 @@
 type Item = { kind: 'int'; value: bigint } | { kind: 'string'; value: string } | { kind: 'list'; items: Item[] };
 
 const QUALIFIERS = ['alpha', 'beta', 'milestone', 'rc', 'snapshot', '', 'sp'];
-const ALIASES: Record<string, string> = { ga: '', final: '', release: '', cr: 'rc' };
+const ALIASES: Record<string, string> = lookupTable({ ga: '', final: '', release: '', cr: 'rc' });
 const RELEASE_INDEX = String(QUALIFIERS.indexOf(''));
 
 function qualifierKey(qualifier: string): string {

@@ -1,0 +1,101 @@
+// Issue 23: the requests the console opens with, against GET /auth/me in the same run. On each
+// database, BENCH_NODES nodes (100,000 by default; BENCH_FINDINGS=1000000 sizes the estate for about
+// a million findings instead) and 1.5 times as many edges through the API, a first audit, then each
+// request below with 10 connections for BENCH_DURATION seconds: req/s, p50, p99 and the ratio of its
+// req/s to /auth/me's. Goals on PostgreSQL at 100,000 findings: p99 under 100 ms and at least 2 % of
+// /auth/me's req/s; at a million, p99 under 250 ms. Then the re-audit ratios of item 3 on the same
+// estate: nothing changed (goal: at most a tenth of the first audit) and 1 % changed (a fifth).
+// `npm run bench -- dashboard`.
+import { api, load, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { estate } from './graph-data.js';
+import { auditRun, changeOnePercent, seconds } from './incremental-audit.js';
+
+/** About 1.17 findings per node in this estate (117,094 of 100,000). */
+const FINDINGS_PER_NODE = 1.17;
+
+function requests(t, day, future, cursor, groupId) {
+  return [
+    ['GET /auth/me', '/api/v1/auth/me'],
+    ['GET /findings?per_page=50', `${t}/findings?per_page=50`],
+    ['GET /findings?per_page=50&search=encrypt', `${t}/findings?per_page=50&search=encrypt`],
+    ['GET /findings?per_page=50&cursor=… (page 2)', `${t}/findings?per_page=50&cursor=${encodeURIComponent(cursor)}`],
+    ['GET /findings?per_page=50&sla=overdue', `${t}/findings?per_page=50&sla=overdue`],
+    ['GET /findings/scored?per_page=50', `${t}/findings/scored?per_page=50`],
+    ['GET /findings/grouped', `${t}/findings/grouped`],
+    ['GET /findings?group_id=… (a group)', `${t}/findings?per_page=50&group_id=${encodeURIComponent(groupId)}`],
+    ['GET /controls/status', `${t}/controls/status`],
+    ['GET /controls/gaps', `${t}/controls/gaps`],
+    ['GET /controls/history?interval=day', `${t}/controls/history?interval=day&from=${day}`],
+    ['GET /findings/trend', `${t}/findings/trend?from=${day}`],
+    ['GET /controls/forecast?date=…', `${t}/controls/forecast?date=${future}`],
+  ];
+}
+
+export async function benchDashboard({ kinds, duration }) {
+  const findingsGoal = process.env.BENCH_FINDINGS ? Number(process.env.BENCH_FINDINGS) : null;
+  const count = findingsGoal ? Math.round(findingsGoal / FINDINGS_PER_NODE) : Number(process.env.BENCH_NODES ?? 100_000);
+  const rows = [];
+  const audits = [];
+  const { nodes, edges } = estate(count, Math.round(count * 1.5));
+  for (const kind of kinds) {
+    const database = await scratchDatabase(kind);
+    const server = await startServer(serviceEnv(database.url, { CONTROLGRAPH_WORKER_POLL_MS: '100', CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024) }));
+    try {
+      const login = await signIn(server.base);
+      const t = `/api/v1/tenants/${login.tenant_id}`;
+      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
+      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      const first = await auditRun(server.base, login.token, t);
+      if (kind === 'postgres') await vacuum(database.url);
+
+      const firstPage = await api(server.base, login.token, 'GET', `${t}/findings?per_page=50`);
+      const groups = await api(server.base, login.token, 'GET', `${t}/findings/grouped?per_page=1`);
+      const day = new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+      const future = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+      const headers = { authorization: `Bearer ${login.token}` };
+      let me = null;
+      for (const [measure, path] of requests(t, day, future, firstPage.next_cursor, groups.items[0].group_id)) {
+        const result = await load({ url: `${server.base}${path}`, headers, duration, title: measure });
+        if (!me) me = result.rps;
+        const p99Goal = findingsGoal && findingsGoal >= 1_000_000 ? 250 : 100;
+        rows.push({
+          database: kind,
+          findings: first.stats.findings_created,
+          measure,
+          'req/s': result.rps,
+          p50_ms: result.p50_ms,
+          p99_ms: result.p99_ms,
+          'vs /auth/me': `${((100 * result.rps) / me).toFixed(1)} %`,
+          errors: result.non2xx,
+          goal: measure === 'GET /auth/me' ? '' : `p99 < ${p99Goal} ms, >= 2 %`,
+        });
+      }
+
+      const unchanged = await auditRun(server.base, login.token, t);
+      const changed = await changeOnePercent(server.base, login.token, t, nodes);
+      const onePercent = await auditRun(server.base, login.token, t);
+      for (const [measure, run, goal] of [
+        [`first audit (${nodes.length} nodes)`, first, ''],
+        ['re-audit, nothing changed', unchanged, '<= 0.1'],
+        [`re-audit, ${changed} nodes (1 %) changed`, onePercent, '<= 0.2'],
+      ]) {
+        audits.push({ database: kind, measure, seconds: +seconds(run).toFixed(2), evaluated: run.stats.resources_evaluated, ratio: +(seconds(run) / seconds(first)).toFixed(3), goal });
+      }
+    } finally {
+      await server.stop();
+      await database.drop();
+    }
+  }
+  printTable('Dashboard requests (10 connections) against GET /auth/me', rows);
+  printTable('Re-audits against the first audit of the same estate', audits);
+  return { requests: rows, audits };
+}
+
+/** What the issue's figures were measured after: VACUUM ANALYZE, as autovacuum would do soon after a bulk load. */
+async function vacuum(url) {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query('VACUUM ANALYZE');
+  await client.end();
+}

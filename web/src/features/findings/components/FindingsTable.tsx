@@ -1,0 +1,126 @@
+import { Anchor, Badge, Stack, Text, Tooltip } from '@mantine/core';
+import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router';
+import { DataTable } from '../../../ui/DataTable';
+import { SeverityBadge } from '../../../ui/SeverityBadge';
+import { formatDate, formatDay, formatNumber } from '../../../i18n';
+import type { ScoredFinding } from '../queries';
+
+/** What the list and the scored view show of a finding (the scored view adds its score). */
+type Row = Omit<ScoredFinding, 'risk_score' | 'risk_factors'> & Partial<Pick<ScoredFinding, 'risk_score' | 'risk_factors'>>;
+
+const column = createColumnHelper<Row>();
+const FACTORS = ['severity', 'exposure', 'criticality', 'kev', 'epss'] as const;
+
+export function findingPath(id: string): string {
+  return `/findings/${encodeURIComponent(id)}`;
+}
+
+export function StatusBadge({ status }: { status: string }) {
+  const { t } = useTranslation('findings');
+  const color = status === 'open' ? 'red' : status === 'accepted' ? 'grape' : 'teal';
+  return (
+    <Badge color={color} variant="light" style={{ minWidth: 'max-content' }}>
+      {t(`status.${status}`, { defaultValue: status })}
+    </Badge>
+  );
+}
+
+/** The day in the row (the time on hover), kept on one line so the columns stay narrow. */
+function Day({ value }: { value: string }) {
+  return (
+    <Text size="sm" title={formatDate(value)} style={{ whiteSpace: 'nowrap' }}>
+      {formatDay(value)}
+    </Text>
+  );
+}
+
+/** The list (sortable by the API's sort keys) or the scored view (ranked by risk score, factors shown). */
+export function FindingsTable({
+  rows,
+  scored,
+  sort,
+  onSortChange,
+  selection,
+  onSelectionChange,
+}: {
+  rows: Row[];
+  scored: boolean;
+  sort?: string;
+  onSortChange?: (sort: string) => void;
+  selection?: Record<string, boolean>;
+  onSelectionChange?: (selection: Record<string, boolean>) => void;
+}) {
+  const { t } = useTranslation('findings');
+  const columns: ColumnDef<Row, any>[] = [
+    ...(scored
+      ? [
+          column.accessor('risk_score', {
+            header: t('columns.score'),
+            enableSorting: false,
+            cell: (info) => {
+              const factors = info.row.original.risk_factors;
+              return (
+                <Stack gap={0}>
+                  <Text fw={700}>{formatNumber(info.getValue() ?? 0)}</Text>
+                  {factors && (
+                    <Text size="xs" c="dimmed">
+                      {FACTORS.map((name) => t('factor', { name: t(`factors.${name}`), value: formatNumber(factors[name], 2) })).join(' · ')}
+                    </Text>
+                  )}
+                </Stack>
+              );
+            },
+          }),
+        ]
+      : []),
+    column.accessor('severity', { header: t('columns.severity'), cell: (info) => <SeverityBadge severity={info.getValue().toLowerCase()} /> }),
+    column.accessor('title', {
+      header: t('columns.title'),
+      enableSorting: false,
+      cell: (info) => (
+        <Anchor component={Link} to={findingPath(info.row.original.id)} size="sm">
+          {info.getValue()}
+        </Anchor>
+      ),
+    }),
+    column.accessor('resource_id', {
+      header: t('columns.resource'),
+      cell: (info) => (
+        <Stack gap={0}>
+          <Text size="sm">{info.row.original.resource_name || info.getValue()}</Text>
+          <Tooltip label={info.getValue()}>
+            <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
+              {info.row.original.resource_type}
+            </Text>
+          </Tooltip>
+        </Stack>
+      ),
+    }),
+    column.accessor('control_id', {
+      header: t('columns.control'),
+      enableSorting: false,
+      cell: (info) => (
+        <Text size="sm">
+          {info.getValue()} <Text span size="xs" c="dimmed">{t(`frameworks.${info.row.original.framework}`, { defaultValue: info.row.original.framework })}</Text>
+        </Text>
+      ),
+    }),
+    column.accessor('status', { header: t('columns.status'), enableSorting: false, cell: (info) => <StatusBadge status={info.getValue()} /> }),
+    column.accessor('first_seen', { header: t('columns.firstSeen'), cell: (info) => <Day value={info.getValue()} /> }),
+    column.accessor('last_seen', { header: t('columns.lastSeen'), cell: (info) => <Day value={info.getValue()} /> }),
+  ];
+  return (
+    <DataTable
+      data={rows}
+      columns={columns}
+      getRowId={(row) => row.id}
+      sort={scored ? undefined : sort}
+      onSortChange={scored ? undefined : onSortChange}
+      selection={selection}
+      onSelectionChange={onSelectionChange}
+      caption={scored ? t('captionScored') : t('captionList')}
+    />
+  );
+}

@@ -1,0 +1,55 @@
+import { useUrlState } from '../../ui/url-state';
+
+export const VIEWS = ['list', 'scored', 'grouped'] as const;
+export type View = (typeof VIEWS)[number];
+export const STATUSES = ['open', 'accepted', 'resolved', 'all'] as const;
+export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+export const PER_PAGE = [50, 100, 200, 500];
+
+/** The findings screen's state, all of it in the URL: view, filters, sort and page. */
+export function useFindingsUrl() {
+  const state = useUrlState();
+  const { get, getNumber } = state;
+  const view = (VIEWS as readonly string[]).includes(get('view')) ? (get('view') as View) : 'list';
+  const status = (STATUSES as readonly string[]).includes(get('status')) ? (get('status') as (typeof STATUSES)[number]) : 'open';
+  const framework: (typeof FRAMEWORKS)[number] | '' = (FRAMEWORKS as readonly string[]).includes(get('framework'))
+    ? (get('framework') as (typeof FRAMEWORKS)[number])
+    : '';
+  const perPage = getNumber('per_page', 50);
+  const url = {
+    view,
+    status,
+    framework,
+    // Lower case in the URL (readable links); the API takes upper case.
+    severities: get('severity')
+      .split(',')
+      .map((value) => value.trim().toLowerCase())
+      .filter(Boolean),
+    resourceType: get('resource_type'),
+    controlId: get('control_id'),
+    search: get('search'),
+    groupId: get('group_id'),
+    sort: get('sort', '-severity'),
+    page: getNumber('page', 1),
+    perPage: PER_PAGE.includes(perPage) ? perPage : 50,
+  };
+  return { ...state, url };
+}
+
+export type FindingsUrl = ReturnType<typeof useFindingsUrl>['url'];
+
+/** The filters the three views share, as the API's query parameters. */
+export function apiFilters(url: FindingsUrl) {
+  const framework = url.framework || undefined;
+  return {
+    status: url.status,
+    ...(framework ? { framework } : {}),
+    ...(url.severities.length ? { severity: url.severities.map((value) => value.toUpperCase()).join(',') } : {}),
+    ...(url.resourceType ? { resource_type: url.resourceType } : {}),
+    ...(url.controlId ? { control_id: url.controlId } : {}),
+    ...(url.search ? { search: url.search } : {}),
+    ...(url.groupId ? { group_id: url.groupId } : {}),
+    page: url.page,
+    per_page: url.perPage,
+  };
+}

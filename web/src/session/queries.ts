@@ -1,0 +1,49 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import { ApiError, unwrap } from '../api/errors';
+
+export const meKey = ['me'] as const;
+
+/** The current session, or null when there is none (401). */
+export function useMe() {
+  return useQuery({
+    queryKey: meKey,
+    queryFn: async () => {
+      const result = await api.GET('/api/v1/auth/me');
+      if (result.response.status === 401) return null;
+      return unwrap(result);
+    },
+    staleTime: 60_000,
+    retry: false,
+  });
+}
+
+export function useSignOut() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      const result = await api.DELETE('/api/v1/auth/session');
+      if (!result.response.ok && result.response.status !== 401) unwrap(result);
+    },
+    onSettled: () => {
+      client.clear();
+      client.setQueryData(meKey, null);
+    },
+  });
+}
+
+/** Switching tenant or workspace changes every answer: the whole cache goes. */
+export function useSwitchScope() {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (target: { tenantId?: string; workspaceId?: string }) => {
+      if (target.tenantId) return unwrap(await api.POST('/api/v1/auth/session/tenant', { body: { tenant_id: target.tenantId } }));
+      if (target.workspaceId) return unwrap(await api.POST('/api/v1/auth/session/workspace', { body: { workspace_id: target.workspaceId } }));
+      throw new ApiError(400, 'BAD_REQUEST', 'nothing to switch to');
+    },
+    onSuccess: (me) => {
+      client.clear();
+      client.setQueryData(meKey, me);
+    },
+  });
+}

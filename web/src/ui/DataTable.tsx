@@ -1,0 +1,111 @@
+import { Checkbox, Table, UnstyledButton } from '@mantine/core';
+import {
+  flexRender,
+  getCoreRowModel,
+  useReactTable,
+  type ColumnDef,
+  type RowSelectionState,
+  type SortingState,
+  type Updater,
+} from '@tanstack/react-table';
+
+/**
+ * A server-driven table: rows come sorted and paged from the API, so sorting only reports the wanted
+ * order (the caller keeps it in the URL). Optional row selection for bulk actions.
+ */
+export function DataTable<T>({
+  data,
+  columns,
+  getRowId,
+  sort,
+  onSortChange,
+  selection,
+  onSelectionChange,
+  caption,
+}: {
+  data: T[];
+  columns: ColumnDef<T, any>[];
+  getRowId: (row: T) => string;
+  /** `field` or `-field` (descending), the API's sort syntax. */
+  sort?: string;
+  onSortChange?: (sort: string) => void;
+  selection?: Record<string, boolean>;
+  onSelectionChange?: (selection: Record<string, boolean>) => void;
+  caption: string;
+}) {
+  const sorting: SortingState = sort ? [{ id: sort.replace(/^-/, ''), desc: sort.startsWith('-') }] : [];
+  const selectable = Boolean(onSelectionChange);
+  const table = useReactTable({
+    data,
+    columns,
+    getRowId,
+    getCoreRowModel: getCoreRowModel(),
+    manualSorting: true,
+    enableSortingRemoval: false,
+    enableRowSelection: selectable,
+    state: { sorting, rowSelection: selection ?? {} },
+    onSortingChange: (updater: Updater<SortingState>) => {
+      const next = typeof updater === 'function' ? updater(sorting) : updater;
+      const first = next[0];
+      if (first && onSortChange) onSortChange(`${first.desc ? '-' : ''}${first.id}`);
+    },
+    onRowSelectionChange: (updater: Updater<RowSelectionState>) => {
+      const next = typeof updater === 'function' ? updater(selection ?? {}) : updater;
+      onSelectionChange?.(next);
+    },
+  });
+
+  return (
+    <Table.ScrollContainer minWidth={640}>
+      <Table striped highlightOnHover verticalSpacing="xs">
+        <caption className="visually-hidden">{caption}</caption>
+        <Table.Thead>
+          {table.getHeaderGroups().map((group) => (
+            <Table.Tr key={group.id}>
+              {selectable && (
+                <Table.Th w={36}>
+                  <Checkbox
+                    aria-label="Select all rows"
+                    checked={table.getIsAllRowsSelected()}
+                    indeterminate={table.getIsSomeRowsSelected()}
+                    onChange={table.getToggleAllRowsSelectedHandler()}
+                  />
+                </Table.Th>
+              )}
+              {group.headers.map((header) => {
+                const sortable = header.column.getCanSort() && Boolean(onSortChange) && header.column.columnDef.enableSorting !== false;
+                const direction = header.column.getIsSorted();
+                const label = flexRender(header.column.columnDef.header, header.getContext());
+                return (
+                  <Table.Th key={header.id} aria-sort={direction ? (direction === 'desc' ? 'descending' : 'ascending') : undefined}>
+                    {sortable ? (
+                      <UnstyledButton onClick={header.column.getToggleSortingHandler()} fw={700} fz="sm">
+                        {label} {direction === 'desc' ? '▼' : direction === 'asc' ? '▲' : ''}
+                      </UnstyledButton>
+                    ) : (
+                      label
+                    )}
+                  </Table.Th>
+                );
+              })}
+            </Table.Tr>
+          ))}
+        </Table.Thead>
+        <Table.Tbody>
+          {table.getRowModel().rows.map((row) => (
+            <Table.Tr key={row.id} data-selected={row.getIsSelected() || undefined}>
+              {selectable && (
+                <Table.Td>
+                  <Checkbox aria-label={`Select row ${row.id}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
+                </Table.Td>
+              )}
+              {row.getVisibleCells().map((cell) => (
+                <Table.Td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+/**
+ * The console builds into web/dist, which the service serves at `/` (src/modules/console). In
+ * development `npx vite web` proxies the API to a running `npm start`.
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // Route pages load on demand (web/src/app/routes.tsx); the initial bundle stays small.
+    chunkSizeWarningLimit: 1200,
+  },
+  server: {
+    proxy: { '/api': 'http://127.0.0.1:8080' },
+  },
+});
