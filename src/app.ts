@@ -9,6 +9,7 @@ import { installErrorHandling, sendError } from './platform/http/error-handler.j
 import { answerClientError } from './platform/http/client-errors.js';
 import { AppError, CODE_BY_STATUS } from './platform/http/errors.js';
 import { installInputGuards } from './platform/http/input-guards.js';
+import { MAX_PATH_PARAM_LENGTH, PATH_PARAM_TOO_LONG } from './platform/http/path-limits.js';
 import { installPageLinks } from './platform/http/page-links.js';
 import { installRequestLog } from './platform/http/request-log.js';
 import { ErrorBody } from './platform/http/schemas.js';
@@ -57,9 +58,9 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     // Router-level refusals (a path parameter over maxParamLength, a bad URL) get the envelope too.
     frameworkErrors: (error, request, reply) => {
       const status = (error as { statusCode?: number }).statusCode ?? 400;
-      void sendError(reply, new AppError(status, CODE_BY_STATUS[status] ?? 'BAD_REQUEST', status === 414 ? 'a path parameter is too long' : error.message));
+      void sendError(reply, new AppError(status, CODE_BY_STATUS[status] ?? 'BAD_REQUEST', status === 414 ? PATH_PARAM_TOO_LONG : error.message));
     },
-    routerOptions: { maxParamLength: 500 },
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { assertPathSegmentsFit } from '../../platform/http/path-limits.js';
 import type { RoutePlugin } from '../module.js';
 import { consoleBuilt, consoleDir } from './console-files.js';
 import { CONSOLE_HEADERS } from './content-security-policy.js';
@@ -43,7 +44,10 @@ export const consoleRoutes: RoutePlugin = async (app) => {
   app.get('/*', { config: { public: true }, schema: hidden }, async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     // An unknown API path stays a JSON 404, never the console's page.
-    if (path === '/api' || path.startsWith('/api/')) return reply.callNotFound();
+    if (path === '/api' || path.startsWith('/api/')) {
+      assertPathSegmentsFit(path);
+      return reply.callNotFound();
+    }
     if (TOP_LEVEL_FILE.test(path)) {
       reply.headers(CONSOLE_HEADERS).header('cache-control', 'public, max-age=3600');
       return reply.sendFile(path.slice(1));
