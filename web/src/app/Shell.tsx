@@ -1,7 +1,7 @@
 import { Suspense } from 'react';
 import { AppShell, Burger, Group, Menu, NavLink, Text, UnstyledButton } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useSignOut } from '../session/queries';
 import { useSession } from '../session/session';
@@ -24,7 +24,6 @@ export function Shell() {
   const [opened, { toggle, close }] = useDisclosure();
   const { me, can } = useSession();
   const location = useLocation();
-  const navigate = useNavigate();
   const signOut = useSignOut();
 
   const active = (to: string) => (to === '/' ? location.pathname === '/' : location.pathname.startsWith(to));
@@ -61,12 +60,7 @@ export function Shell() {
                 </Menu.Item>
                 <Menu.Item
                   color="red"
-                  onClick={() => {
-                    // To the sign-in page first: once the session is cleared, RequireSession would send the
-                    // browser there with next= this page, and signing in again would come back here.
-                    void navigate('/sign-in');
-                    signOut.mutate();
-                  }}
+                  onClick={() => signOut.mutate()}
                 >
                   {t('shell.signOut')}
                 </Menu.Item>

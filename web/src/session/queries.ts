@@ -18,17 +18,18 @@ export function useMe() {
   });
 }
 
+/**
+ * Ends the session and loads the sign-in page afresh. A full page load, not a route change: it wipes
+ * every cached answer from memory, and no query of the page being left can still come back with a
+ * 401, read as an expired session that would send the browser to sign-in with next= that page.
+ */
 export function useSignOut() {
-  const client = useQueryClient();
   return useMutation({
     mutationFn: async () => {
       const result = await api.DELETE('/api/v1/auth/session');
       if (!result.response.ok && result.response.status !== 401) unwrap(result);
     },
-    onSettled: () => {
-      client.clear();
-      client.setQueryData(meKey, null);
-    },
+    onSettled: () => window.location.replace('/sign-in'),
   });
 }
 

@@ -1,6 +1,5 @@
 import { useState, type ReactNode } from 'react';
 import { Alert, Anchor, Badge, Button, Group, Image, Paper, Stack, Text, Title } from '@mantine/core';
-import { useNavigate } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../ui/PageHeader';
 import { QueryView } from '../../ui/QueryState';
@@ -65,7 +64,6 @@ export function SecurityPage() {
 function AfterCodes({ codes, signInAgain, onDone }: { codes: string[]; signInAgain: boolean; onDone: () => void }) {
   const { t } = useTranslation('auth');
   const signOut = useSignOut();
-  const navigate = useNavigate();
   return (
     <Stack>
       <RecoveryCodes codes={codes} onDone={signInAgain ? undefined : onDone} />
@@ -73,7 +71,7 @@ function AfterCodes({ codes, signInAgain, onDone }: { codes: string[]; signInAga
         <Alert color="blue">
           <Stack gap="xs" align="flex-start">
             <Text size="sm">{t('security.signInAgain')}</Text>
-            <Button onClick={() => signOut.mutate(undefined, { onSettled: () => void navigate('/sign-in', { replace: true }) })} loading={signOut.isPending}>
+            <Button onClick={() => signOut.mutate()} loading={signOut.isPending}>
               {t('security.signInAgainButton')}
             </Button>
           </Stack>
