@@ -129,6 +129,9 @@ export interface FindingsTable {
   due_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   /** The stored 0-100 risk score (migration 0027; NULL until scored). */
   risk_score: ColumnType<number | null, number | null | undefined, number | null>;
+  /** When the finding last went from resolved back to open, and how often (migration 0034); kept when resolved again. */
+  reopened_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  reopen_count: ColumnType<number, number | undefined, number>;
 }
 
 /** A finding row as stored: the text columns are in finding_texts, referred to by text_id. */

@@ -12731,6 +12731,13 @@ export interface operations {
                             last_seen: string;
                             region: string;
                             remediation: string;
+                            /** @description how many times the finding was reopened */
+                            reopen_count: number;
+                            /**
+                             * Format: date-time
+                             * @description when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again
+                             */
+                            reopened_at: string | null;
                             /** Format: date-time */
                             resolved_at: string | null;
                             resolved_by: string | null;
@@ -12849,6 +12856,13 @@ export interface operations {
                         last_seen: string;
                         region: string;
                         remediation: string;
+                        /** @description how many times the finding was reopened */
+                        reopen_count: number;
+                        /**
+                         * Format: date-time
+                         * @description when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again
+                         */
+                        reopened_at: string | null;
                         /** Format: date-time */
                         resolved_at: string | null;
                         resolved_by: string | null;
@@ -13277,6 +13291,13 @@ export interface operations {
                         last_seen: string;
                         region: string;
                         remediation: string;
+                        /** @description how many times the finding was reopened */
+                        reopen_count: number;
+                        /**
+                         * Format: date-time
+                         * @description when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again
+                         */
+                        reopened_at: string | null;
                         /** Format: date-time */
                         resolved_at: string | null;
                         resolved_by: string | null;
@@ -14100,6 +14121,13 @@ export interface operations {
                             last_seen: string;
                             region: string;
                             remediation: string;
+                            /** @description how many times the finding was reopened */
+                            reopen_count: number;
+                            /**
+                             * Format: date-time
+                             * @description when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again
+                             */
+                            reopened_at: string | null;
                             /** Format: date-time */
                             resolved_at: string | null;
                             resolved_by: string | null;

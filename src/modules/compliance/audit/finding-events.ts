@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { NewEvent } from '../../../platform/events/outbox.js';
 import type { Scope } from '../../../platform/db/scope.js';
 
@@ -53,6 +54,12 @@ export const findingReopened = (scope: Scope, f: EventFinding, at: Date): NewEve
   type: 'finding.reopened',
   data: { finding: eventFinding(f), reopened_at: at.toISOString() },
 });
+
+/**
+ * The columns every writer that reopens a finding sets with its finding.reopened event (migration
+ * 0034): the finding's history keeps when it was last found again, and how often.
+ */
+export const reopening = (at: Date) => ({ reopened_at: at, reopen_count: sql<number>`reopen_count + 1` });
 
 export const findingResolved = (
   scope: Scope,

@@ -6,7 +6,7 @@ import type { FindingsTable } from '../tables.js';
 import { insertNewFindings, type NewFinding } from './insert-findings.js';
 import { groupsOf } from '../findings/grouping.js';
 import type { BatchResult } from './evaluate.js';
-import { findingReopened, findingResolved, severityChanged } from './finding-events.js';
+import { findingReopened, findingResolved, reopening, severityChanged } from './finding-events.js';
 import { recordBatchUnknowns } from './record-unknowns.js';
 import { forgetAuditState, recordAuditState } from './incremental.js';
 import type { ReadNode } from './node-pages.js';
@@ -123,7 +123,7 @@ export async function reconcileBatch(
         .execute();
       for (const f of reopened) events.push(findingReopened(scope, f, now));
       await scoped()
-        .set({ status: 'open', last_seen: now, updated_at: now, resolved_at: null, resolved_by: null })
+        .set({ status: 'open', last_seen: now, updated_at: now, resolved_at: null, resolved_by: null, ...reopening(now) })
         .where('id', '=', sql<string>`ANY(${reopen}::text[])`)
         .execute();
     }

@@ -32,6 +32,10 @@ export const Finding = Type.Object({
   updated_at: Timestamp,
   resolved_at: Nullable(Timestamp),
   resolved_by: Nullable(Type.String()),
+  reopened_at: Nullable(
+    Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again' }),
+  ),
+  reopen_count: Type.Integer({ minimum: 0, description: 'how many times the finding was reopened' }),
   due_at: Nullable(
     Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the open finding breaches its SLA (the tenant\'s window for its severity from when it was opened); null when it is not open or its severity has no SLA' }),
   ),
