@@ -238,4 +238,37 @@ describe.runIf(chromiumPath())('the findings screens', () => {
     expect(forced.status()).toBe(403);
     await context.close();
   }, TIMEOUT);
+
+  // Last: its audit reopens every finding the tests above resolved.
+  it('shows in the history when a resolved finding was reopened by a later audit', async () => {
+    const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['security-analyst'].username);
+    const finding = (await openFindings(page)).items[0]!;
+    const url = `${tenantPath()}/findings/${encodeURIComponent(finding.id)}`;
+    await page.goto(path(finding.id));
+    const history = page.locator('section', { has: page.getByRole('heading', { name: 'History' }) });
+    await history.waitFor({ timeout: 20_000 });
+    await until(() => history.getByText('Reopened', { exact: true }).locator('xpath=following-sibling::dd').textContent()).toBe('—');
+
+    const resolved = await page.request.post(`${web.app.base}${url}/resolve`, { headers: CSRF, data: {} });
+    expect(resolved.status()).toBe(200);
+    // The reopening happens a few minutes after the resolution, by the service's clock.
+    web.app.t.clock.advance(5 * 60_000);
+    const started = await page.request.post(`${web.app.base}${tenantPath()}/findings/run`, { headers: CSRF, data: {} });
+    expect(started.status()).toBe(202);
+    const runUrl = `${tenantPath()}/findings/runs/${((await started.json()) as { job_id: string }).job_id}`;
+    await until(async () => (await getJson<{ status: string }>(page, runUrl)).status, { timeout: 60_000 }).toBe('succeeded');
+    const reopened = await getJson<{ status: string; reopened_at: string | null; reopen_count: number }>(page, url);
+    expect(reopened).toMatchObject({ status: 'open', reopened_at: web.app.t.clock.now().toISOString(), reopen_count: 1 });
+
+    await page.reload();
+    await history.waitFor({ timeout: 20_000 });
+    const shown = await page.evaluate(
+      (iso) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)),
+      reopened.reopened_at!,
+    );
+    await until(() => history.getByText('Reopened', { exact: true }).locator('xpath=following-sibling::dd').textContent()).toBe(`${shown} (once)`);
+    await expectAccessible(page);
+    await page.screenshot({ path: '/tmp/finding-reopened.png', fullPage: true });
+    await context.close();
+  }, TIMEOUT);
 });

@@ -145,6 +145,9 @@ function FindingDetail({ finding }: { finding: Finding }) {
               <Field label={t('detail.resolvedAt')}>
                 {finding.resolved_at ? t('detail.resolvedBy', { date: formatDate(finding.resolved_at), by: finding.resolved_by ?? '—' }) : '—'}
               </Field>
+              <Field label={t('detail.reopenedAt')}>
+                {finding.reopened_at ? t('detail.reopenedTimes', { date: formatDate(finding.reopened_at), count: finding.reopen_count }) : '—'}
+              </Field>
               <Field label={t('detail.updated')}>{formatDate(finding.updated_at)}</Field>
             </SimpleGrid>
           </Section>
