@@ -201,6 +201,28 @@ describe('POST /integrations', () => {
 });
 
 describe('GET, PUT, DELETE /integrations/{id}', () => {
+  it("PUT with a whole smtp object keeps the stored SMTP password it leaves out; null removes it", async () => {
+    const created = await createIntegration(t, admin, tenant.id, {
+      type: 'email',
+      name: 'mail',
+      config: { to: ['sec@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', username: 'cg', password: 'smtp-pw-1', from: 'cg@example.com' } },
+    });
+    const secretsOf = async () => {
+      const row = await t.deps.database.db.selectFrom('integrations').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+      return new SecretBox(await t.deps.tokenKey()).open(row.secrets, row.id);
+    };
+    const res = await call(t.app, admin, {
+      method: 'PUT',
+      url: url(`/${created.id}`),
+      payload: { config: { smtp: { host: 'mail.example.com', port: 465, secure: true, username: 'cg', from: 'cg@example.com' } } },
+      expect: 200,
+    });
+    expect(res.json().config.smtp).toEqual({ host: 'mail.example.com', port: 465, secure: true, username: 'cg', from: 'cg@example.com' });
+    expect(await secretsOf()).toEqual({ 'smtp.password': 'smtp-pw-1' });
+    await call(t.app, admin, { method: 'PUT', url: url(`/${created.id}`), payload: { config: { smtp: { host: 'mail.example.com', from: 'cg@example.com', password: null } } }, expect: 200 });
+    expect(await secretsOf()).toEqual({});
+  });
+
   it('PUT changes name and config fields, keeps the secret, and is audit-logged', async () => {
     const created = await createIntegration(t, admin, tenant.id, webhook());
     const res = await call(t.app, admin, {

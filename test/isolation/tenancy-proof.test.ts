@@ -1,4 +1,5 @@
 import type { RouteOptions } from 'fastify';
+import { generate } from 'otplib';
 import { sql, type RawBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
@@ -204,7 +205,7 @@ const SEEDED_TABLES = [
   'attestation_evidence', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
   'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
   'discovery_jobs', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
-  'membership_invitations',
+  'membership_invitations', 'user_totp', 'user_recovery_codes',
 ];
 
 let t: TestApp;
@@ -230,6 +231,11 @@ beforeAll(async () => {
   a = await buildTenant(t);
   b = await buildTenant(t);
   await seedWorkspace(t, { tenantId: b.id, admin: b.admin, analyst: b.users['security-analyst'], marker: MARK_B, tenantMarker: MARK_B });
+  // A victim with a second factor (authenticator and recovery codes), which A's admin must not reset.
+  const victim = b.users['read-only'];
+  const { secret } = (await call(t.app, victim.token, { method: 'POST', url: '/api/v1/auth/mfa/totp/enroll', expect: 200 })).json();
+  const code = await generate({ secret, epoch: Math.floor(t.clock.now().getTime() / 1000) });
+  await call(t.app, victim.token, { method: 'POST', url: '/api/v1/auth/mfa/totp/confirm', payload: { code }, expect: 200 });
   // A's second workspace: created by A's admin, filled by A's admin and analyst after switching to it.
   const ws = (await call(t.app, a.admin.token, { method: 'POST', url: '/api/v1/workspaces', payload: { name: 'second' }, expect: 201 })).json();
   a2 = ws.id;
@@ -277,6 +283,9 @@ const CHILD_VICTIMS: Record<string, () => RawBuilder<unknown>> = {
   tenants: () => sql`id::text = ${b.id}`,
   users: () => sql`id IN (${onlyB()})`,
   sessions: () => sql`user_id IN (${onlyB()})`,
+  // B's users' second factors (an admin of A resetting them would show here).
+  user_totp: () => sql`user_id IN (${onlyB()})`,
+  user_recovery_codes: () => sql`user_id IN (${onlyB()})`,
   assessment_responses: () => sql`assessment_id IN (SELECT id FROM assessments WHERE ${victimWhere(table('assessments'))})`,
   assessment_reviews: () => sql`assessment_id IN (SELECT id FROM assessments WHERE ${victimWhere(table('assessments'))})`,
   assessment_poam_items: () => sql`assessment_id IN (SELECT id FROM assessments WHERE ${victimWhere(table('assessments'))})`,

@@ -282,12 +282,23 @@ export function normaliseConfig(type: IntegrationType, config: unknown): Config 
   return fields.out;
 }
 
-/** A PUT's config over the current one: given top-level fields replace, null removes an optional one. */
-export function mergeConfig(current: Config, patch: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A PUT's config over the current one: given top-level fields replace, null removes an optional one.
+ * A nested object given whole keeps the nested secrets it leaves out (`smtp` without `password` keeps
+ * the stored password): secrets are never shown, so no client can send them back.
+ */
+export function mergeConfig(current: Config, patch: Record<string, unknown>, secretPaths: readonly string[] = []): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
     else merged[key] = value;
+  }
+  for (const path of secretPaths) {
+    const [parent, leaf, ...deeper] = path.split('.');
+    if (!parent || !leaf || deeper.length) continue;
+    const given = patch[parent];
+    const before = current[parent];
+    if (isObject(given) && isObject(before) && !(leaf in given) && before[leaf] !== undefined) merged[parent] = { ...given, [leaf]: before[leaf] };
   }
   return merged;
 }

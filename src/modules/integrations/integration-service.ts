@@ -7,7 +7,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { INTEGRATION_TYPES, TARGET_URL_FIELDS, type IntegrationType } from './catalog.js';
+import { INTEGRATION_TYPES, SECRET_FIELDS, TARGET_URL_FIELDS, type IntegrationType } from './catalog.js';
 import { joinSecrets, mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, type Config } from './config.js';
 import { secretBoxFor, SecretError } from './secret-box.js';
 import type { DeliverySettings } from './settings.js';
@@ -204,7 +204,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
           if (!(error instanceof SecretError)) throw error;
         }
         const full = joinSecrets(current.config, currentSecrets);
-        return normaliseConfig(current.type, input.config ? mergeConfig(full, input.config) : full);
+        return normaliseConfig(current.type, input.config ? mergeConfig(full, input.config, SECRET_FIELDS[current.type]) : full);
       };
       // Targets are checked (DNS) before the transaction, on a first read; the row is then locked and
       // must not have changed in between, or the whole update runs again.

@@ -82,6 +82,28 @@ export const userRoutes: RoutePlugin = async (app, { deps }) => {
     },
   );
 
+  app.delete(
+    '/tenants/:tenantID/users/:userID/mfa',
+    {
+      config: { permission: 'roles:manage' },
+      schema: {
+        operationId: 'resetTenantUserMfa',
+        tags: ['users'],
+        summary: "Reset a member's multi-factor sign-in (a lost phone): removes the authenticator and the recovery codes",
+        description:
+          'The user signs in with the password alone afterwards and enrolls again (at once when the tenant requires it). ' +
+          'Audit-logged (user.mfa_reset). 403 for an API key, for your own account (turn it off with a code: DELETE /auth/mfa/totp), ' +
+          "for a member above your role or a system-admin; 404 for a user who is not a member of this tenant; 409 when the user has no second factor.",
+        params: TenantUserParams,
+        response: withErrors({ 204: Type.Null() }, [401, 403, 404, 409]),
+      },
+    },
+    async (request, reply) => {
+      await users.resetMfa(contextOf(request), request.params.userID);
+      return reply.status(204).send();
+    },
+  );
+
   app.put(
     '/tenants/:tenantID/users/:userID/role',
     {

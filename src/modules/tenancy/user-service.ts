@@ -9,6 +9,7 @@ import { offsetOf, toPage, type PageRequest } from '../../platform/http/paginati
 import { isRole, ROLE_LEVEL, ROLES, ROLE_PERMISSIONS, type Role } from '../../platform/rbac/roles.js';
 import { createInvitationService, type InvitationService } from './invitation-service.js';
 import { refreshSystemAdminFlag } from './subjects.js';
+import './mfa-tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'config' | 'authCache'>;
 
@@ -186,6 +187,45 @@ export function createUserService(deps: Deps) {
           details: { username: target.username, role: target.role },
         });
       });
+    },
+
+    /**
+     * An administrator resets a member's second factor (the phone is lost and so are the recovery
+     * codes): the authenticator, confirmed or pending, and every recovery code go, so the next sign-in
+     * takes the password alone and the user enrolls again (at once if the tenant requires it). The
+     * checks follow `remove`: a member of this tenant only (404 otherwise), never one's own (that
+     * takes a code: DELETE /auth/mfa/totp), never a higher role or a system-admin's. Only a signed-in
+     * administrator may: an API key is a script, and a script that can strip second factors turns a
+     * leaked key into account takeovers.
+     */
+    async resetMfa(context: RequestContext, userId: string): Promise<void> {
+      if (context.actor.type !== 'user') throw forbidden("resetting a user's multi-factor sign-in needs a signed-in administrator, not an API key");
+      const tenantId = context.scope.tenantId;
+      const target = await membership(tenantId, userId);
+      if (!target) throw notFound('user not found in this tenant');
+      if (context.actor.userId === userId) {
+        throw forbidden('cannot reset your own multi-factor sign-in: turn it off with a current code (DELETE /api/v1/auth/mfa/totp)');
+      }
+      guard(context, null, target.role);
+      protectSystemAdmin(context, target);
+      const removed = await db.transaction().execute(async (trx) => {
+        const totp = await trx.deleteFrom('user_totp').where('user_id', '=', userId).returning(['confirmed_at']).executeTakeFirst();
+        const codes = await trx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).returning(['used_at']).execute();
+        if (!totp && codes.length === 0) return false;
+        await writeAudit(trx, deps.clock, actorOf(context), {
+          tenantId,
+          action: 'user.mfa_reset',
+          targetType: 'user',
+          targetId: userId,
+          details: {
+            username: target.username,
+            authenticator: totp ? (totp.confirmed_at ? 'confirmed' : 'pending') : 'none',
+            recovery_codes_removed: codes.filter((code) => code.used_at === null).length,
+          },
+        });
+        return true;
+      });
+      if (!removed) throw conflict(`${target.username} has no multi-factor sign-in to reset`);
     },
   };
 }

@@ -3199,6 +3199,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenantID}/users/{userID}/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reset a member's multi-factor sign-in (a lost phone): removes the authenticator and the recovery codes
+         * @description The user signs in with the password alone afterwards and enrolls again (at once when the tenant requires it). Audit-logged (user.mfa_reset). 403 for an API key, for your own account (turn it off with a code: DELETE /auth/mfa/totp), for a member above your role or a system-admin; 404 for a user who is not a member of this tenant; 409 when the user has no second factor.
+         *
+         *     Requires permission `roles:manage`.
+         */
+        delete: operations["resetTenantUserMfa"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tenants/{tenantID}/users/{userID}/role": {
         parameters: {
             query?: never;
@@ -14695,7 +14717,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Fields given replace the current ones (null removes an optional field); fields left out, secrets included, are kept. */
+                    /** @description Fields given replace the current ones (null removes an optional field); fields left out, secrets included, are kept, as are the secrets a nested object given whole leaves out (smtp.password). */
                     config?: {
                         [key: string]: unknown;
                     };
@@ -24985,6 +25007,85 @@ export interface operations {
             };
             /** @description Not found, or belongs to another tenant */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    resetTenantUserMfa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantID: string;
+                userID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
