@@ -3,9 +3,9 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { ApiError } from '../api/errors';
+import { meQuery } from '../session/queries';
 import { router } from './routes';
 import { theme } from './theme';
-
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -17,6 +17,9 @@ const queryClient = new QueryClient({
     },
   },
 });
+// Every page but sign-in starts from the session: ask for it now, while the page's code still loads,
+// not after (a cold load of the findings screen waited 0.5 s for its chunks before asking).
+void queryClient.prefetchQuery(meQuery);
 
 /** Light and dark follow the system setting (defaultColorScheme "auto"). */
 export function App() {

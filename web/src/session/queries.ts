@@ -1,21 +1,23 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { ApiError, unwrap } from '../api/errors';
 
 export const meKey = ['me'] as const;
 
 /** The current session, or null when there is none (401). */
+export const meQuery = queryOptions({
+  queryKey: meKey,
+  queryFn: async () => {
+    const result = await api.GET('/api/v1/auth/me');
+    if (result.response.status === 401) return null;
+    return unwrap(result);
+  },
+  staleTime: 60_000,
+  retry: false,
+});
+
 export function useMe() {
-  return useQuery({
-    queryKey: meKey,
-    queryFn: async () => {
-      const result = await api.GET('/api/v1/auth/me');
-      if (result.response.status === 401) return null;
-      return unwrap(result);
-    },
-    staleTime: 60_000,
-    retry: false,
-  });
+  return useQuery(meQuery);
 }
 
 /**

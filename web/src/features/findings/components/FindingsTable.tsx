@@ -1,4 +1,4 @@
-import { Anchor, Badge, Stack, Text, Tooltip } from '@mantine/core';
+import { Anchor, Badge, Stack, Text } from '@mantine/core';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -90,11 +90,10 @@ export function FindingsTable({
       cell: (info) => (
         <Stack gap={0}>
           <Text size="sm">{info.row.original.resource_name || info.getValue()}</Text>
-          <Tooltip label={info.getValue()}>
-            <Text size="xs" c="dimmed" lineClamp={1} maw={260}>
-              {info.row.original.resource_type}
-            </Text>
-          </Tooltip>
+          {/* A native title, not a Tooltip: 50 to 500 positioned tooltips cost a tenth of a second to mount. */}
+          <Text size="xs" c="dimmed" lineClamp={1} maw={260} title={info.getValue()}>
+            {info.row.original.resource_type}
+          </Text>
         </Stack>
       ),
     }),
