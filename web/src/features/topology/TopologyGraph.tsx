@@ -15,6 +15,10 @@ const SEVERITY_FILL: Record<string, string> = {
   info: '#868e96',
 };
 
+/** Space between an open group's box and what it holds, and between its title and its box. */
+const GROUP_PADDING = 16;
+const TITLE_GAP = 6;
+
 const STYLE: cytoscape.StylesheetJson = [
   {
     selector: 'node',
@@ -34,15 +38,23 @@ const STYLE: cytoscape.StylesheetJson = [
     },
   },
   {
+    // An open group: its title sits above its box, outside it, so it never covers what is inside;
+    // the layout leaves room for it (groupLayoutOptions). The box grows around its children's
+    // titles too (compound-sizing-wrt-labels), so a subnet's title stays inside its VPC.
     selector: ':parent',
     style: {
       'text-valign': 'top',
       'text-halign': 'center',
-      'text-margin-y': 40,
+      'text-margin-y': -TITLE_GAP,
+      'text-max-width': '480px',
+      'text-background-color': '#ffffff',
+      'text-background-opacity': 0.85,
+      'text-background-padding': '2px',
       'background-opacity': 0.06,
       'background-color': '#228be6',
       'border-color': '#74c0fc',
-      padding: '16px',
+      padding: `${GROUP_PADDING}px`,
+      'compound-sizing-wrt-labels': 'include',
       'font-weight': 'bold',
     },
   },
@@ -64,22 +76,50 @@ const STYLE: cytoscape.StylesheetJson = [
   { selector: 'node:selected', style: { 'overlay-color': '#228be6', 'overlay-opacity': 0.3, 'overlay-padding': 8 } },
 ];
 
+/**
+ * How ELK lays out the content of the canvas and of each open group. Like the service's diagrams
+ * (src/modules/exports/render/layout.ts): layered, left to right, each group on its own
+ * (SEPARATE_CHILDREN), with the unconnected parts packed to an aspect ratio, so the forty instances
+ * of a subnet without relations between them form a block instead of one column thousands of pixels
+ * tall. The canvas draws relations as straight lines between nodes, so ELK's routing is not used.
+ */
+const LEVEL = {
+  'elk.algorithm': 'layered',
+  'elk.direction': 'RIGHT',
+  'elk.spacing.nodeNode': '24',
+  'elk.layered.spacing.nodeNodeBetweenLayers': '48',
+  'elk.separateConnectedComponents': 'true',
+  'elk.spacing.componentComponent': '24',
+  'elk.aspectRatio': '1.6',
+};
+
+/**
+ * ELK's room for an open group. ELK sizes a group from its content and this padding, while the
+ * canvas draws the box around the children with GROUP_PADDING: the extra top padding is where the
+ * title goes (its measured height and gap), and the minimum width keeps a title wider than the
+ * children clear of the neighbours. The bottom is larger than the sides because the ELK adapter
+ * centres each resource with its label on its slot, so a label reaches a little below it.
+ */
+function groupLayoutOptions(node: cytoscape.NodeSingular): Record<string, string> {
+  const title = node.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true, includeOverlays: false });
+  const top = GROUP_PADDING + Math.ceil(title.h) + TITLE_GAP + 2;
+  return {
+    ...LEVEL,
+    'elk.padding': `[top=${top},left=${GROUP_PADDING},bottom=${GROUP_PADDING + 16},right=${GROUP_PADDING}]`,
+    'elk.nodeSize.constraints': 'MINIMUM_SIZE',
+    'elk.nodeSize.minimum': `(${Math.ceil(title.w) + 2 * GROUP_PADDING}, 0)`,
+    'elk.contentAlignment': 'H_CENTER V_TOP',
+  };
+}
+
 const LAYOUT = {
   name: 'elk',
   nodeDimensionsIncludeLabels: true,
-  // A group's title sits above its box: room for it inside the padding, so it does not cover a neighbour.
-  nodeLayoutOptions: (node: cytoscape.NodeSingular) => (node.isParent() ? { 'elk.padding': '[top=44,left=16,bottom=16,right=16]' } : {}),
+  nodeLayoutOptions: (node: cytoscape.NodeSingular) => (node.isParent() ? groupLayoutOptions(node) : {}),
   fit: true,
   padding: 20,
-  // The service's diagrams use the layered algorithm, left to right, with orthogonal routing.
-  elk: {
-    algorithm: 'layered',
-    'elk.direction': 'RIGHT',
-    'elk.hierarchyHandling': 'INCLUDE_CHILDREN',
-    'elk.spacing.nodeNode': 24,
-    'elk.layered.spacing.nodeNodeBetweenLayers': 48,
-    'elk.aspectRatio': 1.6,
-  },
+  // `algorithm` by the adapter's own key, which it otherwise sends unset.
+  elk: { ...LEVEL, algorithm: 'layered', 'elk.hierarchyHandling': 'SEPARATE_CHILDREN' },
 } as cytoscape.LayoutOptions;
 
 /**

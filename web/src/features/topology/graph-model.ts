@@ -182,11 +182,14 @@ export function ancestors(model: Model, id: string): string[] {
   return chain;
 }
 
+/** The containers a large graph opens at first, so its VPCs show (each closed, with its count). */
+const OPEN_WHEN_LARGE: ReadonlySet<ContainerKind> = new Set(['account', 'no_account', 'managed', 'region', 'global']);
+
 /** Groups open at first: all of them for a small graph, accounts and regions (so VPCs show) for a large one. */
 export function initialExpanded(model: Model, large: boolean): Set<string> {
   const open = new Set<string>();
   for (const g of model.groups.values()) {
-    if (!large || g.kind === 'account' || g.kind === 'no_account' || g.kind === 'managed') open.add(g.key);
+    if (!large || OPEN_WHEN_LARGE.has(g.kind)) open.add(g.key);
   }
   return open;
 }
