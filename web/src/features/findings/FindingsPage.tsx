@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { Alert, Anchor, Button, Group, Tabs, Text } from '@mantine/core';
+import { useCallbackRef } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../session/session';
 import { PageHeader } from '../../ui/PageHeader';
@@ -34,6 +35,8 @@ export function FindingsPage() {
     setSelection({});
     set(changes);
   };
+  // Stable across renders, so the memoised table is left alone while a new page is on its way.
+  const sortBy = useCallbackRef((sort: string) => change({ sort }));
   const pager = (total: number) => (
     <Pager page={url.page} perPage={url.perPage} total={total} onChange={(next) => change({ page: next.page ?? 1, per_page: next.perPage ?? url.perPage })} />
   );
@@ -85,7 +88,7 @@ export function FindingsPage() {
           <QueryView query={list} isEmpty={(data) => data.items.length === 0} empty={empty}>
             {(data) => (
               <>
-                <FindingsTable rows={data.items} scored={false} sort={url.sort} onSortChange={(sort) => change({ sort })} {...selectionProps} />
+                <FindingsTable rows={data.items} scored={false} sort={url.sort} onSortChange={sortBy} {...selectionProps} />
                 {pager(data.total)}
               </>
             )}
