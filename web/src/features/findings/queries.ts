@@ -1,4 +1,4 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Paths } from '../../api/client';
 import { ApiError, unwrap } from '../../api/errors';
 import { useSession } from '../../session/session';
@@ -32,14 +32,15 @@ export const findingsKeys = {
   acceptance: (id: string) => ['findings', 'acceptance', id] as const,
 };
 
-export function useFindings(query: FindingsQuery, enabled = true) {
-  const { tenantId } = useSession();
-  return useQuery({
+export const findingsListQuery = (tenantId: string, query: FindingsQuery) =>
+  queryOptions({
     queryKey: findingsKeys.list(query),
     queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings', { params: { path: { tenantID: tenantId }, query } })),
-    placeholderData: keepPreviousData,
-    enabled,
   });
+
+export function useFindings(query: FindingsQuery, enabled = true) {
+  const { tenantId } = useSession();
+  return useQuery({ ...findingsListQuery(tenantId, query), placeholderData: keepPreviousData, enabled });
 }
 
 export function useScoredFindings(query: ScoredQuery, enabled = true) {

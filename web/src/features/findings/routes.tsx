@@ -1,6 +1,7 @@
 import type { RouteObject } from 'react-router';
+import { prefetchFindingsPage } from './prefetch';
 
 export const findingsRoutes: RouteObject[] = [
-  { path: 'findings', lazy: async () => ({ Component: (await import('./FindingsPage')).FindingsPage }) },
+  { path: 'findings', loader: prefetchFindingsPage, lazy: async () => ({ Component: (await import('./FindingsPage')).FindingsPage }) },
   { path: 'findings/:findingId', lazy: async () => ({ Component: (await import('./FindingDetailPage')).FindingDetailPage }) },
 ];

@@ -7,16 +7,19 @@ export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const
 export const PER_PAGE = [50, 100, 200, 500];
 
 /** The findings screen's state, all of it in the URL: view, filters, sort and page. */
-export function useFindingsUrl() {
-  const state = useUrlState();
-  const { get, getNumber } = state;
+export function findingsUrlOf(params: URLSearchParams) {
+  const get = (name: string, fallback = ''): string => params.get(name) ?? fallback;
+  const getNumber = (name: string, fallback: number): number => {
+    const value = Number(params.get(name));
+    return Number.isFinite(value) && value > 0 ? value : fallback;
+  };
   const view = (VIEWS as readonly string[]).includes(get('view')) ? (get('view') as View) : 'list';
   const status = (STATUSES as readonly string[]).includes(get('status')) ? (get('status') as (typeof STATUSES)[number]) : 'open';
   const framework: (typeof FRAMEWORKS)[number] | '' = (FRAMEWORKS as readonly string[]).includes(get('framework'))
     ? (get('framework') as (typeof FRAMEWORKS)[number])
     : '';
   const perPage = getNumber('per_page', 50);
-  const url = {
+  return {
     view,
     status,
     framework,
@@ -33,10 +36,14 @@ export function useFindingsUrl() {
     page: getNumber('page', 1),
     perPage: PER_PAGE.includes(perPage) ? perPage : 50,
   };
-  return { ...state, url };
 }
 
-export type FindingsUrl = ReturnType<typeof useFindingsUrl>['url'];
+export function useFindingsUrl() {
+  const state = useUrlState();
+  return { ...state, url: findingsUrlOf(state.params) };
+}
+
+export type FindingsUrl = ReturnType<typeof findingsUrlOf>;
 
 /** The filters the three views share, as the API's query parameters. */
 export function apiFilters(url: FindingsUrl) {

@@ -1,0 +1,18 @@
+import { QueryClient } from '@tanstack/react-query';
+import { ApiError } from '../api/errors';
+import { meQuery } from '../session/queries';
+
+/** The console's one query cache; route loaders prefetch into it before their page's code arrives. */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 15_000,
+      // A refusal (4xx) will not change by asking again; a network blip might.
+      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+// Every page but sign-in starts from the session: ask for it now, while the page's code still loads,
+// not after (a cold load of the findings screen waited 0.5 s for its chunks before asking).
+void queryClient.prefetchQuery(meQuery);
