@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** The envelope's `details` (e.g. SSO's `{errors: {field: message}}`), for showing a refusal by field. */
+    readonly details: unknown = null,
   ) {
     super(message);
   }
@@ -18,7 +20,7 @@ export class ApiError extends Error {
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.response.ok) return result.data as T;
   const body = (result.error ?? {}) as ApiErrorBody;
-  throw new ApiError(result.response.status, body.error?.code ?? 'ERROR', body.error?.message ?? result.response.statusText);
+  throw new ApiError(result.response.status, body.error?.code ?? 'ERROR', body.error?.message ?? result.response.statusText, body.error?.details ?? null);
 }
 
 export function errorMessage(error: unknown): string {

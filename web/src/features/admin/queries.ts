@@ -44,6 +44,39 @@ export function useRemoveUser() {
   );
 }
 
+/** An administrator's reset of a member's second factor (a lost phone). */
+export function useResetUserMfa() {
+  const { tenantId } = useSession();
+  return useMutation({
+    mutationFn: async (userId: string) => unwrap(await api.DELETE('/api/v1/tenants/{tenantID}/users/{userID}/mfa', { params: { path: { tenantID: tenantId, userID: userId } } })),
+  });
+}
+
+// Invitations (created by adding a user without a password)
+export function useInvitations(query: Query<'/api/v1/tenants/{tenantID}/invitations'>) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: ['admin', 'invitations', tenantId, query],
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/invitations', { params: { path: { tenantID: tenantId }, query } })),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useInvite() {
+  const { tenantId } = useSession();
+  return useInvalidating(['admin'], async (body: { username: string; role: string }) => {
+    const result = await api.POST('/api/v1/tenants/{tenantID}/users', { params: { path: { tenantID: tenantId } }, body });
+    return { linked: result.response.status === 201, data: unwrap(result) };
+  });
+}
+
+export function useRevokeInvitation() {
+  const { tenantId } = useSession();
+  return useInvalidating(['admin', 'invitations'], async (invitationId: string) =>
+    unwrap(await api.DELETE('/api/v1/tenants/{tenantID}/invitations/{invitationID}', { params: { path: { tenantID: tenantId, invitationID: invitationId } } })),
+  );
+}
+
 export function useRoles() {
   const { tenantId } = useSession();
   return useQuery({
@@ -94,15 +127,20 @@ export function useIntegrations(query: Query<'/api/v1/tenants/{tenantID}/integra
   });
 }
 
-export function useCreateWebhook() {
+export type IntegrationCreateBody = Paths['/api/v1/tenants/{tenantID}/integrations']['post']['requestBody']['content']['application/json'];
+export type IntegrationUpdateBody = Paths['/api/v1/tenants/{tenantID}/integrations/{integrationID}']['put']['requestBody']['content']['application/json'];
+
+export function useCreateIntegration() {
   const { tenantId } = useSession();
-  return useInvalidating(['admin', 'integrations'], async (body: { name: string; url: string; secret: string; events: string[] }) =>
-    unwrap(
-      await api.POST('/api/v1/tenants/{tenantID}/integrations', {
-        params: { path: { tenantID: tenantId } },
-        body: { type: 'webhook', name: body.name, config: { url: body.url, secret: body.secret, events: body.events } },
-      }),
-    ),
+  return useInvalidating(['admin', 'integrations'], async (body: IntegrationCreateBody) =>
+    unwrap(await api.POST('/api/v1/tenants/{tenantID}/integrations', { params: { path: { tenantID: tenantId } }, body })),
+  );
+}
+
+export function useUpdateIntegration() {
+  const { tenantId } = useSession();
+  return useInvalidating(['admin', 'integrations'], async ({ id, body }: { id: string; body: IntegrationUpdateBody }) =>
+    unwrap(await api.PUT('/api/v1/tenants/{tenantID}/integrations/{integrationID}', { params: { path: { tenantID: tenantId, integrationID: id } }, body })),
   );
 }
 

@@ -7,6 +7,7 @@ export const adminRoutes: RouteObject[] = [
     lazy: async () => ({ Component: (await import('./AdminLayout')).AdminLayout }),
     children: [
       { path: 'users', lazy: async () => ({ Component: (await import('./tabs/UsersTab')).UsersTab }) },
+      { path: 'invitations', lazy: async () => ({ Component: (await import('./tabs/InvitationsTab')).InvitationsTab }) },
       { path: 'api-keys', lazy: async () => ({ Component: (await import('./tabs/ApiKeysTab')).ApiKeysTab }) },
       { path: 'integrations', lazy: async () => ({ Component: (await import('./tabs/IntegrationsTab')).IntegrationsTab }) },
       { path: 'sso', lazy: async () => ({ Component: (await import('./tabs/SsoTab')).SsoTab }) },

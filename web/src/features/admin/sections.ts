@@ -4,6 +4,7 @@
  */
 export const SECTIONS = [
   { path: 'users', key: 'users', permission: 'tenant:read' },
+  { path: 'invitations', key: 'invitations', permission: 'roles:manage' },
   { path: 'api-keys', key: 'apiKeys', permission: 'api_keys:manage' },
   { path: 'integrations', key: 'integrations', permission: 'tenant:read' },
   { path: 'sso', key: 'sso', permission: 'tenant:read' },

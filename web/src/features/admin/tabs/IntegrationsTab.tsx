@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Badge, Button, Group, PasswordInput, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Select, Stack, Text, Title } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../../api/errors';
@@ -9,23 +9,11 @@ import { useUrlState } from '../../../ui/url-state';
 import { notifyError, notifySuccess } from '../../../ui/notify';
 import { formatDate } from '../../../i18n';
 import { useSession } from '../../../session/session';
-import { AdminForm } from '../AdminForm';
 import { PagedTable, usePageParams } from '../PagedTable';
-import { useCreateWebhook, useDeliveries, useIntegrations, useRedeliver, useTestIntegration } from '../queries';
-
-/** Suggestions for a webhook's events (the service's catalog names them all; any listed there is accepted). */
-const COMMON_EVENTS = ['finding.created', 'finding.resolved', 'finding.severity_changed', 'job.completed', 'job.failed', 'report.generated', 'compliance.score_changed'];
+import { useDeliveries, useIntegrations, useRedeliver, useTestIntegration } from '../queries';
+import { IntegrationFormModal } from '../integrations/IntegrationForm';
+import type { Integration } from '../integrations/form-values';
 const STATUS_COLORS: Record<string, string> = { active: 'teal', disabled: 'gray', pending: 'blue', succeeded: 'teal', failed: 'red' };
-
-interface Integration {
-  id: string;
-  type: string;
-  name: string;
-  status: string;
-  disabled_reason: string | null;
-  config: Record<string, unknown>;
-  created_at: string;
-}
 
 interface Delivery {
   id: string;
@@ -48,10 +36,12 @@ export function IntegrationsTab() {
   const integrations = useIntegrations({ page, per_page: perPage });
   const test = useTestIntegration();
   const write = can('tenant:update');
+  // The dialog: null closed, 'new' to create, or the integration being changed.
+  const [form, setForm] = useState<Integration | 'new' | null>(null);
 
   const columns: ColumnDef<Integration>[] = [
     { id: 'name', header: t('integrations.name'), cell: ({ row }) => row.original.name },
-    { id: 'type', header: t('integrations.type'), cell: ({ row }) => row.original.type },
+    { id: 'type', header: t('integrations.type'), cell: ({ row }) => t(`integrations.kinds.${row.original.type}`, { defaultValue: row.original.type }) },
     {
       id: 'status',
       header: t('integrations.status'),
@@ -70,6 +60,11 @@ export function IntegrationsTab() {
           <Button size="xs" variant="light" aria-label={t('integrations.showDeliveriesOf', { name: row.original.name })} onClick={() => url.set({ integration: row.original.id })}>
             {t('integrations.showDeliveries')}
           </Button>
+          {write && (
+            <Button size="xs" variant="light" aria-label={t('integrations.editOf', { name: row.original.name })} onClick={() => setForm(row.original)}>
+              {t('integrations.edit')}
+            </Button>
+          )}
           {write && (
             <Button
               size="xs"
@@ -95,10 +90,13 @@ export function IntegrationsTab() {
 
   return (
     <Stack>
-      <Title order={2} size="h3">
-        {t('integrations.title')}
-      </Title>
-      {write && <CreateWebhook />}
+      <Group justify="space-between">
+        <Title order={2} size="h3">
+          {t('integrations.title')}
+        </Title>
+        {write && <Button onClick={() => setForm('new')}>{t('integrations.add')}</Button>}
+      </Group>
+      {form && <IntegrationFormModal integration={form === 'new' ? null : form} onClose={() => setForm(null)} />}
       <PagedTable
         query={integrations}
         columns={columns}
@@ -186,44 +184,5 @@ function Deliveries({ integrationId, integration }: { integrationId: string; int
         {(data) => <DataTable data={data.items as Delivery[]} columns={columns} getRowId={(item) => item.id} caption={t('integrations.deliveriesCaption')} />}
       </QueryView>
     </Stack>
-  );
-}
-
-function CreateWebhook() {
-  const { t } = useTranslation('admin');
-  const create = useCreateWebhook();
-  const [name, setName] = useState('');
-  const [target, setTarget] = useState('');
-  const [secret, setSecret] = useState('');
-  const [events, setEvents] = useState<string[]>(['finding.created']);
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <AdminForm
-      title={t('integrations.createTitle')}
-      error={error}
-      onSubmit={() => {
-        setError(null);
-        create.mutate(
-          { name: name.trim(), url: target.trim(), secret, events },
-          {
-            onSuccess: () => {
-              notifySuccess(t('integrations.created'));
-              setName('');
-              setTarget('');
-              setSecret('');
-            },
-            onError: (failure) => setError(errorMessage(failure)),
-          },
-        );
-      }}
-    >
-      <TextInput label={t('integrations.name')} value={name} onChange={(e) => setName(e.currentTarget.value)} required />
-      <TextInput label={t('integrations.url')} value={target} onChange={(e) => setTarget(e.currentTarget.value)} required w={280} placeholder="https://" />
-      <PasswordInput label={t('integrations.secret')} value={secret} onChange={(e) => setSecret(e.currentTarget.value)} required autoComplete="off" />
-      <TagsInput label={t('integrations.events')} data={COMMON_EVENTS} value={events} onChange={setEvents} w={320} />
-      <Button type="submit" loading={create.isPending} disabled={!name.trim() || !target.trim() || !secret || !events.length}>
-        {t('integrations.create')}
-      </Button>
-    </AdminForm>
   );
 }

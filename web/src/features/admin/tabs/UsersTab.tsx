@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Alert, Button, PasswordInput, Select, Stack, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, PasswordInput, Select, Stack, TextInput, Title } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { errorMessage } from '../../../api/errors';
@@ -13,7 +13,7 @@ import { useSession } from '../../../session/session';
 import { AdminForm } from '../AdminForm';
 import { usePageParams } from '../PagedTable';
 import { DangerRowButton, notifyOutcome } from '../RowAction';
-import { useAddUser, useChangeRole, useRemoveUser, useRoles, useTenantUsers } from '../queries';
+import { useAddUser, useChangeRole, useRemoveUser, useResetUserMfa, useRoles, useTenantUsers } from '../queries';
 
 interface User {
   id: string;
@@ -55,6 +55,7 @@ function UserTable({ users, manage }: { users: User[]; manage: boolean }) {
   const roles = useRoles();
   const change = useChangeRole();
   const remove = useRemoveUser();
+  const resetMfa = useResetUserMfa();
   const [refusal, setRefusal] = useState<string | null>(null);
   const roleNames = roles.data?.map((role) => role.role) ?? [];
 
@@ -96,12 +97,20 @@ function UserTable({ users, manage }: { users: User[]; manage: boolean }) {
       header: t('actions'),
       cell: ({ row }) =>
         row.original.id === me.user_id ? null : (
-          <DangerRowButton
-            label={t('users.remove')}
-            ariaLabel={t('users.removeUser', { username: row.original.username })}
-            confirm={t('users.confirmRemove', { username: row.original.username })}
-            onClick={() => remove.mutate(row.original.id, notifyOutcome(t('users.removed', { username: row.original.username })))}
-          />
+          <Group gap="xs" wrap="nowrap">
+            <DangerRowButton
+              label={t('users.resetMfa')}
+              ariaLabel={t('users.resetMfaOf', { username: row.original.username })}
+              confirm={t('users.confirmResetMfa', { username: row.original.username })}
+              onClick={() => resetMfa.mutate(row.original.id, notifyOutcome(t('users.mfaReset', { username: row.original.username })))}
+            />
+            <DangerRowButton
+              label={t('users.remove')}
+              ariaLabel={t('users.removeUser', { username: row.original.username })}
+              confirm={t('users.confirmRemove', { username: row.original.username })}
+              onClick={() => remove.mutate(row.original.id, notifyOutcome(t('users.removed', { username: row.original.username })))}
+            />
+          </Group>
         ),
     });
   }
