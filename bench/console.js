@@ -51,9 +51,12 @@ async function coldLoad(browser, base) {
   // The filter as a user changes it: the severity control of the findings screen, then the first row
   // of the answer (the URL carries the filter; the rows change when the answer arrives).
   const before = await findingRows(page).first().textContent();
-  const filterStarted = performance.now();
   await page.getByRole('combobox', { name: 'Severity' }).click({ force: true });
-  await page.getByRole('option', { name: 'Low' }).click();
+  const low = page.getByRole('option', { name: 'Low' });
+  await low.waitFor();
+  // From the moment the user picks the value (the dropdown's opening is not the filter's latency).
+  const filterStarted = performance.now();
+  await low.click();
   await page.keyboard.press('Escape');
   await page.waitForURL(/severity=low/);
   // Runs in the page (a function, not a string: the console's CSP forbids eval): the first row
