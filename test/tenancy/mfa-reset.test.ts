@@ -1,7 +1,7 @@
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_USERNAME, createTestApp, type TestApp } from '../harness/app.js';
-import { addUser, buildTenant, call, createApiKey, PASSWORD, type Session, type TenantFixture } from '../harness/identity.js';
+import { addUser, buildTenant, call, createApiKey, loginAdmin, PASSWORD, selectTenant, type Session, type TenantFixture } from '../harness/identity.js';
 
 /**
  * An administrator resets a member's multi-factor sign-in (DELETE /tenants/{id}/users/{id}/mfa): the
@@ -125,6 +125,28 @@ describe('admin reset of a member’s multi-factor sign-in', () => {
     const res = await reset(tenant.admin.token, tenant.id, operator.id);
     expect(res.statusCode).toBe(403);
     expect(res.json().error.message).toBe("cannot change a system-admin's membership: only a system-admin can");
+  });
+
+  it('403 for a member who also belongs to another tenant (the factor guards both), unless a system-admin resets it', async () => {
+    const member = await addUser(t, tenant, 'read-only');
+    await enroll(member);
+    // The other tenant invites the same account, and the user accepts: one account, two memberships.
+    await call(t.app, other.admin.token, { method: 'POST', url: `/api/v1/tenants/${other.id}/users`, payload: { username: member.username, role: 'read-only' }, expect: 202 });
+    const [invitation] = (await call(t.app, member.token, { url: '/api/v1/account/invitations', expect: 200 })).json().items as Array<{ id: string }>;
+    await call(t.app, member.token, { method: 'POST', url: `/api/v1/account/invitations/${invitation!.id}/accept`, expect: 200 });
+
+    const refused = await reset(tenant.admin.token, tenant.id, member.user_id);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: `${member.username} also belongs to other tenants: only a system-admin can reset their multi-factor sign-in`,
+    });
+    expect(await mfaStatus(member.token)).toMatchObject({ totp_enabled: true, recovery_codes_left: 10 });
+    expect(await resetEntries(member.user_id)).toEqual([]);
+
+    const operator = await selectTenant(t.app, await loginAdmin(t), tenant.id);
+    expect((await reset(operator.token, tenant.id, member.user_id)).statusCode).toBe(204);
+    expect(await mfaStatus(member.token)).toMatchObject({ totp_enabled: false });
   });
 
   it('403 without roles:manage, 401 without credentials, 400 for a malformed user id', async () => {

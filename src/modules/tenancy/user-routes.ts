@@ -93,7 +93,8 @@ export const userRoutes: RoutePlugin = async (app, { deps }) => {
         description:
           'The user signs in with the password alone afterwards and enrolls again (at once when the tenant requires it). ' +
           'Audit-logged (user.mfa_reset). 403 for an API key, for your own account (turn it off with a code: DELETE /auth/mfa/totp), ' +
-          "for a member above your role or a system-admin; 404 for a user who is not a member of this tenant; 409 when the user has no second factor.",
+          'for a member above your role or a system-admin, and for a user who also belongs to other tenants unless you are a system-admin ' +
+          '(the second factor guards all of their tenants); 404 for a user who is not a member of this tenant; 409 when the user has no second factor.',
         params: TenantUserParams,
         response: withErrors({ 204: Type.Null() }, [401, 403, 404, 409]),
       },

@@ -55,6 +55,11 @@ export function createUserService(deps: Deps) {
    * holds in this tenant, its user runs the platform (a tenant admin could otherwise demote or remove
    * the operator from the tenant).
    */
+  async function belongsElsewhere(tenantId: string, userId: string): Promise<boolean> {
+    const other = await db.selectFrom('memberships').select('tenant_id').where('user_id', '=', userId).where('tenant_id', '<>', tenantId).limit(1).executeTakeFirst();
+    return Boolean(other);
+  }
+
   function protectSystemAdmin(context: RequestContext, target: { is_system_admin: boolean }) {
     if (target.is_system_admin && !context.actor.isSystemAdmin) {
       throw forbidden("cannot change a system-admin's membership: only a system-admin can");
@@ -208,6 +213,13 @@ export function createUserService(deps: Deps) {
       }
       guard(context, null, target.role);
       protectSystemAdmin(context, target);
+      // The second factor is the account's, not the membership's: it also guards the user's other
+      // tenants. One tenant's administrator removing it would lower another tenant's protection (a
+      // stolen password would then be enough to enroll a new authenticator there), so only a
+      // system-admin may reset a user who belongs to more than one tenant.
+      if (!context.actor.isSystemAdmin && (await belongsElsewhere(tenantId, userId))) {
+        throw forbidden(`${target.username} also belongs to other tenants: only a system-admin can reset their multi-factor sign-in`);
+      }
       const removed = await db.transaction().execute(async (trx) => {
         const totp = await trx.deleteFrom('user_totp').where('user_id', '=', userId).returning(['confirmed_at']).executeTakeFirst();
         const codes = await trx.deleteFrom('user_recovery_codes').where('user_id', '=', userId).returning(['used_at']).execute();
