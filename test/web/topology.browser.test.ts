@@ -93,7 +93,10 @@ interface Drawn {
 }
 async function drawn(page: Page): Promise<Drawn[]> {
   return page.evaluate(() => {
-    const container = document.querySelector('[role="img"][aria-label^="Workspace graph"]') as (Element & { _cyreg?: { cy?: any } }) | null;
+    // Runs in the page (the test's own types know no DOM): the graph's container and the Cytoscape
+    // instance the library attaches to it.
+    const page = (globalThis as unknown as { document: { querySelector(selector: string): { _cyreg?: { cy?: any } } | null } }).document;
+    const container = page.querySelector('[role="img"][aria-label^="Workspace graph"]');
     const cy = container?._cyreg?.cy;
     if (!cy) return [];
     return cy.nodes().map((n: any) => ({
@@ -119,7 +122,7 @@ async function settled(page: Page): Promise<void> {
         last = now;
         return same;
       },
-      { timeout: 30_000, intervals: [500] },
+      { timeout: 30_000, interval: 500 },
     )
     .toBe(true);
 }
