@@ -40,3 +40,6 @@ export const integrationsModule: Module = {
     { name: 'integrations-delivery-retention', kind: SWEEP_JOB, intervalMs: 3_600_000 },
   ],
 };
+
+export { sendTenantMail, type DirectMail } from './tenant-mail.js';
+export type { MailOutcome } from './mailer.js';

@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import { inScope, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { actorOf, writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { badRequest, conflict, forbidden, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -48,6 +48,29 @@ export function assertAssignee(context: RequestContext, row: Pick<AssessmentRow,
   if (context.actor.userId !== row.assignee_id) throw forbidden('only the assignee may answer this assessment');
 }
 
+/**
+ * Who answers an assessment: the signed-in assignee, or an outside respondent holding a link to it
+ * (respondent-links.ts). `authorize` refuses anyone else before anything is read or written.
+ */
+export interface Respondent {
+  scope: Scope;
+  /** The user recorded as the author of answers and files (null for a link). */
+  userId: string | null;
+  name: string;
+  audit: AuditActor;
+  authorize(row: AssessmentRow): void;
+}
+
+export function assigneeRespondent(context: RequestContext): Respondent {
+  return {
+    scope: context.scope,
+    userId: context.actor.userId,
+    name: context.actor.name,
+    audit: actorOf(context),
+    authorize: (row) => assertAssignee(context, row),
+  };
+}
+
 export async function loadAssessment(trx: Kysely<Database>, scope: Scope, id: string, forUpdate = false): Promise<AssessmentRow> {
   let query = trx.selectFrom('assessments').selectAll().where(inScope(scope)).where('id', '=', id);
   if (forUpdate) query = query.forUpdate();
@@ -85,10 +108,10 @@ export function createAssessmentService(deps: Deps) {
     return toPage(await presentAssessments(db, rows, deps.clock.now()), Number(count.n), request);
   }
 
-  async function audit(trx: Kysely<Database>, context: RequestContext, action: string, id: string, details: Record<string, unknown>) {
-    await writeAudit(trx, deps.clock, actorOf(context), {
-      tenantId: context.scope.tenantId,
-      workspaceId: context.scope.workspaceId,
+  async function audit(trx: Kysely<Database>, who: RequestContext | Respondent, action: string, id: string, details: Record<string, unknown>) {
+    await writeAudit(trx, deps.clock, 'audit' in who ? who.audit : actorOf(who), {
+      tenantId: who.scope.tenantId,
+      workspaceId: who.scope.workspaceId,
       action,
       targetType: 'assessment',
       targetId: id,
@@ -132,12 +155,16 @@ export function createAssessmentService(deps: Deps) {
      * answer clears it. Every item is checked against its question's type before anything is saved
      * (400 listing the problems). Required questions are enforced at submit, not here.
      */
-    async respond(context: RequestContext, id: string, items: ResponseItem[]) {
-      const { scope } = context;
+    respond(context: RequestContext, id: string, items: ResponseItem[]) {
+      return this.respondAs(assigneeRespondent(context), id, items);
+    },
+
+    async respondAs(respondent: Respondent, id: string, items: ResponseItem[]) {
+      const { scope } = respondent;
       const now = deps.clock.now();
       const row = await db.transaction().execute(async (trx) => {
         const current = await loadAssessment(trx, scope, id, true);
-        assertAssignee(context, current);
+        respondent.authorize(current);
         assertAnswerable(current);
         const q = await questionnaireOf(trx, current);
         const questions = new Map(q.questions.map((x) => [x.id, x]));
@@ -178,19 +205,19 @@ export function createAssessmentService(deps: Deps) {
         for (const item of items) {
           await trx
             .insertInto('assessment_responses')
-            .values({ assessment_id: id, question_id: item.question_id, answer: item.answer ?? '', notes: item.notes ?? '', updated_at: now, updated_by: context.actor.userId })
+            .values({ assessment_id: id, question_id: item.question_id, answer: item.answer ?? '', notes: item.notes ?? '', updated_at: now, updated_by: respondent.userId })
             .onConflict((oc) =>
               oc.columns(['assessment_id', 'question_id']).doUpdateSet({
                 ...(item.answer !== undefined ? { answer: item.answer } : {}),
                 ...(item.notes !== undefined ? { notes: item.notes } : {}),
                 updated_at: now,
-                updated_by: context.actor.userId,
+                updated_by: respondent.userId,
               }),
             )
             .execute();
         }
         const { updated, transitions } = await move(trx, scope, current, q, { status: 'in_progress' }, now);
-        await audit(trx, context, 'assessment.responded', id, {
+        await audit(trx, respondent, 'assessment.responded', id, {
           question_ids: items.map((i) => i.question_id),
           ...(current.status !== 'in_progress' ? { status: { from: current.status, to: 'in_progress' } } : {}),
           ...(transitions.length ? { controls: transitionsDetail(transitions) } : {}),
@@ -201,12 +228,16 @@ export function createAssessmentService(deps: Deps) {
     },
 
     /** Submits for review: every required question answered (400 naming the missing ones); read-only afterwards. */
-    async submit(context: RequestContext, id: string) {
-      const { scope } = context;
+    submit(context: RequestContext, id: string) {
+      return this.submitAs(assigneeRespondent(context), id);
+    },
+
+    async submitAs(respondent: Respondent, id: string) {
+      const { scope } = respondent;
       const now = deps.clock.now();
       const row = await db.transaction().execute(async (trx) => {
         const current = await loadAssessment(trx, scope, id, true);
-        assertAssignee(context, current);
+        respondent.authorize(current);
         if (!ANSWERABLE.includes(current.status)) throw conflict(`assessment is already ${current.status}`);
         const q = await questionnaireOf(trx, current);
         const answered = new Set(
@@ -215,7 +246,7 @@ export function createAssessmentService(deps: Deps) {
         const missing = q.questions.filter((x) => x.required && !answered.has(x.id)).map((x) => x.id);
         if (missing.length) throw badRequest(`required questions are not answered: ${missing.join(', ')}`, { missing });
         const { updated, transitions } = await move(trx, scope, current, q, { status: 'submitted', submitted_at: now }, now);
-        await audit(trx, context, 'assessment.submitted', id, { status: { from: current.status, to: 'submitted' }, controls: transitionsDetail(transitions) });
+        await audit(trx, respondent, 'assessment.submitted', id, { status: { from: current.status, to: 'submitted' }, controls: transitionsDetail(transitions) });
         await emitEvents(trx, deps.clock, [
           {
             tenantId: scope.tenantId,

@@ -4,6 +4,7 @@ import { contextOf } from '../../platform/auth/authenticator.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/schemas.js';
+import { assigneeRespondent } from './assessment-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { presentEvidence } from './assessment-view.js';
 import { Binary, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm, TenantParams } from './schemas.js';
@@ -47,7 +48,7 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
     async (request, reply) => {
       requireStore(deps);
       if (!request.isMultipart()) throw badRequest('expected a multipart/form-data upload');
-      const record = await evidence.upload(contextOf(request), request.parts());
+      const record = await evidence.upload(assigneeRespondent(contextOf(request)), request.parts());
       return reply.status(201).send(record);
     },
   );

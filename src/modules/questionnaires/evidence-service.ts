@@ -6,11 +6,10 @@ import type { AppDeps } from '../../deps.js';
 import type { ArtifactStore } from '../../platform/artifacts/index.js';
 import { ArtifactTooLargeError } from '../../platform/artifacts/store.js';
 import { inScope, type Scope } from '../../platform/db/scope.js';
-import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { writeAudit } from '../../platform/audit/audit-log.js';
 import { AppError, badRequest, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { assertAnswerable, assertAssignee, loadAssessment } from './assessment-service.js';
+import { assertAnswerable, loadAssessment, type Respondent } from './assessment-service.js';
 import { presentEvidence } from './assessment-view.js';
 import { checkContentType, extensionOf, SignatureCheck, SignatureMismatchError } from './file-types.js';
 import type { Question } from './questions.js';
@@ -50,13 +49,13 @@ export function createEvidenceService(deps: Deps) {
   const db = deps.database.db;
 
   /** The assessment and question a file is for, and whether the caller may add it (before reading any byte). */
-  async function target(context: RequestContext, fields: Map<string, string>) {
+  async function target(respondent: Respondent, fields: Map<string, string>) {
     const assessmentId = fields.get('assessment_id');
     const questionId = fields.get('question_id');
     if (!assessmentId || !questionId) throw badRequest('the fields assessment_id and question_id must come before the file part');
     if (!UUID.test(assessmentId)) throw badRequest('assessment_id must be a UUID');
-    const assessment = await loadAssessment(db, context.scope, assessmentId);
-    assertAssignee(context, assessment);
+    const assessment = await loadAssessment(db, respondent.scope, assessmentId);
+    respondent.authorize(assessment);
     assertAnswerable(assessment);
     const q = await db.selectFrom('questionnaires').select('questions').where('id', '=', assessment.questionnaire_id).executeTakeFirstOrThrow();
     const question: Question | undefined = q.questions.find((x) => x.id === questionId);
@@ -72,9 +71,9 @@ export function createEvidenceService(deps: Deps) {
      * 50 MiB (413, and nothing is kept); its extension must be in the question's accepted_types, its
      * declared content type must fit the extension, and its first bytes the format's signature.
      */
-    async upload(context: RequestContext, parts: AsyncIterableIterator<Multipart>) {
+    async upload(respondent: Respondent, parts: AsyncIterableIterator<Multipart>, preset: Record<string, string> = {}) {
       const store = requireStore(deps);
-      const { scope } = context;
+      const { scope } = respondent;
       const fields = new Map<string, string>();
       let stored: { id: string; key: string; size: number; sha256: string; filename: string; extension: string; contentType: string; questionId: string; assessmentId: string } | null = null;
       try {
@@ -82,7 +81,7 @@ export function createEvidenceService(deps: Deps) {
           if (part.type === 'field') {
             if (typeof part.value !== 'string') throw badRequest(`field ${part.fieldname} must be text`);
             if (part.valueTruncated) throw badRequest(`field ${part.fieldname} is too long`);
-            fields.set(part.fieldname, part.value.trim());
+            if (!(part.fieldname in preset)) fields.set(part.fieldname, part.value.trim());
             continue;
           }
           if (stored) {
@@ -91,7 +90,7 @@ export function createEvidenceService(deps: Deps) {
           }
           let checked;
           try {
-            checked = await target(context, fields);
+            checked = await target(respondent, new Map([...fields, ...Object.entries(preset)]));
           } catch (error) {
             await discard(part.file);
             throw error;
@@ -137,6 +136,7 @@ export function createEvidenceService(deps: Deps) {
         const row = await db.transaction().execute(async (trx) => {
           // The assessment may have been submitted while the file streamed.
           const assessment = await loadAssessment(trx, scope, file.assessmentId, true);
+          respondent.authorize(assessment);
           assertAnswerable(assessment);
           const inserted = await trx
             .insertInto('attestation_evidence')
@@ -153,13 +153,13 @@ export function createEvidenceService(deps: Deps) {
               sha256: file.sha256,
               storage_key: file.key,
               description,
-              uploaded_by: context.actor.userId,
-              uploaded_by_name: context.actor.name,
+              uploaded_by: respondent.userId,
+              uploaded_by_name: respondent.name,
               created_at: now,
             })
             .returningAll()
             .executeTakeFirstOrThrow();
-          await writeAudit(trx, deps.clock, actorOf(context), {
+          await writeAudit(trx, deps.clock, respondent.audit, {
             tenantId: scope.tenantId,
             workspaceId: scope.workspaceId,
             action: 'attestation_evidence.uploaded',

@@ -2,6 +2,8 @@ import type { Module, RoutePlugin } from '../module.js';
 import { questionnaireRoutes } from './questionnaire-routes.js';
 import { assessmentRoutes } from './assessment-routes.js';
 import { evidenceRoutes } from './evidence-routes.js';
+import { linkRoutes } from './link-routes.js';
+import { respondentRoutes } from './respondent-routes.js';
 import { sendExpiryReminders, sweepExpiredAttestations } from './control-status.js';
 import { templates } from './templates.js';
 
@@ -12,6 +14,8 @@ const routes: RoutePlugin = async (app, options) => {
   await app.register(questionnaireRoutes, options);
   await app.register(assessmentRoutes, options);
   await app.register(evidenceRoutes, options);
+  await app.register(linkRoutes, options);
+  await app.register(respondentRoutes, options);
 };
 
 /**

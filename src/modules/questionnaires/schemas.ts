@@ -71,7 +71,7 @@ export const Question = Type.Object({
   }),
 });
 
-const NullableDate = Nullable(DateOnly);
+export const NullableDate = Nullable(DateOnly);
 const Assignees = Type.Array(Text(100), { maxItems: 500, description: 'user ids or usernames of members of the tenant' });
 const ValidityDays = Type.Integer({ minimum: 1, maximum: 1095, description: 'how long an approval attests the mapped controls (default 365)' });
 
@@ -174,8 +174,8 @@ export const Template = Type.Object({ ...templateHead, references: Type.Array(Ty
 export const TemplateQuery = Type.Object({ framework: Type.Optional(Text(50)), lang: Lang, ...PageQuery });
 export const LangQuery = Type.Object({ lang: Lang });
 
-const AssessmentStatus = StringEnum(['assigned', 'in_progress', 'submitted', 'changes_requested', 'approved'] as const);
-const GapSchema = Type.Object({ question_id: Type.String(), severity: Severity, notes: Type.String() });
+export const AssessmentStatus = StringEnum(['assigned', 'in_progress', 'submitted', 'changes_requested', 'approved'] as const);
+export const GapSchema = Type.Object({ question_id: Type.String(), severity: Severity, notes: Type.String() });
 
 export const AssessmentSummary = Type.Object({
   id: Uuid,

@@ -108,3 +108,29 @@ export type QuestionnaireRow = Selectable<Database['questionnaires']>;
 export type AssessmentRow = Selectable<Database['assessments']>;
 export type ResponseRow = Selectable<Database['assessment_responses']>;
 export type EvidenceRow = Selectable<Database['attestation_evidence']>;
+
+/** Outside respondents' links to one assessment (migration 0035); only the token's SHA-256 is kept. */
+declare module '../../platform/db/schema.js' {
+  interface Database {
+    assessment_links: {
+      id: string;
+      tenant_id: string;
+      workspace_id: string;
+      assessment_id: string;
+      token_hash: string;
+      name: string;
+      recipient_email: string | null;
+      delivery: 'email' | 'copy';
+      created_by: string | null;
+      created_by_name: string;
+      created_at: Timestamp;
+      expires_at: Timestamp;
+      revoked_at: NullableTimestamp;
+      revoked_by_name: string | null;
+      last_used_at: NullableTimestamp;
+      use_count: Generated<number>;
+    };
+  }
+}
+
+export type AssessmentLinkRow = Selectable<Database['assessment_links']>;

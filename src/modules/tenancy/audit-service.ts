@@ -5,7 +5,7 @@ import { offsetOf, toPage, type PageRequest } from '../../platform/http/paginati
 export interface AuditQuery {
   action?: string;
   actor_id?: string;
-  actor_type?: 'user' | 'api_key' | 'system';
+  actor_type?: 'user' | 'api_key' | 'system' | 'respondent_link';
   target_type?: string;
   target_id?: string;
   since?: string;

@@ -184,7 +184,7 @@ export const CreatedApiKey = Type.Object({ ...apiKeyFields, key: Type.String({ d
 export const AuditLogEntry = Type.Object({
   id: Uuid,
   action: Type.String(),
-  actor_type: StringEnum(['user', 'api_key', 'system'] as const),
+  actor_type: StringEnum(['user', 'api_key', 'system', 'respondent_link'] as const),
   actor_id: Nullable(Uuid),
   actor_name: Type.String(),
   target_type: Nullable(Type.String()),
@@ -198,7 +198,7 @@ export const AuditLogEntry = Type.Object({
 export const AuditLogQuery = Type.Object({
   action: Type.Optional(Type.String({ maxLength: 100, description: 'exact action, or a prefix ending in * (e.g. user.*)' })),
   actor_id: Type.Optional(Uuid),
-  actor_type: Type.Optional(StringEnum(['user', 'api_key', 'system'] as const)),
+  actor_type: Type.Optional(StringEnum(['user', 'api_key', 'system', 'respondent_link'] as const)),
   target_type: Type.Optional(Type.String({ maxLength: 100 })),
   target_id: Type.Optional(Type.String({ maxLength: 300 })),
   since: Type.Optional(Type.String({ format: 'date-time' })),

@@ -16,7 +16,8 @@ export interface AuditEntry {
 }
 
 export interface AuditActor {
-  type: 'user' | 'api_key' | 'system';
+  /** respondent_link: an outside respondent acting through an assessment link (id: the link's). */
+  type: 'user' | 'api_key' | 'system' | 'respondent_link';
   id: string | null;
   name: string;
   ip?: string | null;

@@ -8,10 +8,15 @@ export const API_KEY_PREFIX = 'cg_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export function generateApiKey(): string {
+  return generateSecretToken(API_KEY_PREFIX);
+}
+
+/** A random credential: the prefix and 40 base62 characters (about 238 bits); store only hashSecret() of it. */
+export function generateSecretToken(prefix: string): string {
   const bytes = randomBytes(40);
   let body = '';
   for (const byte of bytes) body += ALPHABET[byte % 62];
-  return API_KEY_PREFIX + body;
+  return prefix + body;
 }
 
 export function hashSecret(secret: string): string {

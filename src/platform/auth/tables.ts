@@ -78,7 +78,7 @@ declare module '../db/schema.js' {
       id: string;
       tenant_id: string;
       workspace_id: string | null;
-      actor_type: 'user' | 'api_key' | 'system';
+      actor_type: 'user' | 'api_key' | 'system' | 'respondent_link';
       actor_id: string | null;
       actor_name: string;
       action: string;

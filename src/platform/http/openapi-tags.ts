@@ -28,6 +28,7 @@ export const TAG_DESCRIPTIONS = lookupTable<string>({
   poam: 'Plans of action and milestones: items, milestones, evidence and exports.',
   questionnaires: 'Questionnaires: templates, versions, questions, assignment and answers.',
   reports: 'Compliance reports (PDF, JSON, CSV) generated in the background.',
+  respondent: "Outside respondents: one assessment answered through a link's token (Authorization: Bearer cgr_…), without an account.",
   risk: 'Risk acceptances of findings and finding groups, with expiry.',
   rules: 'Built-in and custom compliance rules (CEL conditions with control mappings).',
   sso: 'Single sign-on: OIDC and SAML connections, logins and service-provider metadata.',

@@ -564,6 +564,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/respond/assessment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The outside respondent's assessment (link token as bearer): questions, answers, files, change requests
+         * @description 401 UNAUTHORIZED without a token or for an unknown one; 401 LINK_REVOKED or LINK_EXPIRED once the link ended.
+         */
+        get: operations["respondentGetAssessment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/respond/assessment/responses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Save answers incrementally, as POST /assessments/{aID}/respond does for the assignee
+         * @description The same checks: 400 with details.errors for answers not fitting their question; 400 once submitted or approved.
+         */
+        post: operations["respondentRespond"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/respond/assessment/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the assessment for review; read-only afterwards
+         * @description 400 with details.missing when required questions are unanswered; 409 when already submitted or approved.
+         */
+        post: operations["respondentSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/respond/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Files uploaded to the link's assessment, newest first */
+        get: operations["respondentListEvidence"];
+        put?: never;
+        /**
+         * Upload a file for a file_upload question of the link's assessment (multipart, at most 50 MiB)
+         * @description multipart/form-data with question_id (and optional description) before the file part; the same checks as POST /attestation-evidence: 413 above 50 MiB, 400 for a type not accepted or content not fitting it, or once submitted or approved; 503 without artifact storage.
+         */
+        post: operations["respondentUploadEvidence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/status": {
         parameters: {
             query?: never;
@@ -860,6 +941,54 @@ export interface paths {
          *     Requires permission `poam:write`.
          */
         post: operations["generateAssessmentPoam"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenantID}/assessments/{aID}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The outside respondents' links of an assessment, newest first (never their tokens)
+         * @description Requires permission `assessment:review`.
+         */
+        get: operations["listAssessmentLinks"];
+        put?: never;
+        /**
+         * Send an assessment to an outside respondent (no account) as an expiring, revocable link
+         * @description With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. 409 once the assessment is submitted or approved.
+         *
+         *     Requires permission `assessment:review`.
+         */
+        post: operations["createAssessmentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenantID}/assessments/{aID}/links/{linkID}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a link at once (its next use answers 401 LINK_REVOKED)
+         * @description 409 when the link is already revoked; an expired link can still be revoked.
+         *
+         *     Requires permission `assessment:review`.
+         */
+        post: operations["revokeAssessmentLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3211,7 +3340,7 @@ export interface paths {
         post?: never;
         /**
          * Reset a member's multi-factor sign-in (a lost phone): removes the authenticator and the recovery codes
-         * @description The user signs in with the password alone afterwards and enrolls again (at once when the tenant requires it). Audit-logged (user.mfa_reset). 403 for an API key, for your own account (turn it off with a code: DELETE /auth/mfa/totp), for a member above your role or a system-admin; 404 for a user who is not a member of this tenant; 409 when the user has no second factor.
+         * @description The user signs in with the password alone afterwards and enrolls again (at once when the tenant requires it). Audit-logged (user.mfa_reset). 403 for an API key, for your own account (turn it off with a code: DELETE /auth/mfa/totp), for a member above your role or a system-admin, and for a user who also belongs to other tenants unless you are a system-admin (the second factor guards all of their tenants); 404 for a user who is not a member of this tenant; 409 when the user has no second factor.
          *
          *     Requires permission `roles:manage`.
          */
@@ -6431,6 +6560,649 @@ export interface operations {
             };
         };
     };
+    respondentGetAssessment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        due_date: string | null;
+                        evidence: {
+                            content_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            description: string;
+                            extension: string;
+                            filename: string;
+                            /** Format: uuid */
+                            id: string;
+                            question_id: string;
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
+                        framework: string | null;
+                        gaps: {
+                            notes: string;
+                            question_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                        }[];
+                        /** Format: uuid */
+                        id: string;
+                        link: {
+                            /** Format: date-time */
+                            expires_at: string;
+                            name: string;
+                        };
+                        overdue: boolean;
+                        progress: {
+                            answered: number;
+                            required: number;
+                            required_answered: number;
+                            total: number;
+                        };
+                        questionnaire_title: string;
+                        questionnaire_version: number;
+                        questions: {
+                            accepted_types?: string[];
+                            /** @description control_mappings normalised to "<framework>:<control_id>", once each (e.g. NIST-PE-3 is nist-800-53:PE-3): the controls an approval attests */
+                            control_ids: string[];
+                            /** @description as the client wrote them (templates: "<framework>:<control_id>") */
+                            control_mappings: string[];
+                            help?: string;
+                            id: string;
+                            max?: number;
+                            min?: number;
+                            options?: {
+                                label: string;
+                                value: string;
+                            }[];
+                            required: boolean;
+                            text: string;
+                            /** @enum {string} */
+                            type: "yes_no" | "single_choice" | "multi_choice" | "text_short" | "text_long" | "date" | "number" | "file_upload";
+                            unit?: string;
+                        }[];
+                        responses: {
+                            answer: string;
+                            notes: string;
+                            question_id: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        review_notes: string | null;
+                        /** @enum {string|null} */
+                        review_status: "approved" | "rejected" | null;
+                        reviews: {
+                            /** Format: date-time */
+                            created_at: string;
+                            gaps: {
+                                notes: string;
+                                question_id: string;
+                                /** @enum {string} */
+                                severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                            }[];
+                            notes: string;
+                            /** @enum {string} */
+                            review_status: "approved" | "rejected";
+                        }[];
+                        /** @enum {string} */
+                        status: "assigned" | "in_progress" | "submitted" | "changes_requested" | "approved";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    respondentRespond: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    responses: {
+                        /** @description format by question type; "" clears the answer */
+                        answer?: string;
+                        notes?: string;
+                        question_id: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        due_date: string | null;
+                        evidence: {
+                            content_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            description: string;
+                            extension: string;
+                            filename: string;
+                            /** Format: uuid */
+                            id: string;
+                            question_id: string;
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
+                        framework: string | null;
+                        gaps: {
+                            notes: string;
+                            question_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                        }[];
+                        /** Format: uuid */
+                        id: string;
+                        link: {
+                            /** Format: date-time */
+                            expires_at: string;
+                            name: string;
+                        };
+                        overdue: boolean;
+                        progress: {
+                            answered: number;
+                            required: number;
+                            required_answered: number;
+                            total: number;
+                        };
+                        questionnaire_title: string;
+                        questionnaire_version: number;
+                        questions: {
+                            accepted_types?: string[];
+                            /** @description control_mappings normalised to "<framework>:<control_id>", once each (e.g. NIST-PE-3 is nist-800-53:PE-3): the controls an approval attests */
+                            control_ids: string[];
+                            /** @description as the client wrote them (templates: "<framework>:<control_id>") */
+                            control_mappings: string[];
+                            help?: string;
+                            id: string;
+                            max?: number;
+                            min?: number;
+                            options?: {
+                                label: string;
+                                value: string;
+                            }[];
+                            required: boolean;
+                            text: string;
+                            /** @enum {string} */
+                            type: "yes_no" | "single_choice" | "multi_choice" | "text_short" | "text_long" | "date" | "number" | "file_upload";
+                            unit?: string;
+                        }[];
+                        responses: {
+                            answer: string;
+                            notes: string;
+                            question_id: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        review_notes: string | null;
+                        /** @enum {string|null} */
+                        review_status: "approved" | "rejected" | null;
+                        reviews: {
+                            /** Format: date-time */
+                            created_at: string;
+                            gaps: {
+                                notes: string;
+                                question_id: string;
+                                /** @enum {string} */
+                                severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                            }[];
+                            notes: string;
+                            /** @enum {string} */
+                            review_status: "approved" | "rejected";
+                        }[];
+                        /** @enum {string} */
+                        status: "assigned" | "in_progress" | "submitted" | "changes_requested" | "approved";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    respondentSubmit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date
+                         * @description YYYY-MM-DD
+                         */
+                        due_date: string | null;
+                        evidence: {
+                            content_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            description: string;
+                            extension: string;
+                            filename: string;
+                            /** Format: uuid */
+                            id: string;
+                            question_id: string;
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
+                        framework: string | null;
+                        gaps: {
+                            notes: string;
+                            question_id: string;
+                            /** @enum {string} */
+                            severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                        }[];
+                        /** Format: uuid */
+                        id: string;
+                        link: {
+                            /** Format: date-time */
+                            expires_at: string;
+                            name: string;
+                        };
+                        overdue: boolean;
+                        progress: {
+                            answered: number;
+                            required: number;
+                            required_answered: number;
+                            total: number;
+                        };
+                        questionnaire_title: string;
+                        questionnaire_version: number;
+                        questions: {
+                            accepted_types?: string[];
+                            /** @description control_mappings normalised to "<framework>:<control_id>", once each (e.g. NIST-PE-3 is nist-800-53:PE-3): the controls an approval attests */
+                            control_ids: string[];
+                            /** @description as the client wrote them (templates: "<framework>:<control_id>") */
+                            control_mappings: string[];
+                            help?: string;
+                            id: string;
+                            max?: number;
+                            min?: number;
+                            options?: {
+                                label: string;
+                                value: string;
+                            }[];
+                            required: boolean;
+                            text: string;
+                            /** @enum {string} */
+                            type: "yes_no" | "single_choice" | "multi_choice" | "text_short" | "text_long" | "date" | "number" | "file_upload";
+                            unit?: string;
+                        }[];
+                        responses: {
+                            answer: string;
+                            notes: string;
+                            question_id: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        review_notes: string | null;
+                        /** @enum {string|null} */
+                        review_status: "approved" | "rejected" | null;
+                        reviews: {
+                            /** Format: date-time */
+                            created_at: string;
+                            gaps: {
+                                notes: string;
+                                question_id: string;
+                                /** @enum {string} */
+                                severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW";
+                            }[];
+                            notes: string;
+                            /** @enum {string} */
+                            review_status: "approved" | "rejected";
+                        }[];
+                        /** @enum {string} */
+                        status: "assigned" | "in_progress" | "submitted" | "changes_requested" | "approved";
+                        /** Format: date-time */
+                        submitted_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    respondentListEvidence: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+                question_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            content_type: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            description: string;
+                            extension: string;
+                            filename: string;
+                            /** Format: uuid */
+                            id: string;
+                            question_id: string;
+                            sha256: string;
+                            size_bytes: number;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    respondentUploadEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description multipart/form-data: the field question_id (and optional description) before the file part; the assessment is the link's */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    description?: string;
+                    /**
+                     * Format: binary
+                     * @description required: at most 50 MiB, extension in the question's accepted_types
+                     */
+                    file?: string;
+                    /** @description required, before the file */
+                    question_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        content_type: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        description: string;
+                        extension: string;
+                        filename: string;
+                        /** Format: uuid */
+                        id: string;
+                        question_id: string;
+                        sha256: string;
+                        size_bytes: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getStatus: {
         parameters: {
             query?: never;
@@ -8613,6 +9385,356 @@ export interface operations {
             };
         };
     };
+    listAssessmentLinks: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                aID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            assessment_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            created_by: string | null;
+                            created_by_name: string;
+                            /**
+                             * @description email: mailed to recipient_email; copy: the token was returned once to the creator
+                             * @enum {string}
+                             */
+                            delivery: "email" | "copy";
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            name: string;
+                            recipient_email: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            revoked_by_name: string | null;
+                            /** @enum {string} */
+                            status: "active" | "expired" | "revoked";
+                            use_count: number;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createAssessmentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                aID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description days until the link stops working (default 14, at most 90)
+                     * @default 14
+                     */
+                    expires_in_days?: number;
+                    /** @description who the link is for (a person or a supplier); shown in the audit log */
+                    name: string;
+                    /** @description mailed there through the tenant's e-mail integration, when it has one */
+                    recipient_email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        delivery: "email" | "copy";
+                        /** @description why a link with a recipient_email was not mailed (no e-mail integration, or the SMTP answer) */
+                        email_error: string | null;
+                        link: {
+                            /** Format: uuid */
+                            assessment_id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: uuid */
+                            created_by: string | null;
+                            created_by_name: string;
+                            /**
+                             * @description email: mailed to recipient_email; copy: the token was returned once to the creator
+                             * @enum {string}
+                             */
+                            delivery: "email" | "copy";
+                            /** Format: date-time */
+                            expires_at: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            last_used_at: string | null;
+                            name: string;
+                            recipient_email: string | null;
+                            /** Format: date-time */
+                            revoked_at: string | null;
+                            revoked_by_name: string | null;
+                            /** @enum {string} */
+                            status: "active" | "expired" | "revoked";
+                            use_count: number;
+                        };
+                        /** @description delivery copy only: the link token (cgr_…), shown this once and never again */
+                        token: string | null;
+                        /** @description delivery copy only: the console URL that opens the respondent view, the token in its fragment */
+                        url: string | null;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeAssessmentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                aID: string;
+                linkID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        assessment_id: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: uuid */
+                        created_by: string | null;
+                        created_by_name: string;
+                        /**
+                         * @description email: mailed to recipient_email; copy: the token was returned once to the creator
+                         * @enum {string}
+                         */
+                        delivery: "email" | "copy";
+                        /** Format: date-time */
+                        expires_at: string;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: date-time */
+                        last_used_at: string | null;
+                        name: string;
+                        recipient_email: string | null;
+                        /** Format: date-time */
+                        revoked_at: string | null;
+                        revoked_by_name: string | null;
+                        /** @enum {string} */
+                        status: "active" | "expired" | "revoked";
+                        use_count: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     rejectAssessment: {
         parameters: {
             query?: never;
@@ -10699,7 +11821,7 @@ export interface operations {
                 /** @description exact action, or a prefix ending in * (e.g. user.*) */
                 action?: string;
                 actor_id?: string;
-                actor_type?: "user" | "api_key" | "system";
+                actor_type?: "user" | "api_key" | "system" | "respondent_link";
                 page?: number;
                 per_page?: number;
                 since?: string;
@@ -10732,7 +11854,7 @@ export interface operations {
                             actor_id: string | null;
                             actor_name: string;
                             /** @enum {string} */
-                            actor_type: "user" | "api_key" | "system";
+                            actor_type: "user" | "api_key" | "system" | "respondent_link";
                             /** Format: date-time */
                             created_at: string;
                             details: {
