@@ -4,11 +4,14 @@ import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './ui/global.css';
 import './ui/contrast.css';
-import './i18n';
+import { startI18n } from './i18n';
 import { App } from './app/App';
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
+// The texts of the chosen language are in place before the first render (no English flash).
+void startI18n().then(() =>
+  createRoot(document.getElementById('root')!).render(
+    <StrictMode>
+      <App />
+    </StrictMode>,
+  ),
 );

@@ -20,7 +20,7 @@ export function useConsole(options: Parameters<typeof startConsoleApp>[0] = {}):
   let browser: Browser | undefined;
   beforeAll(async () => {
     app = await startConsoleApp(options);
-    browser = await launchChromium();
+    browser = withEnglishByDefault(await launchChromium());
   }, HOOK_TIMEOUT);
   afterAll(async () => {
     await browser?.close();
@@ -36,4 +36,17 @@ export function useConsole(options: Parameters<typeof startConsoleApp>[0] = {}):
       return browser;
     },
   };
+}
+
+/**
+ * The console speaks the browser's language, and a Chromium's default one comes from the machine's
+ * settings: every context is English (en-US) unless a test asks for another `locale`, so the tests
+ * that read English texts read them on any machine.
+ */
+function withEnglishByDefault(browser: Browser): Browser {
+  const newContext = browser.newContext.bind(browser);
+  const newPage = browser.newPage.bind(browser);
+  browser.newContext = (options = {}) => newContext({ locale: 'en-US', ...options });
+  browser.newPage = (options = {}) => newPage({ locale: 'en-US', ...options });
+  return browser;
 }

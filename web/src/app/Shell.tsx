@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useSignOut } from '../session/queries';
 import { useSession } from '../session/session';
 import { PageLoader } from '../ui/QueryState';
+import { LanguageMenuItems } from './LanguageMenuItems';
 import { ScopeSwitcher } from './ScopeSwitcher';
 
 /** Navigation entries; each shows only when the role can read what it leads to. */
@@ -58,6 +59,9 @@ export function Shell() {
                 <Menu.Item component={Link} to="/account/security">
                   {t('shell.security')}
                 </Menu.Item>
+                <Menu.Divider />
+                <LanguageMenuItems />
+                <Menu.Divider />
                 <Menu.Item
                   color="red"
                   onClick={() => signOut.mutate()}

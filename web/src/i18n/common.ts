@@ -15,6 +15,7 @@ export const common = {
   page: 'Page {{page}} of {{pages}}',
   perPage: 'Per page',
   total: '{{count}} in all',
+  table: { selectAll: 'Select all rows', selectRow: 'Select row {{id}}' },
   nav: {
     label: 'Main navigation',
     overview: 'Overview',
@@ -35,6 +36,8 @@ export const common = {
     skipToContent: 'Skip to content',
     toggleNavigation: 'Toggle navigation',
     switchFailed: 'Could not switch: {{message}}',
+    language: 'Language',
+    languageFailed: 'The language could not be loaded. Reload the page and try again.',
   },
   severity: { critical: 'Critical', high: 'High', medium: 'Medium', low: 'Low', info: 'Info' },
   notFound: { title: 'No such page', body: 'The address {{path}} does not lead to a console page.', home: 'Go to the overview' },

@@ -8,6 +8,7 @@ import {
   type SortingState,
   type Updater,
 } from '@tanstack/react-table';
+import { useTranslation } from 'react-i18next';
 
 /**
  * A server-driven table: rows come sorted and paged from the API, so sorting only reports the wanted
@@ -33,6 +34,7 @@ export function DataTable<T>({
   onSelectionChange?: (selection: Record<string, boolean>) => void;
   caption: string;
 }) {
+  const { t } = useTranslation();
   const sorting: SortingState = sort ? [{ id: sort.replace(/^-/, ''), desc: sort.startsWith('-') }] : [];
   const selectable = Boolean(onSelectionChange);
   const table = useReactTable({
@@ -65,7 +67,7 @@ export function DataTable<T>({
               {selectable && (
                 <Table.Th w={36}>
                   <Checkbox
-                    aria-label="Select all rows"
+                    aria-label={t('table.selectAll')}
                     checked={table.getIsAllRowsSelected()}
                     indeterminate={table.getIsSomeRowsSelected()}
                     onChange={table.getToggleAllRowsSelectedHandler()}
@@ -96,7 +98,7 @@ export function DataTable<T>({
             <Table.Tr key={row.id} data-selected={row.getIsSelected() || undefined}>
               {selectable && (
                 <Table.Td>
-                  <Checkbox aria-label={`Select row ${row.id}`} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
+                  <Checkbox aria-label={t('table.selectRow', { id: row.id })} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
                 </Table.Td>
               )}
               {row.getVisibleCells().map((cell) => (

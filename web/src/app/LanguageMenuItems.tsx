@@ -1,0 +1,33 @@
+import { Menu } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { changeLanguage } from '../i18n';
+import { LANGUAGES } from '../i18n/languages';
+import { notifyError } from '../ui/notify';
+
+/**
+ * The language entries of the user menu: each language by its own name (so it is found by someone
+ * who cannot read the current one), the current one checked. The choice is remembered in the browser.
+ */
+export function LanguageMenuItems() {
+  const { t, i18n } = useTranslation();
+  return (
+    <>
+      <Menu.Label>{t('shell.language')}</Menu.Label>
+      {LANGUAGES.map((language) => {
+        const current = i18n.language === language.code;
+        return (
+          <Menu.Item
+            key={language.code}
+            lang={language.code}
+            role="menuitemradio"
+            aria-checked={current}
+            rightSection={current ? '✓' : undefined}
+            onClick={() => void changeLanguage(language.code).catch(() => notifyError(t('shell.languageFailed')))}
+          >
+            {language.name}
+          </Menu.Item>
+        );
+      })}
+    </>
+  );
+}
