@@ -6,7 +6,8 @@ import { notifyError } from '../ui/notify';
 
 /**
  * The language entries of the user menu: each language by its own name (so it is found by someone
- * who cannot read the current one), the current one checked. The choice is remembered in the browser.
+ * who cannot read the current one), the current one ticked and marked `aria-current` (Mantine's items
+ * keep the role `menuitem`, which allows no `aria-checked`). The choice is remembered in the browser.
  */
 export function LanguageMenuItems() {
   const { t, i18n } = useTranslation();
@@ -19,8 +20,7 @@ export function LanguageMenuItems() {
           <Menu.Item
             key={language.code}
             lang={language.code}
-            role="menuitemradio"
-            aria-checked={current}
+            aria-current={current ? 'true' : undefined}
             rightSection={current ? '✓' : undefined}
             onClick={() => void changeLanguage(language.code).catch(() => notifyError(t('shell.languageFailed')))}
           >
