@@ -95,6 +95,58 @@ describe('route-table authorization', () => {
     expect(failures).toEqual([]);
   });
 
+  it('public routes under /api/v1 are the known ones, each with what stands in for a token', () => {
+    const open = t.app.routeTable
+      .filter((route) => route.url.startsWith('/api/v1/') && (route.config as { public?: boolean } | undefined)?.public)
+      .flatMap((route) => [route.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${route.url}`))
+      .sort();
+    expect(open).toEqual(
+      [
+        // The API's description and version: no tenant data.
+        'GET /api/v1/openapi.json',
+        'GET /api/v1/openapi.yaml',
+        'GET /api/v1/version',
+        'GET /api/v1/status',
+        // Sign-in: the password, refresh token or session cookie is the credential.
+        'POST /api/v1/auth/token',
+        'POST /api/v1/auth/refresh',
+        'POST /api/v1/auth/session',
+        'POST /api/v1/auth/session/refresh',
+        'DELETE /api/v1/auth/session',
+        // Single sign-on: the identity provider's signed answer is the credential.
+        'GET /api/v1/auth/oidc/:slug/login',
+        'GET /api/v1/auth/oidc/:slug/callback',
+        'GET /api/v1/auth/saml/:slug/metadata',
+        'GET /api/v1/auth/saml/:slug/login',
+        'GET /api/v1/auth/saml/:slug/slo',
+        'POST /api/v1/auth/saml/:slug/acs',
+        // A report's signed link (report.generated): the signature is the credential.
+        'GET /api/v1/tenants/:tenantID/reports/:reportID/file',
+        // An outside respondent's link (issue 25): its token (Authorization: Bearer cgr_…) is the
+        // credential, and it reaches only its own assessment (respondent-links.test.ts, tenancy proof).
+        'GET /api/v1/respond/assessment',
+        'POST /api/v1/respond/assessment/responses',
+        'POST /api/v1/respond/assessment/submit',
+        'GET /api/v1/respond/evidence',
+        'POST /api/v1/respond/evidence',
+      ].sort(),
+    );
+  });
+
+  it('the respondent routes answer 401 without a link token', async () => {
+    const failures: string[] = [];
+    for (const route of t.app.routeTable.filter((r) => r.url.startsWith('/api/v1/respond/'))) {
+      for (const method of [route.method].flat().filter((m) => m !== 'HEAD')) {
+        const res = await t.app.inject({ method: method as 'GET', url: route.url });
+        if (res.statusCode !== 401 || res.json().error?.code !== 'UNAUTHORIZED') failures.push(`${method} ${route.url}: ${res.statusCode}`);
+        // Neither a user's token nor an API key opens them.
+        const user = await call(t.app, tenant.admin.token, { method: method as 'GET', url: route.url });
+        if (user.statusCode !== 401) failures.push(`${method} ${route.url} with a user token: ${user.statusCode}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   it('routes without a declared permission are the known authenticated-only ones', () => {
     const open = cases()
       .filter((c) => !permissionOf(c.route))

@@ -31,7 +31,12 @@ let samlKey: TestKeyPair | undefined;
  * to pass while a path parameter of the route table has no seeded victim of its own kind
  * (PARAM_KINDS in tenancy-proof.test.ts).
  */
-export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<void> {
+export interface SeedResult {
+  /** The token of the workspace's live outside-respondent link (to an assessment still being answered). */
+  linkToken: string;
+}
+
+export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<SeedResult> {
   const { tenantId, admin, analyst, marker, tenantMarker } = options;
   const lower = marker.toLowerCase();
   const base = `/api/v1/tenants/${tenantId}`;
@@ -147,6 +152,11 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<v
   await post(`/assessments/${approved}/approve`, { notes: `${marker} approved`, gaps: [{ question_id: policy, severity: 'MEDIUM', notes: `${marker} gap` }] }, analyst);
   await post(`/assessments/${approved}/generate-poam`, {});
   await answer(analyst, 'yes');
+  // An assessment still being answered, sent to outside respondents: one link live, one revoked.
+  const [open] = (await post(`/questionnaires/${questionnaire.id}/assign`, { assignees: [admin.user_id] })).json().items as Array<{ id: string }>;
+  const live = (await post(`/assessments/${open!.id}/links`, { name: `${marker} supplier` })).json() as { token: string };
+  const ended = (await post(`/assessments/${open!.id}/links`, { name: `${marker} former supplier` })).json() as { link: { id: string } };
+  await post(`/assessments/${open!.id}/links/${ended.link.id}/revoke`, undefined);
 
   // Applications, a business service, an asset group.
   const app = (await post('/applications', { name: `${marker} application`, filter: `tags.owner = "${marker}"` })).json();
@@ -174,4 +184,5 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<v
   if (sent.statusCode !== 200) throw new Error(`seed agent report: ${sent.statusCode} ${sent.body.slice(0, 500)}`);
 
   await t.drain();
+  return { linkToken: live.token };
 }

@@ -66,6 +66,7 @@ const PARAM_KINDS: Record<string, string | null> = {
   'questionnaires/:qID': 'questionnaires',
   'questionnaires/:qID/questions/:questionID': 'questions',
   'assessments/:aID': 'assessments',
+  'assessments/:aID/links/:linkID': 'assessment_links',
   'attestation-evidence/:eID': 'attestation_evidence',
   'poam/:poamId': 'poam_items',
   'poam/:poamId/evidence/:evidenceID': 'poam_evidence',
@@ -152,6 +153,7 @@ const BODIES: Record<string, (values: Map<string, string>, victims: (kind: strin
   'PUT rules/:ruleID': rule,
   'POST api-keys': apiKey,
   'POST questionnaires/from-template': () => ({ template_id: 'cmmc-l2-at' }),
+  'POST assessments/:aID/links': () => ({ name: 'proof' }),
   'PATCH cloud-connections/:connectionID': () => ({ name: 'proof' }),
   // Ids nested in the body: an edge between two victims' nodes.
   'POST edges': (_values, victims) => ({ edges: [{ source: victims('nodes')[0], target: victims('nodes').at(-1), type: 'contains' }] }),
@@ -188,6 +190,7 @@ const KINDS: Record<string, string> = {
     "SELECT q->>'id' AS id, tenant_id::text AS tenant, workspace_id::text AS workspace FROM questionnaires, jsonb_array_elements(questions) AS q WHERE template_id IS NULL",
   assessments: generic('assessments'),
   attestation_evidence: generic('attestation_evidence'),
+  assessment_links: generic('assessment_links'),
   poam_items: generic('poam_items', "'POAM-' || number"),
   poam_evidence:
     'SELECT e.id::text AS id, e.tenant_id::text AS tenant, p.workspace_id::text AS workspace FROM poam_evidence e JOIN poam_items p ON p.tenant_id = e.tenant_id AND p.number = e.number',
@@ -202,7 +205,7 @@ const KINDS: Record<string, string> = {
 const SEEDED_TABLES = [
   'nodes', 'edges', 'findings', 'audit_runs', 'risk_acceptances', 'risk_acceptance_findings', 'poam_items', 'poam_comments', 'poam_evidence',
   'questionnaires', 'questionnaire_controls', 'assessments', 'assessment_responses', 'assessment_reviews', 'assessment_poam_items',
-  'attestation_evidence', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
+  'attestation_evidence', 'assessment_links', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
   'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
   'discovery_jobs', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
   'membership_invitations', 'user_totp', 'user_recovery_codes',
@@ -213,6 +216,8 @@ let a: TenantFixture;
 let b: TenantFixture;
 let key: string;
 let a2: string;
+/** The token of an outside-respondent link to an assessment of A's default workspace. */
+let linkToken: string;
 let victimUuids: Set<string>;
 let tables: Table[];
 /** Per kind: the victims' ids (B's, then A2's) and A's own ids in workspace A1. */
@@ -243,7 +248,7 @@ beforeAll(async () => {
     (await call(t.app, session.token, { method: 'POST', url: '/api/v1/auth/switch-workspace', payload: { workspace_id: a2 }, expect: 200 })).json();
   await seedWorkspace(t, { tenantId: a.id, admin: await switchTo(a.admin), analyst: await switchTo(a.users['security-analyst']), marker: MARK_A2, tenantMarker: null });
   // A's own data in its default workspace, so A's lists are not trivially empty (and A's own ids exist).
-  await seedWorkspace(t, { tenantId: a.id, admin: a.admin, analyst: a.users['security-analyst'], marker: 'OWNA1', tenantMarker: 'OWNA1' });
+  ({ linkToken } = await seedWorkspace(t, { tenantId: a.id, admin: a.admin, analyst: a.users['security-analyst'], marker: 'OWNA1', tenantMarker: 'OWNA1' }));
   key = (await createApiKey(t, a, { permissions: ['admin:*'], workspace_id: a.defaultWorkspaceId })).key;
 
   const columns = await sql<{ table_name: string; column_name: string }>`
@@ -547,6 +552,59 @@ describe('tenancy proof over the route table', () => {
     expect(failures).toEqual([]);
     expect(requests).toBeGreaterThan(300);
   }, 900_000);
+
+  it("tenant A's outside-respondent link naming B's or A2's ids reaches only its own assessment", async () => {
+    // The respondent routes are public (the link's token is their credential), so the route-table pass
+    // above skips them; here A's live link tries every one of them with the victims' ids.
+    const before = await snapshot();
+    const questions = victimsOf('questions');
+    const assessments = victimsOf('assessments');
+    const evidence = victimsOf('attestation_evidence');
+    const form = (fields: Record<string, string>) => multipart(fields, { filename: 'evidence.pdf', contentType: 'application/pdf', content: PDF });
+    const tries: Attempt[] = [
+      { method: 'GET', url: '/api/v1/respond/assessment' },
+      { method: 'GET', url: '/api/v1/respond/evidence' },
+      ...questions.map((q) => ({ method: 'GET', url: `/api/v1/respond/evidence?question_id=${encodeURIComponent(q)}` })),
+      { method: 'POST', url: '/api/v1/respond/assessment/responses', payload: { responses: questions.map((q) => ({ question_id: q, answer: 'yes' })) } },
+      // A's own file question answered with the victims' evidence ids.
+      { method: 'POST', url: '/api/v1/respond/assessment/responses', payload: { responses: [{ question_id: 'owna1-evidence', answer: evidence.join(',') }] } },
+      ...assessments.flatMap((assessment) =>
+        [...questions, 'owna1-evidence'].map((question) => {
+          const body = form({ assessment_id: assessment, question_id: question });
+          return { method: 'POST', url: '/api/v1/respond/evidence', payload: body.payload, headers: body.headers };
+        }),
+      ),
+      { method: 'POST', url: '/api/v1/respond/assessment/submit' },
+    ];
+    const failures: string[] = [];
+    const covered = new Set<string>();
+    for (const attempt of tries) {
+      covered.add(`${attempt.method} ${attempt.url.split('?')[0]}`);
+      const text = `${attempt.url} ${Buffer.isBuffer(attempt.payload) ? attempt.payload.toString('latin1') : JSON.stringify(attempt.payload ?? '')}`;
+      const sentIds = new Set((text.match(UUID) ?? []).map((id) => id.toLowerCase()));
+      const sentMarks = new Set((text.match(MARKER_TOKEN) ?? []).map((m) => m.toLowerCase()));
+      const res = await t.app.inject({
+        method: attempt.method as 'GET',
+        url: attempt.url,
+        headers: { authorization: `Bearer ${linkToken}`, ...attempt.headers },
+        ...(attempt.payload !== undefined ? { payload: attempt.payload as object } : {}),
+      });
+      const where = `${attempt.method} ${attempt.url}`;
+      if (res.statusCode >= 500 || res.statusCode === 401) failures.push(`${where} → ${res.statusCode} ${res.body.slice(0, 200)}`);
+      const leakedIds = [...new Set((res.body.match(UUID) ?? []).map((id) => id.toLowerCase()))].filter((id) => victimUuids.has(id) && !sentIds.has(id));
+      const leakedMarks = [...new Set(res.body.match(MARKER_TOKEN) ?? [])].filter((m) => !sentMarks.has(m.toLowerCase()));
+      if (leakedIds.length || leakedMarks.length) failures.push(`${where} → ${res.statusCode} leaks ${[...leakedIds, ...leakedMarks].join(', ')}`);
+    }
+    const after = await snapshot();
+    const changed = [...after.entries()].filter(([name, print]) => before.get(name) !== print).map(([name]) => name);
+    expect(failures).toEqual([]);
+    expect(changed).toEqual([]);
+    // Every respondent route was tried (a new one fails here until it is added above).
+    const routes = t.app.routeTable
+      .filter((route) => route.url.startsWith('/api/v1/respond/'))
+      .flatMap((route) => [route.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${route.url}`));
+    expect([...covered].sort()).toEqual([...new Set(routes)].sort());
+  });
 
   it("tenant A's tenant-admin JWT naming B's or A2's ids never reads or changes their data", async () => {
     const { failures, requests } = await prove(a.admin.token, JWT_SKIP);

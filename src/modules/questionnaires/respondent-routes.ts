@@ -39,7 +39,12 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
     reply.header('cache-control', 'no-store');
   });
 
-  const resolve = (request: FastifyRequest) => links.resolve(tokenOf(request), { ip: request.ip, requestId: request.id });
+  // The token is checked first, before the body is parsed or a byte of a file is read.
+  const resolved = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof links.resolve>>>();
+  app.addHook('onRequest', async (request) => {
+    resolved.set(request, await links.resolve(tokenOf(request), { ip: request.ip, requestId: request.id }));
+  });
+  const resolve = async (request: FastifyRequest) => resolved.get(request)!;
   const statuses = [401, 404];
 
   app.get(
@@ -145,7 +150,6 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
       },
     },
     async (request, reply) => {
-      // The token is checked before a byte of the file is read.
       const { link, respondent } = await resolve(request);
       requireStore(deps);
       if (!request.isMultipart()) throw badRequest('expected a multipart/form-data upload');
