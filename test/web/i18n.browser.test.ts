@@ -76,6 +76,7 @@ describe.runIf(chromiumPath())('the console in four languages', () => {
     expect(await page.evaluate('JSON.stringify(localStorage)')).toBe(JSON.stringify({ 'cg-language': 'fr' }));
     await page.getByRole('button', { name: /^Connecté en tant que/ }).click();
     expect(await page.getByRole('menuitem', { name: 'Français' }).getAttribute('aria-current')).toBe('true');
+    await page.keyboard.press('Escape');
     await expectAccessible(page);
     await context.close();
   }, TIMEOUT);

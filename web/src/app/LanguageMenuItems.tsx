@@ -13,7 +13,9 @@ export function LanguageMenuItems() {
   const { t, i18n } = useTranslation();
   return (
     <>
-      <Menu.Label>{t('shell.language')}</Menu.Label>
+      {/* A labelled group: a menu may hold items and groups only (axe: aria-required-children). */}
+      <Menu.Label aria-hidden>{t('shell.language')}</Menu.Label>
+      <div role="group" aria-label={t('shell.language')}>
       {LANGUAGES.map((language) => {
         const current = i18n.language === language.code;
         return (
@@ -28,6 +30,7 @@ export function LanguageMenuItems() {
           </Menu.Item>
         );
       })}
+      </div>
     </>
   );
 }
