@@ -295,8 +295,12 @@ describe('the respondent routes (the link token as bearer)', () => {
     expect(noLink.statusCode).toBe(409);
     expect(noLink.json().error.message).toBe('assessment is submitted: it can no longer be answered, so no link can be sent for it');
 
-    // The reviewer approves (the assignee is someone else); a link for an approved assessment is 409 too.
-    await call(t.app, reviewer(), { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/approve`, expect: 200 });
+    // Separation of duties: the reviewer who was shown the link's token could have answered through it,
+    // so another reviewer approves. A link for an approved assessment is 409 too.
+    const own = await call(t.app, reviewer(), { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/approve` });
+    expect(own.statusCode).toBe(403);
+    expect(own.json().error).toMatchObject({ code: 'FORBIDDEN', message: 'you were shown a respondent link of this assessment that has been used: another reviewer must review it' });
+    await call(t.app, tenant.admin.token, { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/approve`, expect: 200 });
     const approved = await createLink(aId, { name: 'Again' });
     expect(approved.statusCode).toBe(409);
     expect(approved.json().error.message).toBe('assessment is approved: it can no longer be answered, so no link can be sent for it');

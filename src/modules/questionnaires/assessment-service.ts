@@ -38,6 +38,24 @@ const DAY_MS = 86_400_000;
 /** Statuses in which the assignee may still answer. */
 export const ANSWERABLE: AssessmentStatus[] = ['assigned', 'in_progress', 'changes_requested'];
 
+/**
+ * Separation of duties for outside respondents: whoever was shown a link's token (delivery `copy`)
+ * could have answered through it, so they do not review what was answered that way. A link that was
+ * e-mailed was never seen by its creator.
+ */
+async function answeredThroughOwnLink(db: Kysely<Database>, assessmentId: string, userId: string): Promise<boolean> {
+  const link = await db
+    .selectFrom('assessment_links')
+    .select('id')
+    .where('assessment_id', '=', assessmentId)
+    .where('created_by', '=', userId)
+    .where('delivery', '=', 'copy')
+    .where('use_count', '>', 0)
+    .limit(1)
+    .executeTakeFirst();
+  return Boolean(link);
+}
+
 /** The spec's 400 for answering a submitted or approved assessment, in one place (respond and upload). */
 export function assertAnswerable(row: Pick<AssessmentRow, 'status'>): void {
   if (!ANSWERABLE.includes(row.status)) throw badRequest(`assessment is ${row.status}: responses are read-only`);
@@ -274,6 +292,9 @@ export function createAssessmentService(deps: Deps) {
         const current = await loadAssessment(trx, scope, id, true);
         if (context.actor.userId && context.actor.userId === current.assignee_id) throw forbidden('you cannot review your own assessment');
         if (current.reviewer_id && context.actor.userId !== current.reviewer_id) throw forbidden('this assessment is assigned to another reviewer');
+        if (context.actor.userId && (await answeredThroughOwnLink(trx, id, context.actor.userId))) {
+          throw forbidden('you were shown a respondent link of this assessment that has been used: another reviewer must review it');
+        }
         if (current.status !== 'submitted') throw conflict(`only submitted assessments can be reviewed (this one is ${current.status})`);
         if (decision === 'rejected' && !notes) throw badRequest('notes are required when rejecting: say what needs to change');
         const q = await questionnaireOf(trx, current);
