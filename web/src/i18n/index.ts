@@ -1,7 +1,8 @@
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { common } from './common';
-import { DEFAULT_LANGUAGE, initialLanguage, rememberLanguage, type Language } from './languages';
+import { DEFAULT_LANGUAGE, type Language } from './languages';
+import { initialLanguage, rememberLanguage } from './language-choice';
 import { collectCatalogs, type Catalogs } from './locales/collect';
 
 /**

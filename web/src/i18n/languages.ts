@@ -1,6 +1,6 @@
 /**
- * The console's languages, how the first one is chosen and where the user's choice is remembered.
- * Only the language code is stored (localStorage `cg-language`), never anything about the session.
+ * The console's languages. Free of browser globals so the catalog test (under Node) can read it; the
+ * choice and its memory are in language-choice.ts.
  */
 export const LANGUAGES = [
   { code: 'en', name: 'English' },
@@ -12,7 +12,6 @@ export const LANGUAGES = [
 export type Language = (typeof LANGUAGES)[number]['code'];
 
 export const DEFAULT_LANGUAGE: Language = 'en';
-const STORAGE_KEY = 'cg-language';
 
 export function isLanguage(value: unknown): value is Language {
   return LANGUAGES.some((language) => language.code === value);
@@ -22,33 +21,4 @@ export function isLanguage(value: unknown): value is Language {
 export function matchLanguage(tag: string): Language | undefined {
   const base = tag.toLowerCase().split(/[-_]/)[0];
   return isLanguage(base) ? base : undefined;
-}
-
-/** The remembered choice, else the first of the browser's languages the console speaks, else English. */
-export function initialLanguage(): Language {
-  const stored = readStored();
-  if (stored) return stored;
-  const preferred = typeof navigator === 'undefined' ? [] : navigator.languages?.length ? navigator.languages : [navigator.language];
-  for (const tag of preferred) {
-    const language = tag ? matchLanguage(tag) : undefined;
-    if (language) return language;
-  }
-  return DEFAULT_LANGUAGE;
-}
-
-function readStored(): Language | undefined {
-  try {
-    const value = localStorage.getItem(STORAGE_KEY);
-    return isLanguage(value) ? value : undefined;
-  } catch {
-    return undefined; // Storage disabled: the browser's languages decide.
-  }
-}
-
-export function rememberLanguage(language: Language): void {
-  try {
-    localStorage.setItem(STORAGE_KEY, language);
-  } catch {
-    // Storage disabled: the choice lasts until the page is reloaded.
-  }
 }
