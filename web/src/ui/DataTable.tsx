@@ -9,6 +9,7 @@ import {
   type Updater,
 } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
+import rowClasses from './table-rows.module.css';
 
 /**
  * A server-driven table: rows come sorted and paged from the API, so sorting only reports the wanted
@@ -58,7 +59,7 @@ export function DataTable<T>({
   });
 
   return (
-    <Table.ScrollContainer minWidth={640}>
+    <Table.ScrollContainer minWidth={640} type="native">
       <Table striped highlightOnHover verticalSpacing="xs">
         <caption className="visually-hidden">{caption}</caption>
         <Table.Thead>
@@ -93,20 +94,30 @@ export function DataTable<T>({
             </Table.Tr>
           ))}
         </Table.Thead>
-        <Table.Tbody>
+        {/* Body rows as plain elements styled like Mantine's (table-rows.module.css): a page of 500 rows
+            was otherwise thousands of components. The header keeps Mantine's. */}
+        <tbody>
           {table.getRowModel().rows.map((row) => (
-            <Table.Tr key={row.id} data-selected={row.getIsSelected() || undefined}>
+            <tr key={row.id} className={rowClasses.row} data-selected={row.getIsSelected() || undefined}>
               {selectable && (
-                <Table.Td>
-                  <Checkbox aria-label={t('table.selectRow', { id: row.id })} checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
-                </Table.Td>
+                <td className={rowClasses.cell}>
+                  <input
+                    type="checkbox"
+                    className={rowClasses.checkbox}
+                    aria-label={t('table.selectRow', { id: row.id })}
+                    checked={row.getIsSelected()}
+                    onChange={row.getToggleSelectedHandler()}
+                  />
+                </td>
               )}
               {row.getVisibleCells().map((cell) => (
-                <Table.Td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</Table.Td>
+                <td key={cell.id} className={rowClasses.cell}>
+                  {flexRender(cell.column.columnDef.cell, cell.getContext())}
+                </td>
               ))}
-            </Table.Tr>
+            </tr>
           ))}
-        </Table.Tbody>
+        </tbody>
       </Table>
     </Table.ScrollContainer>
   );

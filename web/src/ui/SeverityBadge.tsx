@@ -1,5 +1,6 @@
 import { Badge } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
+import { LightBadge } from './LightBadge';
 
 /** Colours by severity, shared by every list, chart and the topology's badges. */
 export const SEVERITY_COLORS: Record<string, string> = {
@@ -14,12 +15,8 @@ export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const
 
 export function SeverityBadge({ severity }: { severity: string }) {
   const { t } = useTranslation();
-  return (
-    // Never cut to "CRITI…": the badge keeps its whole word and the column widens to fit it.
-    <Badge color={SEVERITY_COLORS[severity] ?? 'gray'} variant="light" autoContrast style={{ minWidth: 'max-content' }}>
-      {t(`severity.${severity}`, { defaultValue: severity })}
-    </Badge>
-  );
+  // Never cut to "CRITI…": the badge keeps its whole word and the column widens to fit it.
+  return <LightBadge color={SEVERITY_COLORS[severity] ?? 'gray'}>{t(`severity.${severity}`, { defaultValue: severity })}</LightBadge>;
 }
 
 /**

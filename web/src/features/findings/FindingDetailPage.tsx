@@ -153,7 +153,7 @@ function FindingDetail({ finding }: { finding: Finding }) {
           </Section>
         </SimpleGrid>
         <Section title={t('detail.controls')}>
-          <Table.ScrollContainer minWidth={320}>
+          <Table.ScrollContainer minWidth={320} type="native">
             <Table verticalSpacing={4}>
               <caption className="visually-hidden">{t('detail.controlsCaption')}</caption>
               <Table.Thead>

@@ -35,7 +35,7 @@ export function CriticalFindings() {
       </Group>
       <QueryView query={findings} isEmpty={(data) => data.items.length === 0} empty={<Text size="sm">{t('critical.empty')}</Text>}>
         {(data) => (
-          <Table.ScrollContainer minWidth={560}>
+          <Table.ScrollContainer minWidth={560} type="native">
             <Table verticalSpacing="xs">
               <caption className="visually-hidden">{t('critical.caption')}</caption>
               <Table.Thead>

@@ -181,7 +181,7 @@ function NodeList({ data, rows, onSelect }: { data: TopologyData; rows: Topology
       <Title order={2} size="h4" id="topology-list-title">
         {t('listView')}
       </Title>
-      <Table.ScrollContainer minWidth={640}>
+      <Table.ScrollContainer minWidth={640} type="native">
         <Table verticalSpacing={4} fz="sm">
           <caption className="visually-hidden">{t('listCaption')}</caption>
           <Table.Thead>

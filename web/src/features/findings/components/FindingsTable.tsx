@@ -1,10 +1,12 @@
-import { Anchor, Badge, Stack, Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { createColumnHelper, type ColumnDef } from '@tanstack/react-table';
 import { memo, useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import { Link } from 'react-router';
 import { DataTable } from '../../../ui/DataTable';
+import { LightBadge } from '../../../ui/LightBadge';
+import cells from '../../../ui/light-cells.module.css';
 import { SeverityBadge } from '../../../ui/SeverityBadge';
 import { formatDate, formatDay, formatNumber } from '../../../i18n';
 import type { ScoredFinding } from '../queries';
@@ -22,19 +24,15 @@ export function findingPath(id: string): string {
 export function StatusBadge({ status }: { status: string }) {
   const { t } = useTranslation('findings');
   const color = status === 'open' ? 'red' : status === 'accepted' ? 'grape' : 'teal';
-  return (
-    <Badge color={color} variant="light" style={{ minWidth: 'max-content' }}>
-      {t(`status.${status}`, { defaultValue: status })}
-    </Badge>
-  );
+  return <LightBadge color={color}>{t(`status.${status}`, { defaultValue: status })}</LightBadge>;
 }
 
 /** The day in the row (the time on hover), kept on one line so the columns stay narrow. */
 function Day({ value }: { value: string }) {
   return (
-    <Text size="sm" title={formatDate(value)} style={{ whiteSpace: 'nowrap' }}>
+    <span className={cells.nowrap} title={formatDate(value)}>
       {formatDay(value)}
-    </Text>
+    </span>
   );
 }
 
@@ -104,30 +102,30 @@ function findingColumns(t: TFunction<'findings'>, scored: boolean): ColumnDef<Ro
       header: t('columns.title'),
       enableSorting: false,
       cell: (info) => (
-        <Anchor component={Link} to={findingPath(info.row.original.id)} size="sm">
+        <Link className={cells.link} to={findingPath(info.row.original.id)}>
           {info.getValue()}
-        </Anchor>
+        </Link>
       ),
     }),
     column.accessor('resource_id', {
       header: t('columns.resource'),
       cell: (info) => (
-        <Stack gap={0}>
-          <Text size="sm">{info.row.original.resource_name || info.getValue()}</Text>
+        <>
+          <span className={cells.text}>{info.row.original.resource_name || info.getValue()}</span>
           {/* A native title, not a Tooltip: 50 to 500 positioned tooltips cost a tenth of a second to mount. */}
-          <Text size="xs" c="dimmed" lineClamp={1} maw={260} title={info.getValue()}>
+          <span className={cells.dimmed} title={info.getValue()}>
             {info.row.original.resource_type}
-          </Text>
-        </Stack>
+          </span>
+        </>
       ),
     }),
     column.accessor('control_id', {
       header: t('columns.control'),
       enableSorting: false,
       cell: (info) => (
-        <Text size="sm">
-          {info.getValue()} <Text span size="xs" c="dimmed">{t(`frameworks.${info.row.original.framework}`, { defaultValue: info.row.original.framework })}</Text>
-        </Text>
+        <span className={cells.text}>
+          {info.getValue()} <span className={cells.inlineDimmed}>{t(`frameworks.${info.row.original.framework}`, { defaultValue: info.row.original.framework })}</span>
+        </span>
       ),
     }),
     column.accessor('status', { header: t('columns.status'), enableSorting: false, cell: (info) => <StatusBadge status={info.getValue()} /> }),
