@@ -58,6 +58,23 @@ describe('GET /findings keyset paging', () => {
     expect(await allByCursor('/findings?severity=HIGH,LOW&sort=severity', 4)).toEqual(filtered);
   });
 
+  it('a severity filter (read one rank per index range) keeps every sort, order and cursor page of the unfiltered list', async () => {
+    const sorts = ['-severity', 'severity', '-created_at', 'resource_id', '-last_seen'];
+    for (const status of ['open', 'all']) {
+      for (const sort of sorts) {
+        const everything = (await get(`/findings?status=${status}&sort=${sort}&per_page=500`)).json().items as Array<{ id: string; severity: string }>;
+        for (const severities of [['LOW'], ['HIGH', 'MEDIUM'], ['CRITICAL', 'MEDIUM', 'INFO']]) {
+          const expected = everything.filter((f) => severities.includes(f.severity)).map((f) => f.id);
+          const url = `/findings?status=${status}&sort=${sort}&severity=${severities.join(',')}`;
+          const page = (await get(`${url}&per_page=500`)).json();
+          expect(ids(page), url).toEqual(expected);
+          expect(page.total, url).toBe(expected.length);
+          expect(await allByCursor(url, 5), url).toEqual(expected);
+        }
+      }
+    }
+  });
+
   it('the first page has next_cursor; the last has null; Link has rel="next" with the cursor', async () => {
     const first = await get('/findings?per_page=5');
     const cursor = first.json().next_cursor as string;

@@ -109,8 +109,15 @@ export async function keysetPage(db: Kysely<Database>, scope: Scope, filter: Fin
     ...keys.map((k) => ref(k.column).as(k.column)),
     ...keys.map((k, i) => (k.kind === 'time' ? sql`to_char(${ref(k.column)} AT TIME ZONE 'UTC', ${TIME_TEXT})` : ref(k.column)).as(`k${i}`)),
   ];
+  // A severity filter is an index range only as one rank per piece: PostgreSQL before 17 reads
+  // `severity_rank = ANY(...)` in index order only as a filter, which walked every open finding above
+  // the wanted ranks (severity=LOW at 118,760 findings: 104,136 rows read, 400 ms, for a page of 50).
+  // An ascending rank sort already has a piece per rank.
+  const ascendingRank = keys[0]?.kind === 'rank' && !keys[0].desc;
+  const rankPieces: Array<RawBuilder<boolean> | null> =
+    filter.severities?.length && ranks.length < 5 && !ascendingRank ? ranks.map((r) => sql<boolean>`${ref('severity_rank')} = ${r}::smallint`) : [null];
   const parts = statuses.flatMap((status) =>
-    pieces.map((piece) => {
+    pieces.flatMap((afterCursor) => rankPieces.map((rank) => (rank ? sql<boolean>`${afterCursor} AND ${rank}` : afterCursor))).map((piece) => {
       let q = filtered(db, scope, { ...filter, status }, view).where(piece);
       for (const condition of request.where ?? []) q = q.where(condition);
       // Each piece in the index's order and no longer than the page needs.
