@@ -14,7 +14,7 @@ export default {
   download: 'Herunterladen',
   page: 'Seite {{page}} von {{pages}}',
   perPage: 'Pro Seite',
-  total: '{{count}} insgesamt',
+  total: '{{formatted}} insgesamt',
   table: { selectAll: 'Alle Zeilen auswählen', selectRow: 'Zeile {{id}} auswählen' },
   nav: {
     label: 'Hauptnavigation',

@@ -14,7 +14,7 @@ export default {
   download: 'Télécharger',
   page: 'Page {{page}} sur {{pages}}',
   perPage: 'Par page',
-  total: '{{count}} au total',
+  total: '{{formatted}} au total',
   table: { selectAll: 'Sélectionner toutes les lignes', selectRow: 'Sélectionner la ligne {{id}}' },
   nav: {
     label: 'Navigation principale',

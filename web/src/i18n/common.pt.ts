@@ -14,7 +14,7 @@ export default {
   download: 'Transferir',
   page: 'Página {{page}} de {{pages}}',
   perPage: 'Por página',
-  total: '{{count}} no total',
+  total: '{{formatted}} no total',
   table: { selectAll: 'Selecionar todas as linhas', selectRow: 'Selecionar a linha {{id}}' },
   nav: {
     label: 'Navegação principal',

@@ -14,7 +14,7 @@ export const common = {
   download: 'Download',
   page: 'Page {{page}} of {{pages}}',
   perPage: 'Per page',
-  total: '{{count}} in all',
+  total: '{{formatted}} in all',
   table: { selectAll: 'Select all rows', selectRow: 'Select row {{id}}' },
   nav: {
     label: 'Main navigation',
