@@ -13,6 +13,8 @@ export const queryClient = new QueryClient({
     },
   },
 });
-// Every page but sign-in starts from the session: ask for it now, while the page's code still loads,
-// not after (a cold load of the findings screen waited 0.5 s for its chunks before asking).
-void queryClient.prefetchQuery(meQuery);
+// Every signed-in page starts from the session: ask for it now, while the page's code still loads,
+// not after (a cold load of the findings screen waited 0.5 s for its chunks before asking). Not on the
+// pages outside the session: sign-in, and an outside respondent's link.
+const OUTSIDE_SESSION = ['/sign-in', '/respond'];
+if (typeof window !== 'undefined' && !OUTSIDE_SESSION.some((path) => window.location.pathname.startsWith(path))) void queryClient.prefetchQuery(meQuery);

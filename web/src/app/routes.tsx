@@ -10,6 +10,7 @@ import { riskRoutes } from '../features/risk/routes';
 import { topologyRoutes } from '../features/topology/routes';
 import { rulesRoutes } from '../features/rules/routes';
 import { adminRoutes } from '../features/admin/routes';
+import { respondRoutes } from '../features/respond/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -29,6 +30,7 @@ const signedIn: RouteObject[] = [
 
 export const router = createBrowserRouter([
   ...authRoutes,
+  ...respondRoutes,
   {
     path: '/',
     element: (
