@@ -27,7 +27,7 @@ async function expectCountsIn(page: Page, locale: string): Promise<void> {
 
 /** The first "first seen" cell of the findings list: the day as text, date and time in its title. */
 async function firstSeenCell(page: Page): Promise<{ day: string; full: string }> {
-  const cell = page.locator('table tbody [title][style*="nowrap"]').first();
+  const cell = page.locator('table tbody time[title]').first();
   await cell.waitFor({ timeout: 20_000 });
   return { day: (await cell.textContent()) ?? '', full: (await cell.getAttribute('title')) ?? '' };
 }

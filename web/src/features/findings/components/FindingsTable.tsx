@@ -30,9 +30,9 @@ export function StatusBadge({ status }: { status: string }) {
 /** The day in the row (the time on hover), kept on one line so the columns stay narrow. */
 function Day({ value }: { value: string }) {
   return (
-    <span className={cells.nowrap} title={formatDate(value)}>
+    <time className={cells.nowrap} dateTime={value} title={formatDate(value)}>
       {formatDay(value)}
-    </span>
+    </time>
   );
 }
 
