@@ -19,8 +19,13 @@ export class ApiError extends Error {
 /** Unwraps an openapi-fetch result: its data, or an ApiError with the service's message. */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.response.ok) return result.data as T;
-  const body = (result.error ?? {}) as ApiErrorBody;
-  throw new ApiError(result.response.status, body.error?.code ?? 'ERROR', body.error?.message ?? result.response.statusText, body.error?.details ?? null);
+  throw apiErrorOf(result.response.status, result.response.statusText, result.error);
+}
+
+/** A refusal's envelope (or whatever came instead) as an ApiError; the status text when it has no message. */
+export function apiErrorOf(status: number, statusText: string, body: unknown): ApiError {
+  const envelope = ((body ?? {}) as ApiErrorBody).error;
+  return new ApiError(status, envelope?.code ?? 'ERROR', envelope?.message ?? statusText, envelope?.details ?? null);
 }
 
 export function errorMessage(error: unknown): string {

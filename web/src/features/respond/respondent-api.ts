@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import type { paths } from '../../api/schema';
-import { ApiError, unwrap } from '../../api/errors';
+import { ApiError, apiErrorOf, unwrap } from '../../api/errors';
 
 /**
  * The outside respondent's API: the link's token as a bearer, never a cookie. A client of its own,
@@ -40,14 +40,14 @@ export function respondentApi(token: string) {
         request.upload.onprogress = (event) => event.lengthComputable && onProgress(event.loaded / event.total);
         request.onerror = () => reject(new ApiError(0, 'NETWORK', 'the upload was interrupted'));
         request.onload = () => {
-          let body: { error?: { code?: string; message?: string; details?: unknown } } & Partial<Evidence> = {};
+          let body: unknown = null;
           try {
             body = JSON.parse(request.responseText);
           } catch {
             // Not JSON (a proxy's page): the status says enough.
           }
           if (request.status === 201) resolve(body as Evidence);
-          else reject(new ApiError(request.status, body.error?.code ?? 'ERROR', body.error?.message ?? request.statusText, body.error?.details ?? null));
+          else reject(apiErrorOf(request.status, request.statusText, body));
         };
         request.send(form);
       }),
