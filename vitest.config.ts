@@ -23,6 +23,9 @@ const projects: Array<{ test: Record<string, unknown> }> = [
       name: 'browser',
       include: browserTests,
       globalSetup: [...shared.globalSetup, 'test/web/harness/global-setup.ts'],
+      // A screen under CI's load can take seconds to render after a click or a navigation: a poll
+      // waits for what it expects that long (vitest's default is 1 s), and still fails if it never comes.
+      expect: { poll: { timeout: 15_000 } },
       provide: { dbKind: 'pglite' as const },
     },
   },

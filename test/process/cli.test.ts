@@ -39,7 +39,8 @@ describe('controlgraph CLI', () => {
 });
 
 describe('controlgraph check', () => {
-  it('compares the read model with the findings: exit 0 when equal, 1 naming a difference, --repair rebuilds it', async () => {
+  // Five CLI processes in turn, each opening the embedded database: minutes under CI's load.
+  it('compares the read model with the findings: exit 0 when equal, 1 naming a difference, --repair rebuilds it', { timeout: 300_000 }, async () => {
     const db = await createDatabaseForChild();
     const env = { ...process.env, DATABASE_URL: db.url, CONTROLGRAPH_ADMIN_USERNAME: ADMIN.username, CONTROLGRAPH_ADMIN_PASSWORD: ADMIN.password };
     try {

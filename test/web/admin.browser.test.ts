@@ -74,6 +74,7 @@ describe.runIf(chromiumPath())('administration screens', () => {
     await expect.poll(() => page.getByRole('cell', { name: 'auth.login' }).count()).toBe(0);
     await page.getByRole('textbox', { name: 'Action', exact: true }).fill('user.role_changed');
     await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/action=user\.role_changed/);
     await expect.poll(() => page.getByRole('cell', { name: 'user.created' }).count()).toBe(0);
     await expect.poll(() => page.getByRole('cell', { name: 'user.role_changed' }).count()).toBeGreaterThan(0);
     await expectAccessible(page);
