@@ -153,6 +153,23 @@ describe('reading evidence', () => {
     expect((await call(t.app, respondent(), { url: `${api(tenant.id)}/attestation-evidence/${pdf.id}/download` })).statusCode).toBe(403);
   });
 
+  it('download shows a PDF in the page only when asked (disposition=inline), and never a file a browser could run', async () => {
+    const list = (await call(t.app, tenant.users.auditor.token, { url: `${api(tenant.id)}/attestation-evidence?question_id=${upload.id}`, expect: 200 })).json();
+    const pdf = list.items.find((e: { extension: string }) => e.extension === '.pdf');
+    const url = `${api(tenant.id)}/attestation-evidence/${pdf.id}/download`;
+    const inline = await call(t.app, tenant.users.auditor.token, { url: `${url}?disposition=inline`, expect: 200 });
+    expect(inline.headers['content-disposition']).toBe(`inline; filename="records.pdf"; filename*=UTF-8''records.pdf`);
+    expect(inline.headers['content-type']).toBe('application/pdf');
+    expect(inline.rawPayload.equals(PDF)).toBe(true);
+    // The same permission as the attachment: the respondent may not read it this way either.
+    expect((await call(t.app, respondent(), { url: `${url}?disposition=inline` })).statusCode).toBe(403);
+    expect((await call(t.app, tenant.users.auditor.token, { url: `${url}?disposition=open` })).statusCode).toBe(400);
+    // The .xlsx uploaded above: never shown in the page, whatever is asked.
+    const xlsx = list.items.find((e: { extension: string }) => e.extension === '.xlsx');
+    const res = await call(t.app, tenant.users.auditor.token, { url: `${api(tenant.id)}/attestation-evidence/${xlsx.id}/download?disposition=inline`, expect: 200 });
+    expect(res.headers['content-disposition']).toMatch(/^attachment; /);
+  });
+
   it('an answer may only name evidence of the same assessment and question', async () => {
     const list = (await call(t.app, tenant.users.auditor.token, { url: `${api(tenant.id)}/attestation-evidence`, expect: 200 })).json();
     const ids = list.items.map((e: { id: string }) => e.id);

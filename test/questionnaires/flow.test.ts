@@ -129,6 +129,10 @@ describe('template → questionnaire → assessment → attested control → exp
 
   it('approval attests the mapped controls for attestation_validity_days and they count in /controls/status', async () => {
     const now = t.clock.now();
+    // What the reviewer is told before approving: the controls, and for how long (the review queue and the assessment say so).
+    const queue = (await call(t.app, s.reviewer, { url: `${api(tenant.id)}/assessments/review-queue`, expect: 200 })).json();
+    expect(queue.items.find((a: { id: string }) => a.id === aId)).toMatchObject({ attestation_validity_days: 365, controls: expect.arrayContaining(CONTROLS) });
+    expect((await call(t.app, s.reviewer, { url: `${api(tenant.id)}/assessments/${aId}`, expect: 200 })).json().attestation_validity_days).toBe(365);
     const approved = await call(t.app, s.reviewer, {
       method: 'POST',
       url: `${api(tenant.id)}/assessments/${aId}/review`,

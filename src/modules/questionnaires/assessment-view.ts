@@ -64,6 +64,7 @@ function summary(row: AssessmentRow, q: QuestionnaireFacts, names: Map<string, s
     approved_at: row.approved_at,
     attestation_expires_at: row.attestation_expires_at,
     attestation_state: expires ? (expires > now ? ('current' as const) : ('expired' as const)) : null,
+    attestation_validity_days: q.attestation_validity_days,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -7,12 +7,23 @@ import { withErrors } from '../../platform/http/schemas.js';
 import { assigneeRespondent } from './assessment-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { presentEvidence } from './assessment-view.js';
-import { Binary, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm, TenantParams } from './schemas.js';
+import { FILE_TYPES } from './file-types.js';
+import { Binary, DownloadQuery, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm, TenantParams } from './schemas.js';
 
 /** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
-function attachment(filename: string): string {
+function disposition(kind: 'attachment' | 'inline', filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+/**
+ * Files a browser may show in the page (the reviewer's preview): PDF and raster images only, and only
+ * when the extension's signature was checked at upload and the recorded type is that extension's own.
+ * Everything else (HTML, SVG, text a browser could run or sniff) is always an attachment.
+ */
+const PREVIEWABLE = new Set(['.pdf', '.png', '.jpg', '.jpeg', '.gif']);
+function previewable(row: { extension: string; content_type: string }): boolean {
+  return PREVIEWABLE.has(row.extension) && (FILE_TYPES[row.extension]?.contentTypes.includes(row.content_type) ?? false);
 }
 
 /** Files attached to assessments (attestation evidence), streamed to and from the artifact store. */
@@ -92,17 +103,21 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'downloadAttestationEvidence',
         tags,
         summary: 'The file as uploaded (x-checksum-sha256 carries its SHA-256)',
+        description:
+          'disposition=inline asks for the file to be shown in the page (the console previews PDF and images): honoured for PDF, PNG, JPEG and GIF whose signature was checked at upload; every other file is an attachment whatever is asked.',
         params: EvidenceParams,
+        querystring: DownloadQuery,
         produces: ['application/octet-stream'],
         response: withErrors({ 200: Binary }, [401, 403, 404, 503]),
       },
     },
     async (request, reply) => {
       const { row, stream } = await evidence.open(contextOf(request).scope, request.params.eID);
+      const kind = request.query.disposition === 'inline' && previewable(row) ? 'inline' : 'attachment';
       reply
         .header('content-type', row.content_type)
         .header('content-length', String(row.size_bytes))
-        .header('content-disposition', attachment(row.filename))
+        .header('content-disposition', disposition(kind, row.filename))
         .header('x-content-type-options', 'nosniff')
         .header('x-checksum-sha256', row.sha256);
       return reply.send(stream);

@@ -201,6 +201,7 @@ export const AssessmentSummary = Type.Object({
   approved_at: Nullable(Timestamp),
   attestation_expires_at: Nullable(Timestamp),
   attestation_state: Nullable(StringEnum(['current', 'expired'] as const)),
+  attestation_validity_days: Type.Integer({ description: "the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving)" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -328,6 +329,9 @@ export const ControlAttestationQuery = Type.Object({
 });
 
 export const EvidenceList = Paged(Evidence);
+export const DownloadQuery = Type.Object({
+  disposition: Type.Optional(StringEnum(['attachment', 'inline'] as const, { description: 'inline: shown in the page when it is a PDF or an image (default attachment)' })),
+});
 export const EvidenceListQuery = Type.Object({ assessment_id: Type.Optional(Uuid), question_id: Type.Optional(Text(80)), ...PageQuery });
 /**
  * Documents the multipart form. The parts are checked while streaming; the route sets the (unparsed)

@@ -1270,7 +1270,9 @@ export interface paths {
         };
         /**
          * The file as uploaded (x-checksum-sha256 carries its SHA-256)
-         * @description Requires permission `attestation_evidence:read`.
+         * @description disposition=inline asks for the file to be shown in the page (the console previews PDF and images): honoured for PDF, PNG, JPEG and GIF whose signature was checked at upload; every other file is an attachment whatever is asked.
+         *
+         *     Requires permission `attestation_evidence:read`.
          */
         get: operations["downloadAttestationEvidence"];
         put?: never;
@@ -8776,6 +8778,8 @@ export interface operations {
                             attestation_expires_at: string | null;
                             /** @enum {string|null} */
                             attestation_state: "current" | "expired" | null;
+                            /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                            attestation_validity_days: number;
                             /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                             controls: string[];
                             /** Format: date-time */
@@ -8898,6 +8902,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -9098,6 +9104,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -9779,6 +9787,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -9986,6 +9996,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -10189,6 +10201,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -10385,6 +10399,8 @@ export interface operations {
                         attestation_expires_at: string | null;
                         /** @enum {string|null} */
                         attestation_state: "current" | "expired" | null;
+                        /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                        attestation_validity_days: number;
                         /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                         controls: string[];
                         /** Format: date-time */
@@ -10587,6 +10603,8 @@ export interface operations {
                             attestation_expires_at: string | null;
                             /** @enum {string|null} */
                             attestation_state: "current" | "expired" | null;
+                            /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                            attestation_validity_days: number;
                             /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                             controls: string[];
                             /** Format: date-time */
@@ -10713,6 +10731,8 @@ export interface operations {
                             attestation_expires_at: string | null;
                             /** @enum {string|null} */
                             attestation_state: "current" | "expired" | null;
+                            /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                            attestation_validity_days: number;
                             /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                             controls: string[];
                             /** Format: date-time */
@@ -11736,7 +11756,10 @@ export interface operations {
     };
     downloadAttestationEvidence: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description inline: shown in the page when it is a PDF or an image (default attachment) */
+                disposition?: "attachment" | "inline";
+            };
             header?: never;
             path: {
                 eID: string;
@@ -20977,6 +21000,8 @@ export interface operations {
                             attestation_expires_at: string | null;
                             /** @enum {string|null} */
                             attestation_state: "current" | "expired" | null;
+                            /** @description the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving) */
+                            attestation_validity_days: number;
                             /** @description the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score */
                             controls: string[];
                             /** Format: date-time */
