@@ -24,6 +24,8 @@ export default {
     risk: 'Risikoakzeptanzen',
     topology: 'Topologie',
     rules: 'Regeln',
+    myAssessments: 'Meine Bewertungen',
+    reviewQueue: 'Prüfwarteschlange',
     admin: 'Verwaltung',
   },
   shell: {

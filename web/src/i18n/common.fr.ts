@@ -24,6 +24,8 @@ export default {
     risk: 'Acceptations de risque',
     topology: 'Topologie',
     rules: 'Règles',
+    myAssessments: 'Mes évaluations',
+    reviewQueue: 'File de relecture',
     admin: 'Administration',
   },
   shell: {

@@ -24,6 +24,8 @@ export default {
     risk: 'Aceitações de risco',
     topology: 'Topologia',
     rules: 'Regras',
+    myAssessments: 'As minhas avaliações',
+    reviewQueue: 'Fila de revisão',
     admin: 'Administração',
   },
   shell: {

@@ -24,6 +24,8 @@ export const common = {
     risk: 'Risk acceptances',
     topology: 'Topology',
     rules: 'Rules',
+    myAssessments: 'My assessments',
+    reviewQueue: 'Review queue',
     admin: 'Administration',
   },
   shell: {

@@ -6,7 +6,7 @@ import { ApiError, errorMessage } from '../../api/errors';
 import { formatDate, formatDay } from '../../i18n';
 import { FileEvidence } from './FileEvidence';
 import { QuestionField } from './QuestionField';
-import type { Evidence, RespondentApi, RespondentAssessment } from './respondent-api';
+import type { Evidence, FormAssessment, RespondentApi } from './respondent-api';
 
 type SaveState = 'idle' | 'saving' | 'saved' | 'failed';
 
@@ -22,7 +22,7 @@ function questionErrors(error: unknown): Record<string, string> {
  * what is still missing. Read-only once submitted or approved; after a change request the reviewer's
  * notes stand beside the questions they concern.
  */
-export function AssessmentForm({ assessment, api, onChanged }: { assessment: RespondentAssessment; api: RespondentApi; onChanged: (next: RespondentAssessment) => void }) {
+export function AssessmentForm<A extends FormAssessment>({ assessment, api, onChanged }: { assessment: A; api: RespondentApi<A>; onChanged: (next: A) => void }) {
   const { t } = useTranslation('respond');
   const [answers, setAnswers] = useState<Record<string, string>>(() => Object.fromEntries(assessment.responses.map((r) => [r.question_id, r.answer])));
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -90,9 +90,11 @@ export function AssessmentForm({ assessment, api, onChanged }: { assessment: Res
     <Stack>
       <Stack gap={4}>
         <Title order={1}>{assessment.questionnaire_title}</Title>
-        <Text size="sm" c="dimmed">
-          {t('forName', { name: assessment.link.name, date: formatDay(assessment.link.expires_at) })}
-        </Text>
+        {assessment.link && (
+          <Text size="sm" c="dimmed">
+            {t('forName', { name: assessment.link.name, date: formatDay(assessment.link.expires_at) })}
+          </Text>
+        )}
         {assessment.due_date && (
           <Text size="sm" c={assessment.overdue ? 'red.9' : undefined}>
             {t(assessment.overdue ? 'overdue' : 'due', { date: formatDay(assessment.due_date) })}
