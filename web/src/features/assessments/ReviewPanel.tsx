@@ -62,7 +62,7 @@ export function ReviewPanel({ assessment, questionNotes }: { assessment: Assessm
           <Button variant="default" color="orange" onClick={requestChanges} loading={review.isPending && review.variables?.review_status === 'rejected'} disabled={review.isPending}>
             {t('review.requestChanges')}
           </Button>
-          <Button color="teal.8" onClick={approve} loading={review.isPending && review.variables?.review_status === 'approved'} disabled={review.isPending}>
+          <Button onClick={approve} loading={review.isPending && review.variables?.review_status === 'approved'} disabled={review.isPending}>
             {t('review.approve')}
           </Button>
         </Group>
