@@ -4,7 +4,7 @@ import { chromiumPath } from './harness/chromium.js';
 import { useConsole } from './harness/use-console.js';
 import { expectAccessible, signIn } from './harness/pages.js';
 import { call } from '../harness/identity.js';
-import { api, assign, fromTemplate, PDF, publish, type QuestionJson as ApiQuestion } from '../questionnaires/helpers.js';
+import { api, assign, fromTemplate, publish, type QuestionJson as ApiQuestion } from '../questionnaires/helpers.js';
 
 /** A question as the API returns it (the shared helper's type leaves the text out). */
 type QuestionJson = ApiQuestion & { text: string };
@@ -17,6 +17,38 @@ type QuestionJson = ApiQuestion & { text: string };
  */
 const web = useConsole();
 const SLOW = { timeout: 20_000 };
+
+/**
+ * A one-page PDF a viewer can render (the shared fixture is only the signature the upload checks),
+ * so the reviewer's preview shows a page: the objects, then the cross-reference table of their offsets.
+ */
+function onePagePdf(line: string): Buffer {
+  const stream = `BT /F1 18 Tf 72 720 Td (${line}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let body = '%PDF-1.4\n';
+  const offsets = objects.map((object, index) => {
+    const offset = body.length;
+    body += `${index + 1} 0 obj\n${object}\nendobj\n`;
+    return offset;
+  });
+  const xref = body.length;
+  body += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  body += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(body, 'latin1');
+}
+const PDF = onePagePdf('Training records 2026: 48 of 50 staff completed');
+
+/** Full-page screenshots from the top: scrolled down, the shell's fixed header lands mid-picture. */
+async function screenshot(page: Page, path: string): Promise<void> {
+  await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 0));
+  await page.screenshot({ path, fullPage: true });
+}
 
 /** Answers one question through the form, by its type. */
 async function answer(page: Page, question: QuestionJson): Promise<void> {
@@ -73,7 +105,7 @@ describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessme
       .poll(async () => (await call(t.app, respondent.token, { url: `${api(tenant.id)}/assessments/${a!.id}`, expect: 200 })).json().responses.length, SLOW)
       .toBe(questions.length);
     await expectAccessible(mine.page);
-    await mine.page.screenshot({ path: '/tmp/assessments-respondent.png', fullPage: true });
+    await screenshot(mine.page, '/tmp/assessments-respondent.png');
     await mine.page.getByRole('button', { name: 'Submit for review' }).click();
     await expect.poll(() => mine.page.getByText(/^Submitted on .*Your answers are read-only while they are reviewed\.$/).isVisible(), SLOW).toBe(true);
 
@@ -87,7 +119,7 @@ describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessme
     await review.page.waitForURL((url) => url.pathname === `/assessments/review/${a!.id}`);
     const answers = review.page.getByRole('region', { name: 'Answers' });
     await answers.waitFor(SLOW);
-    await answers.getByRole('region', { name: text.text }).getByLabel(/^Note on this question/).fill('Name the LMS and attach last year’s completion report.');
+    await answers.getByRole('region', { name: text.text }).getByLabel('Note on this question (optional)').fill('Name the LMS and attach last year’s completion report.');
     await review.page.getByLabel('Notes for the respondent').fill('Almost there: see the note on the training question.');
     await review.page.getByRole('button', { name: 'Request changes' }).click();
     await expect.poll(() => review.page.getByText('Changes requested from the respondent').isVisible(), SLOW).toBe(true);
@@ -126,7 +158,7 @@ describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessme
     const attests = review.page.getByRole('list', { name: 'Controls attested' });
     expect(await attests.getByRole('listitem').count()).toBe(controls.length);
     await expectAccessible(review.page);
-    await review.page.screenshot({ path: '/tmp/assessments-reviewer.png', fullPage: true });
+    await screenshot(review.page, '/tmp/assessments-reviewer.png');
 
     await review.page.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => review.page.getByText(/^Approved on /).isVisible(), SLOW).toBe(true);
