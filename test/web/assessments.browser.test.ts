@@ -172,6 +172,11 @@ describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessme
     const byKey = new Map(attestations.items.map((c: { framework: string; control_id: string }) => [`${c.framework}:${c.control_id}`, c]));
     for (const key of controls) expect(byKey.get(key), key).toMatchObject({ status: 'attested', assessment_id: a!.id });
 
+    // The queue is empty again, and says so.
+    await review.page.getByRole('link', { name: '← Review queue' }).click();
+    await expect.poll(() => review.page.getByRole('heading', { name: 'Nothing to review' }).isVisible(), SLOW).toBe(true);
+    await expectAccessible(review.page);
+
     // And the respondent's form is read-only, saying so.
     await mine.page.reload();
     await expect.poll(() => mine.page.getByText('Approved. Nothing more is needed from you.').isVisible(), SLOW).toBe(true);
