@@ -17,6 +17,7 @@ const NAV = [
   { to: '/risk-acceptances', key: 'risk', permission: 'findings:read' },
   { to: '/topology', key: 'topology', permission: 'nodes:read' },
   { to: '/rules', key: 'rules', permission: 'rules:read' },
+  { to: '/questionnaires', key: 'questionnaires', permission: 'questionnaire:read' },
   { to: '/admin', key: 'admin', permission: 'tenant:read' },
 ] as const;
 

@@ -11,6 +11,7 @@ import { topologyRoutes } from '../features/topology/routes';
 import { rulesRoutes } from '../features/rules/routes';
 import { adminRoutes } from '../features/admin/routes';
 import { respondRoutes } from '../features/respond/routes';
+import { questionnairesRoutes } from '../features/questionnaires/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -23,6 +24,7 @@ const signedIn: RouteObject[] = [
   ...riskRoutes,
   ...topologyRoutes,
   ...rulesRoutes,
+  ...questionnairesRoutes,
   ...adminRoutes,
   ...accountRoutes,
   { path: '*', element: <NotFoundPage /> },

@@ -24,6 +24,7 @@ export default {
     risk: 'Acceptations de risque',
     topology: 'Topologie',
     rules: 'Règles',
+    questionnaires: 'Questionnaires',
     admin: 'Administration',
   },
   shell: {

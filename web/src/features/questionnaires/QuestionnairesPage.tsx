@@ -1,0 +1,95 @@
+import { Button, Group, Select, Stack, Table, Title } from '@mantine/core';
+import { Link, useSearchParams } from 'react-router';
+import { useTranslation } from 'react-i18next';
+import { useSession } from '../../session/session';
+import { PageHeader } from '../../ui/PageHeader';
+import { QueryView } from '../../ui/QueryState';
+import { formatDate } from '../../i18n';
+import { useQuestionnaires, type QuestionnaireStatus } from './queries';
+import { StatusBadge } from './StatusBadge';
+import { TemplatesTable } from './TemplatesTable';
+
+const STATUSES: QuestionnaireStatus[] = ['draft', 'published', 'archived'];
+
+/** /questionnaires: the workspace's questionnaires with their status, and the templates to start from. */
+export function QuestionnairesPage() {
+  const { t } = useTranslation('questionnaires');
+  const { can } = useSession();
+  const [params, setParams] = useSearchParams();
+  const status = (STATUSES as string[]).includes(params.get('status') ?? '') ? (params.get('status') as QuestionnaireStatus) : undefined;
+  const list = useQuestionnaires({ status, page: 1, per_page: 100 });
+  const writable = can('questionnaire:write');
+
+  return (
+    <>
+      <PageHeader
+        title={t('title')}
+        actions={
+          writable && (
+            <Button component={Link} to="/questionnaires/new">
+              {t('new')}
+            </Button>
+          )
+        }
+      />
+      <Stack gap="xl">
+        <section aria-labelledby="questionnaires-list">
+          <Group justify="space-between" mb="sm">
+            <Title order={2} size="h3" id="questionnaires-list">
+              {t('list.title')}
+            </Title>
+            <Select
+              label={t('list.status')}
+              data={[{ value: '', label: t('list.all') }, ...STATUSES.map((s) => ({ value: s, label: t(`status.${s}`) }))]}
+              value={status ?? ''}
+              onChange={(value) => setParams(value ? { status: value } : {}, { replace: true })}
+              allowDeselect={false}
+              w={200}
+            />
+          </Group>
+          <QueryView query={list} isEmpty={(data) => data.items.length === 0} empty={<EmptyList />}>
+            {(data) => (
+              <Table striped>
+                <caption className="visually-hidden">{t('list.caption')}</caption>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>{t('list.columns.title')}</Table.Th>
+                    <Table.Th>{t('list.columns.version')}</Table.Th>
+                    <Table.Th>{t('list.columns.status')}</Table.Th>
+                    <Table.Th>{t('list.columns.questions')}</Table.Th>
+                    <Table.Th>{t('list.columns.frameworks')}</Table.Th>
+                    <Table.Th>{t('list.columns.updated')}</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.items.map((q) => (
+                    <Table.Tr key={q.id}>
+                      <Table.Td>
+                        <Link to={`/questionnaires/${q.id}`}>{q.title}</Link>
+                      </Table.Td>
+                      <Table.Td>{q.version}</Table.Td>
+                      <Table.Td>
+                        <StatusBadge status={q.status} />
+                      </Table.Td>
+                      <Table.Td>{q.question_count}</Table.Td>
+                      <Table.Td>{q.frameworks.join(', ')}</Table.Td>
+                      <Table.Td>
+                        <time dateTime={q.updated_at}>{formatDate(q.updated_at)}</time>
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            )}
+          </QueryView>
+        </section>
+        <TemplatesTable writable={writable} />
+      </Stack>
+    </>
+  );
+}
+
+function EmptyList() {
+  const { t } = useTranslation('questionnaires');
+  return <Stack align="center" py="md">{t('list.empty')}</Stack>;
+}
