@@ -22,7 +22,7 @@ export function NewQuestionnairePage() {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!title.trim()) return setError({ field: 'title', message: t('form.required') });
+    if (!title.trim()) return setError({ field: 'title', message: t('form.missing') });
     create.mutate(
       { title: title.trim(), ...(description.trim() ? { description: description.trim() } : {}) },
       {

@@ -44,7 +44,7 @@ export function QuestionForm({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!text.trim()) return setErrors({ text: t('form.required') });
+    if (!text.trim()) return setErrors({ text: t('form.missing') });
     setErrors({});
     setFormError(null);
     const kept = new Map((question?.options ?? []).map((o) => [o.label, o.value]));

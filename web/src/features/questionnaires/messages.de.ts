@@ -77,6 +77,7 @@ export default {
     file_upload: 'Datei-Upload',
   },
   form: {
+    missing: 'Dieses Feld ist erforderlich.',
     text: 'Frage',
     type: 'Antworttyp',
     required: 'Pflichtfrage',

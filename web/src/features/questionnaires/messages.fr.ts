@@ -78,6 +78,7 @@ export default {
     file_upload: 'Envoi de fichier',
   },
   form: {
+    missing: 'Ce champ est obligatoire.',
     text: 'Question',
     type: 'Type de réponse',
     required: 'Obligatoire',

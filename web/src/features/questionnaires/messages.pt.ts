@@ -78,6 +78,7 @@ export default {
     file_upload: 'Envio de ficheiro',
   },
   form: {
+    missing: 'Este campo é obrigatório.',
     text: 'Pergunta',
     type: 'Tipo de resposta',
     required: 'Obrigatória',

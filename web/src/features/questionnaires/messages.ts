@@ -77,6 +77,7 @@ export default {
     file_upload: 'File upload',
   },
   form: {
+    missing: 'This field is required.',
     text: 'Question',
     type: 'Answer type',
     required: 'Required',
