@@ -19,9 +19,9 @@ const analyst = () => web.app.tenant.users['security-analyst'];
 const get = async (path: string) => (await call(web.app.t.app, analyst().token, { url: api(path), expect: 200 })).json();
 
 /** Chooses an option of a Mantine Select (or MultiSelect) by typing into it. */
-async function choose(page: Page, label: string, option: string, scope = page.getByRole('dialog')): Promise<void> {
-  const input = scope.getByRole('textbox', { name: label, exact: true });
-  await input.click();
+async function choose(page: Page, label: string | RegExp, option: string, scope = page.getByRole('dialog')): Promise<void> {
+  // The pills wrapper of a MultiSelect takes the click for the input inside it.
+  await scope.getByLabel(label, { exact: typeof label === 'string' }).filter({ visible: true }).click({ force: true });
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
@@ -59,12 +59,12 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     const controls = await get('/controls/status?framework=nist-800-53&per_page=500');
     const control = controls.controls.items.find((c: { control_id: string }) => !first.control_ids.includes(`nist-800-53:${c.control_id}`));
     expect(control, 'an applicable nist-800-53 control to map').toBeDefined();
-    await page.getByRole('button', { name: 'Edit question 1' }).click();
+    await page.getByRole('button', { name: 'Edit question 1', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit question' });
     await dialog.waitFor();
     expect(await dialog.getByRole('textbox', { name: 'Question' }).inputValue()).toBe(first.text);
     await choose(page, 'Framework', 'nist-800-53', dialog);
-    await dialog.getByRole('textbox', { name: 'Control', exact: true }).fill(control.control_id);
+    await dialog.getByLabel('Control', { exact: true }).filter({ visible: true }).fill(control.control_id);
     await page.getByRole('option', { name: `${control.control_id} — ${control.title}`, exact: true }).click();
     await page.screenshot({ path: '/tmp/questionnaires-edit.png', fullPage: true });
     await expectAccessible(page);
@@ -83,7 +83,7 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await adding.getByRole('textbox', { name: 'Question' }).fill('Upload the signed visitor log of last month.');
     await choose(page, 'Answer type', 'File upload', adding);
     await adding.getByRole('switch', { name: 'Required' }).check({ force: true });
-    const types = adding.getByRole('textbox', { name: 'Accepted file types' });
+    const types = adding.getByLabel('Accepted file types', { exact: true }).filter({ visible: true });
     await types.fill('.p-d');
     await types.press('Enter');
     await adding.getByRole('button', { name: 'Save question' }).click();
@@ -111,7 +111,8 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     const reviewer = web.app.tenant.users['tenant-admin'];
     const form = page.getByRole('region', { name: 'Assign' });
     await form.waitFor();
-    await choose(page, 'Assignees', assignee.username, form);
+    // A required field's label ends in an asterisk.
+    await choose(page, /^Assignees/, assignee.username, form);
     await page.keyboard.press('Escape');
     await choose(page, 'Reviewer', reviewer.username, form);
     const due = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
