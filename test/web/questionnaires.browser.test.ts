@@ -95,12 +95,17 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await types.press('Backspace');
     await types.fill('.png');
     await types.press('Enter');
+    // A framework without a catalog in the service: the mapping is typed in.
+    await adding.getByLabel('Other control', { exact: true }).fill('hipaa:164.308(a)(5)');
+    await adding.getByRole('button', { name: 'Add typed mapping' }).click();
+    await adding.getByTestId('question-mappings').getByText('hipaa:164.308(a)(5)', { exact: true }).waitFor();
     await adding.getByRole('button', { name: 'Save question' }).click();
     await page.getByText('Question added.').waitFor(SLOW);
     await expect.poll(() => page.getByRole('listitem', { name: /^Question \d+$/ }).count()).toBe(template.question_count + 1);
     const added = (await get(`/questionnaires/${id}`)).questions.at(-1);
     expect(added).toMatchObject({ text: 'Upload the signed visitor log of last month.', type: 'file_upload', required: true });
     expect(added.accepted_types.sort()).toEqual(['.pdf', '.png']);
+    expect(added.control_mappings).toEqual(['hipaa:164.308(a)(5)']);
 
     // Publish; then assign with a reviewer and a due date.
     await page.getByRole('button', { name: 'Publish' }).click();

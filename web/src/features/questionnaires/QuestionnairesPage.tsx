@@ -1,4 +1,4 @@
-import { Button, Group, Select, Stack, Table, Title } from '@mantine/core';
+import { Anchor, Button, Group, Select, Stack, Table, Title } from '@mantine/core';
 import { Link, useSearchParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { useSession } from '../../session/session';
@@ -65,7 +65,9 @@ export function QuestionnairesPage() {
                   {data.items.map((q) => (
                     <Table.Tr key={q.id}>
                       <Table.Td>
-                        <Link to={`/questionnaires/${q.id}`}>{q.title}</Link>
+                        <Anchor component={Link} to={`/questionnaires/${q.id}`}>
+                          {q.title}
+                        </Anchor>
                       </Table.Td>
                       <Table.Td>{q.version}</Table.Td>
                       <Table.Td>

@@ -93,6 +93,9 @@ export default {
     failed: 'Die Frage wurde nicht gespeichert',
   },
   picker: {
+    typed: 'Andere Kontrolle',
+    typedHelp: 'Beliebiges Framework, als framework:kontrolle.',
+    addTyped: 'Eingegebene Zuordnung hinzufügen',
     framework: 'Framework',
     control: 'Kontrolle',
     chooseFramework: 'Zuerst ein Framework wählen',

@@ -94,6 +94,9 @@ export default {
     failed: 'La question n’a pas été enregistrée',
   },
   picker: {
+    typed: 'Autre contrôle',
+    typedHelp: 'Tout référentiel, sous la forme référentiel:contrôle.',
+    addTyped: 'Ajouter l’association saisie',
     framework: 'Référentiel',
     control: 'Contrôle',
     chooseFramework: 'Choisissez d’abord un référentiel',

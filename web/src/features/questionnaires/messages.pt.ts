@@ -94,6 +94,9 @@ export default {
     failed: 'A pergunta não foi guardada',
   },
   picker: {
+    typed: 'Outro controlo',
+    typedHelp: 'Qualquer framework, como framework:controlo.',
+    addTyped: 'Adicionar associação escrita',
     framework: 'Framework',
     control: 'Controlo',
     chooseFramework: 'Escolha primeiro um framework',

@@ -93,6 +93,9 @@ export default {
     failed: 'The question was not saved',
   },
   picker: {
+    typed: 'Other control',
+    typedHelp: 'Any framework, as framework:control.',
+    addTyped: 'Add typed mapping',
     framework: 'Framework',
     control: 'Control',
     chooseFramework: 'Choose a framework first',
