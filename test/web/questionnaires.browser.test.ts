@@ -163,6 +163,10 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     expect(await list.getByText('Draft', { exact: true }).count()).toBe(1);
     await page.screenshot({ path: '/tmp/questionnaires-versions.png', fullPage: true });
     await expectAccessible(page);
+    // The status filter, kept in the URL.
+    await choose(page, 'Status', 'Archived', page.locator('main'));
+    await page.waitForURL((url) => url.searchParams.get('status') === 'archived');
+    await expect.poll(() => list.getByRole('row').count(), SLOW).toBe(2);
     await context.close();
   });
 
