@@ -140,6 +140,14 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await page.screenshot({ path: '/tmp/questionnaires-assigned.png', fullPage: true });
     await expectAccessible(page);
 
+    // Assigning the same person again is refused (an open assessment exists), under the assignees.
+    await choose(page, /^Assignees/, assignee.username, form);
+    await page.keyboard.press('Escape');
+    await form.getByRole('button', { name: 'Assign' }).click();
+    await form.getByText(`user "${assignee.username}" already has an open assessment of this questionnaire`).waitFor(SLOW);
+    expect(await form.getByLabel(/^Assignees/).first().getAttribute('aria-invalid')).toBe('true');
+    expect((await get(`/assessments?questionnaire_id=${id}`)).items).toHaveLength(1);
+
     // A new version: a draft copy, version 2, whose questions can change again.
     await page.getByRole('button', { name: 'New version' }).click();
     await page.getByText('Draft version 2 created.').waitFor(SLOW);
@@ -148,6 +156,11 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await page.getByText('Version 2', { exact: true }).waitFor(SLOW);
     expect(await page.getByRole('button', { name: 'Add question' }).isVisible()).toBe(true);
     expect(await get(`/questionnaires/${versionId}`)).toMatchObject({ version: 2, status: 'draft', previous_version_id: id });
+    // The draft's questions change again: the one added above is removed.
+    await page.getByRole('button', { name: `Delete question ${template.question_count + 1}`, exact: true }).click();
+    await page.getByText('Question deleted.').waitFor(SLOW);
+    await expect.poll(() => page.getByRole('listitem', { name: /^Question \d+$/ }).count(), SLOW).toBe(template.question_count);
+    expect((await get(`/questionnaires/${versionId}`)).question_count).toBe(template.question_count);
 
     // Archive the first version: no more assignments; the list shows both with their status.
     await page.goto(`/questionnaires/${id}`);
