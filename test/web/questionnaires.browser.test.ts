@@ -91,6 +91,7 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await refusal.waitFor(SLOW);
     // Under the field: the input names it as its error.
     expect(await types.getAttribute('aria-invalid')).toBe('true');
+    await page.screenshot({ path: '/tmp/questionnaires-refusal.png' });
     await expectAccessible(page);
     await types.press('Backspace');
     await types.fill('.png');
