@@ -11,6 +11,7 @@ import { topologyRoutes } from '../features/topology/routes';
 import { rulesRoutes } from '../features/rules/routes';
 import { adminRoutes } from '../features/admin/routes';
 import { respondRoutes } from '../features/respond/routes';
+import { questionnairesRoutes } from '../features/questionnaires/routes';
 import { assessmentsRoutes } from '../features/assessments/routes';
 
 /**
@@ -24,6 +25,7 @@ const signedIn: RouteObject[] = [
   ...riskRoutes,
   ...topologyRoutes,
   ...rulesRoutes,
+  ...questionnairesRoutes,
   ...assessmentsRoutes,
   ...adminRoutes,
   ...accountRoutes,

@@ -24,6 +24,7 @@ export default {
     risk: 'Risikoakzeptanzen',
     topology: 'Topologie',
     rules: 'Regeln',
+    questionnaires: 'Fragebögen',
     myAssessments: 'Meine Bewertungen',
     reviewQueue: 'Prüfwarteschlange',
     admin: 'Verwaltung',

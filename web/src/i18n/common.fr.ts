@@ -24,6 +24,7 @@ export default {
     risk: 'Acceptations de risque',
     topology: 'Topologie',
     rules: 'Règles',
+    questionnaires: 'Questionnaires',
     myAssessments: 'Mes évaluations',
     reviewQueue: 'File de relecture',
     admin: 'Administration',

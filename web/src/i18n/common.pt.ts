@@ -24,6 +24,7 @@ export default {
     risk: 'Aceitações de risco',
     topology: 'Topologia',
     rules: 'Regras',
+    questionnaires: 'Questionários',
     myAssessments: 'As minhas avaliações',
     reviewQueue: 'Fila de revisão',
     admin: 'Administração',

@@ -24,6 +24,7 @@ export const common = {
     risk: 'Risk acceptances',
     topology: 'Topology',
     rules: 'Rules',
+    questionnaires: 'Questionnaires',
     myAssessments: 'My assessments',
     reviewQueue: 'Review queue',
     admin: 'Administration',

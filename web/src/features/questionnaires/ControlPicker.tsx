@@ -1,0 +1,86 @@
+import { useState } from 'react';
+import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
+import { useTranslation } from 'react-i18next';
+import { CATALOG_FRAMEWORKS, useFrameworkControls, type CatalogFramework } from './queries';
+
+/**
+ * Picks a control of a framework catalog and hands it on as "<framework>:<control_id>", the form
+ * control_mappings are stored in. The list holds the controls the service reports for the framework
+ * (GET /controls/status); any other control, and the frameworks without a catalog in the service
+ * (hipaa, gdpr, cmmc-l2, …), are typed in, and the service checks them when the question is saved.
+ */
+export function ControlPicker({ onPick, taken }: { onPick: (mapping: string) => void; taken: string[] }) {
+  const { t } = useTranslation('questionnaires');
+  const [framework, setFramework] = useState<CatalogFramework | null>(null);
+  const [control, setControl] = useState<string | null>(null);
+  const [typed, setTyped] = useState('');
+  const controls = useFrameworkControls(framework);
+  const options = (controls.data ?? [])
+    .filter((c) => !taken.includes(`${c.framework}:${c.control_id}`))
+    .map((c) => ({ value: c.control_id, label: `${c.control_id} — ${c.title}` }));
+
+  const addTyped = () => {
+    if (typed.trim() && !taken.includes(typed.trim())) onPick(typed.trim());
+    setTyped('');
+  };
+
+  return (
+    <Stack gap="xs">
+      <Group align="flex-end" wrap="wrap" gap="xs">
+        <Select
+          label={t('picker.framework')}
+          data={CATALOG_FRAMEWORKS.map((f) => ({ value: f, label: f }))}
+          value={framework}
+          onChange={(value) => {
+            setFramework(value as CatalogFramework | null);
+            setControl(null);
+          }}
+          w={180}
+        />
+        <Select
+          label={t('picker.control')}
+          placeholder={framework ? undefined : t('picker.chooseFramework')}
+          data={options}
+          value={control}
+          onChange={setControl}
+          searchable
+          disabled={!framework || controls.isPending}
+          nothingFoundMessage={t('picker.none')}
+          error={controls.isError ? t('picker.failed') : undefined}
+          w={360}
+          comboboxProps={{ withinPortal: true }}
+        />
+        <Button
+          variant="light"
+          disabled={!framework || !control}
+          onClick={() => {
+            onPick(`${framework}:${control}`);
+            setControl(null);
+          }}
+        >
+          {t('picker.add')}
+        </Button>
+      </Group>
+      <Group align="flex-end" wrap="wrap" gap="xs">
+        <TextInput
+          label={t('picker.typed')}
+          description={t('picker.typedHelp')}
+          placeholder="hipaa:164.308(a)(5)"
+          value={typed}
+          onChange={(e) => setTyped(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            // Enter adds the mapping instead of submitting the question.
+            if (e.key === 'Enter') {
+              e.preventDefault();
+              addTyped();
+            }
+          }}
+          w={360}
+        />
+        <Button variant="light" disabled={!typed.trim()} onClick={addTyped}>
+          {t('picker.addTyped')}
+        </Button>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,173 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Paths } from '../../api/client';
+import { unwrap } from '../../api/errors';
+import { useSession } from '../../session/session';
+
+type QPath = Paths['/api/v1/tenants/{tenantID}/questionnaires/{qID}'];
+export type Questionnaire = QPath['get']['responses'][200]['content']['application/json'];
+export type Question = Questionnaire['questions'][number];
+export type QuestionType = Question['type'];
+export type QuestionInput = Paths['/api/v1/tenants/{tenantID}/questionnaires/{qID}/questions/{questionID}']['put']['requestBody']['content']['application/json'];
+export type Template = Paths['/api/v1/tenants/{tenantID}/questionnaires/templates']['get']['responses'][200]['content']['application/json']['items'][number];
+export type QuestionnaireStatus = Questionnaire['status'];
+type ControlsQuery = NonNullable<Paths['/api/v1/tenants/{tenantID}/controls/status']['get']['parameters']['query']>;
+export type CatalogFramework = NonNullable<ControlsQuery['framework']>;
+
+export const QUESTION_TYPES: QuestionType[] = ['yes_no', 'single_choice', 'multi_choice', 'text_short', 'text_long', 'date', 'number', 'file_upload'];
+/** The frameworks with a control catalog in the service (content/frameworks), the picker's choices. */
+export const CATALOG_FRAMEWORKS: CatalogFramework[] = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'];
+/** Reviewers need assessment:review, which these roles hold (src/platform/rbac/roles.ts). */
+export const REVIEWER_ROLES = ['security-analyst', 'tenant-admin', 'system-admin'];
+
+export const questionnairesKey = ['questionnaires'] as const;
+
+/** All 20 templates fit one page (the API allows 500 a page). */
+export function useTemplates() {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'templates', tenantId],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/tenants/{tenantID}/questionnaires/templates', { params: { path: { tenantID: tenantId }, query: { per_page: 100 } } })),
+  });
+}
+
+export function useQuestionnaires(filter: { status?: QuestionnaireStatus; page: number; per_page: number }) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'list', tenantId, filter],
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/questionnaires', { params: { path: { tenantID: tenantId }, query: filter } })),
+  });
+}
+
+export function useQuestionnaire(id: string) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'one', tenantId, id],
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/questionnaires/{qID}', { params: { path: { tenantID: tenantId, qID: id } } })),
+  });
+}
+
+/** The assessments a questionnaire was assigned as (one per assignee). */
+export function useQuestionnaireAssessments(id: string) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'assessments', tenantId, id],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/tenants/{tenantID}/assessments', { params: { path: { tenantID: tenantId }, query: { questionnaire_id: id, per_page: 100 } } })),
+  });
+}
+
+/** The tenant's members, for the assignee and reviewer pickers (every role holds tenant:read). */
+export function useTenantUsers() {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'users', tenantId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/users', { params: { path: { tenantID: tenantId }, query: { per_page: 500 } } })),
+  });
+}
+
+/**
+ * A framework's controls for the mapping picker. GET /controls/status lists each applicable control of
+ * the framework (mapped by a rule or by a published questionnaire) with its title; the service has no
+ * route for a whole catalog, so a control outside that list is typed in by hand.
+ */
+export function useFrameworkControls(framework: CatalogFramework | null) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...questionnairesKey, 'controls', tenantId, framework],
+    enabled: framework !== null,
+    staleTime: 5 * 60_000,
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/tenants/{tenantID}/controls/status', {
+          params: { path: { tenantID: tenantId }, query: { framework: framework!, per_page: 500 } },
+        }),
+      ).controls.items,
+  });
+}
+
+/** After any change: the lists and the questionnaire itself are stale. */
+function useInvalidate() {
+  const client = useQueryClient();
+  return () => client.invalidateQueries({ queryKey: questionnairesKey });
+}
+
+export function useCreateFromTemplate() {
+  const { tenantId } = useSession();
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (templateId: string) =>
+      unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/from-template', { params: { path: { tenantID: tenantId } }, body: { template_id: templateId } })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useCreateQuestionnaire() {
+  const { tenantId } = useSession();
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (body: { title: string; description?: string }) =>
+      unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires', { params: { path: { tenantID: tenantId } }, body })),
+    onSuccess: invalidate,
+  });
+}
+
+/** Adds a question (no id) or replaces one (with the id of the question it edits). */
+export function useSaveQuestion(qID: string) {
+  const { tenantId } = useSession();
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async ({ questionId, input }: { questionId?: string; input: QuestionInput }) =>
+      questionId
+        ? unwrap(
+            await api.PUT('/api/v1/tenants/{tenantID}/questionnaires/{qID}/questions/{questionID}', {
+              params: { path: { tenantID: tenantId, qID, questionID: questionId } },
+              body: input,
+            }),
+          )
+        : unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/{qID}/questions', { params: { path: { tenantID: tenantId, qID } }, body: input })),
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteQuestion(qID: string) {
+  const { tenantId } = useSession();
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (questionId: string) =>
+      unwrap(
+        await api.DELETE('/api/v1/tenants/{tenantID}/questionnaires/{qID}/questions/{questionID}', {
+          params: { path: { tenantID: tenantId, qID, questionID: questionId } },
+        }),
+      ),
+    onSuccess: invalidate,
+  });
+}
+
+export type Lifecycle = 'publish' | 'archive' | 'versions';
+
+/** publish (draft → published), archive, or a new draft version (returns the new questionnaire). */
+export function useLifecycle(qID: string) {
+  const { tenantId } = useSession();
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (step: Lifecycle) => {
+      const params = { params: { path: { tenantID: tenantId, qID } } };
+      if (step === 'publish') return unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/{qID}/publish', params));
+      if (step === 'archive') return unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/{qID}/archive', params));
+      return unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/{qID}/versions', params));
+    },
+    onSuccess: invalidate,
+  });
+}
+
+export function useAssign(qID: string) {
+  const { tenantId } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: { assignees: string[]; reviewer_id: string | null; due_date: string | null }) =>
+      unwrap(await api.POST('/api/v1/tenants/{tenantID}/questionnaires/{qID}/assign', { params: { path: { tenantID: tenantId, qID } }, body })),
+    // Assigning moves controls to questionnaire_assigned too.
+    onSuccess: () => client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'me' }),
+  });
+}
