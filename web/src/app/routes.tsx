@@ -11,6 +11,7 @@ import { topologyRoutes } from '../features/topology/routes';
 import { rulesRoutes } from '../features/rules/routes';
 import { adminRoutes } from '../features/admin/routes';
 import { respondRoutes } from '../features/respond/routes';
+import { poamRoutes } from '../features/poam/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -21,6 +22,7 @@ const signedIn: RouteObject[] = [
   ...findingsRoutes,
   ...controlsRoutes,
   ...riskRoutes,
+  ...poamRoutes,
   ...topologyRoutes,
   ...rulesRoutes,
   ...adminRoutes,
