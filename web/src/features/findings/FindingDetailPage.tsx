@@ -115,7 +115,10 @@ function FindingDetail({ finding }: { finding: Finding }) {
       </Group>
       {poamId && (
         <Alert color="teal" mb="md">
-          {t('detail.poamItem', { id: poamId })}
+          {t('detail.poamItem', { id: poamId })}{' '}
+          <Anchor component={Link} to={`/poam/${poamId}`} size="sm">
+            {t('detail.poamOpen', { id: poamId })}
+          </Anchor>
         </Alert>
       )}
       {live && (

@@ -33,7 +33,7 @@ export function DraftFromAssessment() {
       <Button variant="default" onClick={open}>
         {t('fromAssessment.action')}
       </Button>
-      <Modal opened={opened} onClose={close} title={t('fromAssessment.title')}>
+      <Modal opened={opened} onClose={close} closeButtonProps={{ 'aria-label': t('common:close') }} title={t('fromAssessment.title')}>
         <Text size="sm" mb="sm">
           {t('fromAssessment.hint')}
         </Text>
