@@ -27,6 +27,8 @@ async function createItem(payload: Record<string, unknown>): Promise<{ id: strin
 async function choose(page: Page, label: string, option: string) {
   await page.getByLabel(label, { exact: true }).filter({ visible: true }).click();
   await page.getByRole('option', { name: option, exact: true }).click();
+  // The dropdown closes before the next one opens (its closing transition would take the next click).
+  await page.getByRole('listbox').waitFor({ state: 'hidden' });
 }
 
 describe.runIf(chromiumPath())('the POA&M screens', () => {
@@ -70,12 +72,15 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     await expect.poll(() => table.getByRole('row').count(), SLOW).toBe(2);
     expect(await table.getByRole('link', { name: tls.id, exact: true }).isVisible()).toBe(true);
     await choose(page, 'Severity', 'All');
+    await page.waitForURL((url) => !url.searchParams.has('severity'));
     await choose(page, 'Overdue', 'Only overdue');
-    await page.waitForURL((url) => url.searchParams.get('overdue') === 'true' && !url.searchParams.has('severity'));
+    await page.waitForURL((url) => url.searchParams.get('overdue') === 'true');
     await expect.poll(() => table.getByRole('row').count(), SLOW).toBe(2);
     expect(await table.getByText('Overdue', { exact: true }).isVisible()).toBe(true);
     await choose(page, 'Overdue', 'All');
+    await page.waitForURL((url) => !url.searchParams.has('overdue'));
     await choose(page, 'Status', 'In progress');
+    await page.waitForURL((url) => url.searchParams.get('status') === 'in_progress');
     await expect.poll(() => table.getByRole('row').count(), SLOW).toBe(3);
     await page.screenshot({ path: '/tmp/poam-list.png', fullPage: true });
     await expectAccessible(page);
@@ -149,6 +154,46 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     expect(text).toContain('TLS 1.0 still offered');
     const csvResponse = await page.request.get((await page.getByRole('menuitem', { name: 'OMB CSV (.csv)', includeHidden: true }).getAttribute('href'))!);
     expect(csvResponse.headers()['content-type']).toMatch(/^text\/csv/);
+    await context.close();
+  });
+});
+
+describe.runIf(chromiumPath())('drafting POA&M items from an assessment', () => {
+  it('raises an item per gap of a rejected assessment, chosen on the POA&M page', { timeout: 240_000 }, async () => {
+    const { t, tenant } = web.app;
+    const admin = tenant.users['tenant-admin'];
+    const post = async (path: string, payload: Record<string, unknown>, token = admin.token) => {
+      const res = await call(t.app, token, { method: 'POST', url: api(path), payload });
+      if (res.statusCode >= 300) throw new Error(`POST ${path}: ${res.statusCode} ${res.body}`);
+      return res.json();
+    };
+    const questionnaire = await post('/questionnaires', {
+      title: 'Badge access review',
+      description: 'Physical access',
+      framework: 'nist-800-53',
+      questions: [{ id: 'badges', text: 'Are badges revoked on the last day?', type: 'yes_no', required: true, control_mappings: ['nist-800-53:PE-2'] }],
+    });
+    await post(`/questionnaires/${questionnaire.id}/publish`, {});
+    const [assessment] = (await post(`/questionnaires/${questionnaire.id}/assign`, { assignees: [admin.user_id] })).items;
+    await post(`/assessments/${assessment.id}/respond`, { responses: [{ question_id: 'badges', answer: 'no' }] });
+    await post(`/assessments/${assessment.id}/submit`, {});
+    const rejected = await post(`/assessments/${assessment.id}/reject`, { notes: 'Badges stay active for a week.', gaps: [{ question_id: 'badges', severity: 'HIGH' }] }, analyst().token);
+    expect(rejected.status).toBe('changes_requested');
+    const before = (await call(t.app, analyst().token, { url: api('/poam/summary'), expect: 200 })).json().total;
+
+    const { context, page } = await signIn(web.browser, web.app, analyst().username);
+    await page.goto('/poam');
+    await page.getByRole('button', { name: 'Draft from an assessment' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Draft POA&M items from an assessment' });
+    await dialog.getByLabel('Assessment', { exact: true }).click();
+    await page.getByRole('option', { name: /^Badge access review — .*\(changes requested, 1 gaps\)$/ }).click();
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Draft items' }).click();
+    await expect.poll(() => page.getByTestId('poam-count-total').textContent(), SLOW).toBe(String(before + 1));
+    const open = page.getByRole('region', { name: /^Open \(/ });
+    await expect.poll(() => open.getByText('Badge access review: Are badges revoked on the last day?').isVisible(), SLOW).toBe(true);
+    const items = (await call(t.app, analyst().token, { url: api('/poam?sort=-number&per_page=1'), expect: 200 })).json().items;
+    expect(items[0]).toMatchObject({ severity: 'HIGH', control_ids: ['PE-2'], source: `assessment:${assessment.id}` });
     await context.close();
   });
 });

@@ -30,6 +30,7 @@ export function PoamList({ total }: { total: number }) {
     () => [
       {
         id: 'number',
+        accessorFn: (row) => row.id,
         header: t('columns.id'),
         cell: ({ row }) => (
           <Anchor component={Link} to={`/poam/${row.original.id}`} size="sm" style={{ whiteSpace: 'nowrap' }}>
@@ -47,10 +48,11 @@ export function PoamList({ total }: { total: number }) {
           </Text>
         ),
       },
-      { id: 'severity', header: t('columns.severity'), cell: ({ row }) => <SeverityDot severity={row.original.severity} /> },
-      { id: 'status', header: t('columns.status'), cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { id: 'severity', accessorKey: 'severity', header: t('columns.severity'), cell: ({ row }) => <SeverityDot severity={row.original.severity} /> },
+      { id: 'status', accessorKey: 'status', header: t('columns.status'), cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
         id: 'scheduled_completion',
+        accessorKey: 'scheduled_completion',
         header: t('columns.due'),
         cell: ({ row }) => (
           <Group gap={4} wrap="nowrap">

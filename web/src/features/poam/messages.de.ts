@@ -28,7 +28,7 @@ export default {
     closeHint: 'Zum Schließen ist mindestens eine Nachweisdatei nötig.',
     confirm: 'Verschieben',
     refused: 'Der Statuswechsel wurde abgelehnt',
-    done: '{{id}} ist jetzt {{status}}.',
+    done: '{{id}} wurde nach {{status}} verschoben.',
     none: 'Geschlossene Einträge sind endgültig.',
   },
   export: { menu: 'Exportieren', fedramp: 'FedRAMP-POA&M (.xlsx)', csv: 'OMB-CSV (.csv)', json: 'JSON (.json)', oscal: 'OSCAL-POA&M (.json)' },

@@ -28,7 +28,7 @@ export default {
     closeHint: 'La clôture exige au moins un fichier de preuve.',
     confirm: 'Déplacer',
     refused: 'Le changement de statut a été refusé',
-    done: '{{id}} est maintenant {{status}}.',
+    done: '{{id}} est passé à {{status}}.',
     none: 'Les éléments clos sont définitifs.',
   },
   export: { menu: 'Exporter', fedramp: 'POA&M FedRAMP (.xlsx)', csv: 'CSV OMB (.csv)', json: 'JSON (.json)', oscal: 'POA&M OSCAL (.json)' },

@@ -28,7 +28,7 @@ export default {
     closeHint: 'Fechar exige pelo menos um arquivo de evidência.',
     confirm: 'Mover',
     refused: 'A mudança de status foi recusada',
-    done: '{{id}} agora está em {{status}}.',
+    done: '{{id}} foi movido para {{status}}.',
     none: 'Itens fechados são definitivos.',
   },
   export: { menu: 'Exportar', fedramp: 'POA&M FedRAMP (.xlsx)', csv: 'CSV OMB (.csv)', json: 'JSON (.json)', oscal: 'POA&M OSCAL (.json)' },

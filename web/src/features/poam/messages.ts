@@ -28,7 +28,7 @@ export default {
     closeHint: 'Closing needs at least one evidence file.',
     confirm: 'Move',
     refused: 'The move was refused',
-    done: '{{id}} is now {{status}}.',
+    done: '{{id}} moved to {{status}}.',
     none: 'Closed items are final.',
   },
   export: { menu: 'Export', fedramp: 'FedRAMP POA&M (.xlsx)', csv: 'OMB CSV (.csv)', json: 'JSON (.json)', oscal: 'OSCAL POA&M (.json)' },
