@@ -10,9 +10,10 @@ import { call } from '../harness/identity.js';
  * The POA&M screens: the board by status with a move menu per card (used from the keyboard), the list
  * and its filters, an item with a milestone and a comment added, closing refused without evidence
  * (the service's reason shown), evidence uploaded and the item closed; the exports downloaded; items
- * drafted from an assessment's gaps.
+ * drafted from an assessment's gaps and from a finding's page.
  */
-const web = useConsole();
+// The demo estate gives the findings an item is drafted from.
+const web = useConsole({ demo: true });
 const SLOW = { timeout: 15_000 };
 
 const api = (path: string) => `/api/v1/tenants/${web.app.tenant.id}${path}`;
@@ -74,13 +75,13 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     await choose(page, 'Severity', 'All');
     await page.waitForURL((url) => !url.searchParams.has('severity'));
     await choose(page, 'Overdue', 'Only overdue');
-    await page.waitForURL((url) => url.searchParams.get('overdue') === 'true');
+    await page.waitForURL((url) => url.searchParams.get('overdue') === 'true' && !url.searchParams.has('severity'));
     await expect.poll(() => table.getByRole('row').count(), SLOW).toBe(2);
     expect(await table.getByText('Overdue', { exact: true }).isVisible()).toBe(true);
     await choose(page, 'Overdue', 'All');
     await page.waitForURL((url) => !url.searchParams.has('overdue'));
     await choose(page, 'Status', 'In progress');
-    await page.waitForURL((url) => url.searchParams.get('status') === 'in_progress');
+    await page.waitForURL((url) => url.searchParams.get('status') === 'in_progress' && !url.searchParams.has('severity') && !url.searchParams.has('overdue'));
     await expect.poll(() => table.getByRole('row').count(), SLOW).toBe(3);
     await page.screenshot({ path: '/tmp/poam-list.png', fullPage: true });
     await expectAccessible(page);
@@ -194,6 +195,48 @@ describe.runIf(chromiumPath())('drafting POA&M items from an assessment', () => 
     await expect.poll(() => open.getByText('Badge access review: Are badges revoked on the last day?').isVisible(), SLOW).toBe(true);
     const items = (await call(t.app, analyst().token, { url: api('/poam?sort=-number&per_page=1'), expect: 200 })).json().items;
     expect(items[0]).toMatchObject({ severity: 'HIGH', control_ids: ['PE-2'], source: `assessment:${assessment.id}` });
+    await context.close();
+  });
+});
+
+describe.runIf(chromiumPath())('drafting a POA&M item from a finding', () => {
+  it('creates the item from the finding page, links to it, and offers no second one', { timeout: 240_000 }, async () => {
+    const findings = (await call(web.app.t.app, analyst().token, { url: api('/findings?status=open&per_page=1&sort=-severity'), expect: 200 })).json();
+    const finding = findings.items[0];
+    const { context, page } = await signIn(web.browser, web.app, analyst().username);
+    await page.goto(`/findings/${encodeURIComponent(finding.id)}`);
+    await page.getByRole('button', { name: 'Create POA&M item' }).click();
+    const open = page.getByRole('link', { name: /^Open POAM-\d+$/ });
+    await open.waitFor(SLOW);
+    const id = (await open.textContent())!.replace(/^Open /, '');
+    expect(await page.getByRole('button', { name: 'Create POA&M item' }).count()).toBe(0);
+    await expectAccessible(page);
+    await open.click();
+    await page.waitForURL(`**/poam/${id}`);
+    const weakness = page.getByRole('region', { name: 'Weakness' });
+    await expect.poll(() => weakness.getByRole('link', { name: finding.id, exact: true }).isVisible(), SLOW).toBe(true);
+    expect(await page.getByText('finding', { exact: true }).isVisible()).toBe(true);
+    // Back on the finding, later: the item is found again, and no second one is offered.
+    await page.goto(`/findings/${encodeURIComponent(finding.id)}`);
+    await page.getByRole('link', { name: `Open ${id}` }).waitFor(SLOW);
+    expect(await page.getByRole('button', { name: 'Create POA&M item' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('shows a read-only user the items without any action', { timeout: 120_000 }, async () => {
+    const item = await createItem({ weakness_name: 'Read-only check', severity: 'LOW' });
+    const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['read-only'].username);
+    await page.goto('/poam');
+    await page.getByRole('region', { name: /^Open \(/ }).getByRole('link', { name: item.id, exact: true }).waitFor(SLOW);
+    expect(await page.getByRole('button', { name: /^Move POAM-/ }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Draft from an assessment' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Export' }).isVisible()).toBe(true);
+    await page.goto(`/poam/${item.id}`);
+    await page.getByRole('region', { name: 'Comments and history' }).waitFor(SLOW);
+    expect(await page.getByRole('button', { name: /^Move to / }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Upload evidence' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Add comment' }).count()).toBe(0);
+    await expectAccessible(page);
     await context.close();
   });
 });
