@@ -15,6 +15,7 @@ const NAV = [
   { to: '/findings', key: 'findings', permission: 'findings:read' },
   { to: '/controls', key: 'controls', permission: 'findings:read' },
   { to: '/risk-acceptances', key: 'risk', permission: 'findings:read' },
+  { to: '/poam', key: 'poam', permission: 'poam:read' },
   { to: '/topology', key: 'topology', permission: 'nodes:read' },
   { to: '/rules', key: 'rules', permission: 'rules:read' },
   { to: '/questionnaires', key: 'questionnaires', permission: 'questionnaire:read' },

@@ -13,6 +13,7 @@ import { adminRoutes } from '../features/admin/routes';
 import { respondRoutes } from '../features/respond/routes';
 import { questionnairesRoutes } from '../features/questionnaires/routes';
 import { assessmentsRoutes } from '../features/assessments/routes';
+import { poamRoutes } from '../features/poam/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -23,6 +24,7 @@ const signedIn: RouteObject[] = [
   ...findingsRoutes,
   ...controlsRoutes,
   ...riskRoutes,
+  ...poamRoutes,
   ...topologyRoutes,
   ...rulesRoutes,
   ...questionnairesRoutes,

@@ -22,6 +22,7 @@ export default {
     findings: 'Befunde',
     controls: 'Kontrollen',
     risk: 'Risikoakzeptanzen',
+    poam: 'POA&M',
     topology: 'Topologie',
     rules: 'Regeln',
     questionnaires: 'Fragebögen',

@@ -22,6 +22,7 @@ export default {
     findings: 'Constats',
     controls: 'Contrôles',
     risk: 'Acceptations de risque',
+    poam: 'POA&M',
     topology: 'Topologie',
     rules: 'Règles',
     questionnaires: 'Questionnaires',

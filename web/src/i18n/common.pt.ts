@@ -22,6 +22,7 @@ export default {
     findings: 'Constatações',
     controls: 'Controlos',
     risk: 'Aceitações de risco',
+    poam: 'POA&M',
     topology: 'Topologia',
     rules: 'Regras',
     questionnaires: 'Questionários',

@@ -22,6 +22,7 @@ export const common = {
     findings: 'Findings',
     controls: 'Controls',
     risk: 'Risk acceptances',
+    poam: 'POA&M',
     topology: 'Topology',
     rules: 'Rules',
     questionnaires: 'Questionnaires',

@@ -18,8 +18,11 @@ export function useUrlState() {
   const set = useCallback(
     (changes: Record<string, string | number | null | undefined>) => {
       setParams(
-        (current) => {
-          const next = new URLSearchParams(current);
+        () => {
+          // From the address bar, not from this render's params: the router renders a navigation in a
+          // transition, so a second change made before it commits (two filters picked quickly) would
+          // start from the old params and undo the first.
+          const next = new URLSearchParams(window.location.search);
           for (const [name, value] of Object.entries(changes)) {
             if (value === null || value === undefined || value === '') next.delete(name);
             else next.set(name, String(value));

@@ -13,7 +13,7 @@ import { AcceptRiskModal, type AcceptTarget } from './components/AcceptRiskModal
 import { StatusBadge } from './components/FindingsTable';
 import { Remediation } from './components/Remediation';
 import { TerraformPatch } from './components/TerraformPatch';
-import { useAcceptanceOf, useCreatePoamItem, useFinding, useRemediation, useResolveFinding, useRevokeAcceptance, type Finding } from './queries';
+import { useAcceptanceOf, useCreatePoamItem, useFinding, usePoamItemOf, useRemediation, useResolveFinding, useRevokeAcceptance, type Finding } from './queries';
 
 /** One finding: what, where, which controls, its history, how to fix it, and what can be done about it. */
 export function FindingDetailPage() {
@@ -55,7 +55,9 @@ function FindingDetail({ finding }: { finding: Finding }) {
   const revoke = useRevokeAcceptance();
   const poam = useCreatePoamItem();
   const [acceptTarget, setAcceptTarget] = useState<AcceptTarget | null>(null);
-  const [poamId, setPoamId] = useState<string | null>(null);
+  const tracking = usePoamItemOf(finding.id, can('poam:read'));
+  const [created, setCreated] = useState<string | null>(null);
+  const poamId = tracking.data?.id ?? created;
   const live = acceptance.data ?? null;
 
   const run = async (action: () => Promise<unknown>, done: string) => {
@@ -84,14 +86,14 @@ function FindingDetail({ finding }: { finding: Finding }) {
           {live.scope === 'group' ? t('detail.revokeGroup') : t('detail.revoke')}
         </Button>
       )}
-      {can('poam:write') && finding.status !== 'resolved' && (
+      {can('poam:write') && finding.status !== 'resolved' && !poamId && (
         <Button
           variant="light"
           loading={poam.isPending}
           onClick={() =>
             void run(async () => {
               const item = await poam.mutateAsync(finding.id);
-              setPoamId(item.id);
+              setCreated(item.id);
             }, t('detail.poamCreated'))
           }
         >
@@ -115,7 +117,11 @@ function FindingDetail({ finding }: { finding: Finding }) {
       </Group>
       {poamId && (
         <Alert color="teal" mb="md">
-          {t('detail.poamItem', { id: poamId })}
+          {t('detail.poamItem', { id: poamId })}{' '}
+          {/* The alert's own text colour, underlined: the link blue lacks contrast on the teal alert. */}
+          <Anchor component={Link} to={`/poam/${poamId}`} size="sm" c="inherit" fw={600} underline="always">
+            {t('detail.poamOpen', { id: poamId })}
+          </Anchor>
         </Alert>
       )}
       {live && (

@@ -88,6 +88,7 @@ export default {
     poam: 'POA&M-Eintrag anlegen',
     poamCreated: 'POA&M-Eintrag angelegt',
     poamItem: 'Der POA&M-Eintrag {{id}} verfolgt diesen Befund.',
+    poamOpen: '{{id}} öffnen',
     baseSeverity: 'Schweregrad der Regel: {{severity}}',
     due: 'Fällig am {{date}}',
     acceptedSingle: 'Risiko für diesen Befund akzeptiert',

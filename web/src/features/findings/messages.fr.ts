@@ -90,6 +90,7 @@ export default {
     poam: 'Créer un élément POA&M',
     poamCreated: 'Élément POA&M créé',
     poamItem: 'L’élément POA&M {{id}} suit ce constat.',
+    poamOpen: 'Ouvrir {{id}}',
     baseSeverity: 'Gravité de la règle : {{severity}}',
     due: 'Échéance le {{date}}',
     acceptedSingle: 'Risque accepté pour ce constat',

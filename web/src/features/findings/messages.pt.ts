@@ -90,6 +90,7 @@ export default {
     poam: 'Criar item POA&M',
     poamCreated: 'Item POA&M criado',
     poamItem: 'O item POA&M {{id}} acompanha esta constatação.',
+    poamOpen: 'Abrir {{id}}',
     baseSeverity: 'Gravidade da regra: {{severity}}',
     due: 'Prazo: {{date}}',
     acceptedSingle: 'Risco aceite para esta constatação',

@@ -88,6 +88,7 @@ export default {
     poam: 'Create POA&M item',
     poamCreated: 'POA&M item created',
     poamItem: 'POA&M item {{id}} tracks this finding.',
+    poamOpen: 'Open {{id}}',
     baseSeverity: 'Rule severity: {{severity}}',
     due: 'Due {{date}}',
     acceptedSingle: 'Risk accepted for this finding',

@@ -229,6 +229,26 @@ export function useRevokeAcceptance() {
   });
 }
 
+/**
+ * The POA&M item that tracks a finding and is not closed (the service allows one at a time), so the
+ * page links to it instead of offering a second one.
+ */
+export function usePoamItemOf(findingId: string, enabled: boolean) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: ['poam', 'of-finding', tenantId, findingId],
+    enabled,
+    queryFn: async () => {
+      const page = unwrap(
+        await api.GET('/api/v1/tenants/{tenantID}/poam', {
+          params: { path: { tenantID: tenantId }, query: { finding_id: findingId, status: 'open,in_progress,verification', per_page: 1 } },
+        }),
+      );
+      return page.items[0] ?? null;
+    },
+  });
+}
+
 export function useCreatePoamItem() {
   const { tenantId } = useSession();
   const client = useQueryClient();
