@@ -17,6 +17,8 @@ const NAV = [
   { to: '/risk-acceptances', key: 'risk', permission: 'findings:read' },
   { to: '/topology', key: 'topology', permission: 'nodes:read' },
   { to: '/rules', key: 'rules', permission: 'rules:read' },
+  { to: '/vulnerabilities', key: 'vulnerabilities', permission: 'findings:read' },
+  { to: '/services', key: 'services', permission: 'findings:read' },
   { to: '/assessments/mine', key: 'myAssessments', permission: 'assessment:read' },
   { to: '/assessments/review', key: 'reviewQueue', permission: 'assessment:review' },
   { to: '/admin', key: 'admin', permission: 'tenant:read' },

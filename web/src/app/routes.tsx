@@ -12,6 +12,8 @@ import { rulesRoutes } from '../features/rules/routes';
 import { adminRoutes } from '../features/admin/routes';
 import { respondRoutes } from '../features/respond/routes';
 import { assessmentsRoutes } from '../features/assessments/routes';
+import { vulnerabilitiesRoutes } from '../features/vulnerabilities/routes';
+import { servicesRoutes } from '../features/services/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -25,6 +27,8 @@ const signedIn: RouteObject[] = [
   ...topologyRoutes,
   ...rulesRoutes,
   ...assessmentsRoutes,
+  ...vulnerabilitiesRoutes,
+  ...servicesRoutes,
   ...adminRoutes,
   ...accountRoutes,
   { path: '*', element: <NotFoundPage /> },

@@ -26,6 +26,8 @@ export default {
     rules: 'Regeln',
     myAssessments: 'Meine Bewertungen',
     reviewQueue: 'Prüfwarteschlange',
+    vulnerabilities: 'Schwachstellen',
+    services: 'Services',
     admin: 'Verwaltung',
   },
   shell: {

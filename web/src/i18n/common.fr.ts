@@ -26,6 +26,8 @@ export default {
     rules: 'Règles',
     myAssessments: 'Mes évaluations',
     reviewQueue: 'File de relecture',
+    vulnerabilities: 'Vulnérabilités',
+    services: 'Services',
     admin: 'Administration',
   },
   shell: {

@@ -26,6 +26,8 @@ export default {
     rules: 'Regras',
     myAssessments: 'As minhas avaliações',
     reviewQueue: 'Fila de revisão',
+    vulnerabilities: 'Vulnerabilidades',
+    services: 'Serviços',
     admin: 'Administração',
   },
   shell: {

@@ -26,6 +26,8 @@ export const common = {
     rules: 'Rules',
     myAssessments: 'My assessments',
     reviewQueue: 'Review queue',
+    vulnerabilities: 'Vulnerabilities',
+    services: 'Services',
     admin: 'Administration',
   },
   shell: {

@@ -1,0 +1,28 @@
+import type { ReactNode } from 'react';
+import { Card, Text, Title } from '@mantine/core';
+
+/** A titled card of the detail screens. */
+export function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Card withBorder padding="md" component="section">
+      <Title order={2} size="h4" mb="sm">
+        {title}
+      </Title>
+      {children}
+    </Card>
+  );
+}
+
+/** A label and its value in a <dl>. */
+export function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" component="dt">
+        {label}
+      </Text>
+      <Text size="sm" component="dd" m={0}>
+        {children}
+      </Text>
+    </div>
+  );
+}
