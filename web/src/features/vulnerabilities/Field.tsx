@@ -1,11 +1,12 @@
-import type { ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { Card, Text, Title } from '@mantine/core';
 
-/** A titled card of the detail screens. */
+/** A titled card of the detail screens, a region named by its title. */
 export function Section({ title, children }: { title: string; children: ReactNode }) {
+  const id = useId();
   return (
-    <Card withBorder padding="md" component="section">
-      <Title order={2} size="h4" mb="sm">
+    <Card withBorder padding="md" component="section" aria-labelledby={id}>
+      <Title order={2} size="h4" mb="sm" id={id}>
         {title}
       </Title>
       {children}
