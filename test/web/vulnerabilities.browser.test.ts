@@ -59,7 +59,7 @@ async function screenshot(page: Page, path: string): Promise<void> {
   await page.screenshot({ path, fullPage: true });
 }
 
-const percent = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 2 }).format(value);
+const percent = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 3 }).format(value);
 
 
 describe.runIf(chromiumPath())('the vulnerability screens', () => {
@@ -167,7 +167,7 @@ describe.runIf(chromiumPath())('the vulnerability screens', () => {
     const vulnerable = packages.filter((c: { 'bom-ref': string }) => affected.has(c['bom-ref']));
     expect(vulnerable.length).toBeGreaterThan(0);
     expect(await page.getByTestId('host-summary').textContent()).toBe(
-      `${packages.length.toLocaleString('en-US')} packages, ${vulnerable.length} with known vulnerabilities`,
+      `Packages: ${packages.length.toLocaleString('en-US')} · with known vulnerabilities: ${vulnerable.length.toLocaleString('en-US')}`,
     );
     await page.getByRole('switch', { name: 'Only vulnerable packages' }).click({ force: true });
     await page.waitForURL((url) => url.searchParams.get('vulnerable') === '1');
@@ -195,7 +195,9 @@ describe.runIf(chromiumPath())('the vulnerability screens', () => {
     expect(await page.getByRole('region', { name: 'Applications' }).getByRole('link', { name: 'Web hosts' }).isVisible()).toBe(true);
     await expect
       .poll(() => page.getByTestId('exposure-summary').textContent(), SLOW)
-      .toContain(`${exposure.summary.cves.toLocaleString('en-US')} CVEs (${exposure.summary.kev} in KEV`);
+      .toBe(
+        `CVEs: ${exposure.summary.cves} · in KEV: ${exposure.summary.kev} · high EPSS: ${exposure.summary.high_epss} · reachable from the Internet: ${exposure.summary.exposed} · hosts with agent data: 1 · packages: ${exposure.packages.toLocaleString('en-US')}`,
+      );
     const rows = page.getByRole('table', { name: 'CVEs reachable in the service, riskiest first' }).getByRole('row');
     expect(await rows.count()).toBe(exposure.items.length + 1);
     await screenshot(page, '/tmp/vulns-service.png');

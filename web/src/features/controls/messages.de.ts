@@ -65,7 +65,7 @@ export default {
     questionnaire: 'Fragebogen',
     expiringOnly: 'Nur in 7 Tagen ablaufende',
     empty: 'Keine Kontrolle entspricht diesen Filtern. Kontrollen erscheinen hier, sobald ein veröffentlichter Fragebogen sie abdeckt.',
-    summary: '{{attested}} Kontrollen bestätigt, {{expiring}} laufen in 7 Tagen ab',
+    summary: 'Bestätigt: {{attested}} · laufen in 7 Tagen ab: {{expiring}}',
     caption: 'Von Fragebögen abgedeckte Kontrollen und ihre Bestätigung',
     daysLeft_one: 'in {{count}} Tag',
     daysLeft_other: 'in {{count}} Tagen',

@@ -67,7 +67,7 @@ export default {
     questionnaire: 'Questionnaire',
     expiringOnly: 'Seulement celles qui expirent sous 7 jours',
     empty: "Aucun contrôle ne correspond à ces filtres. Les contrôles apparaissent ici dès qu'un questionnaire publié les couvre.",
-    summary: '{{attested}} contrôles attestés, {{expiring}} expirent sous 7 jours',
+    summary: 'Attestés : {{attested}} · expirent sous 7 jours : {{expiring}}',
     caption: 'Contrôles couverts par des questionnaires et leur attestation',
     daysLeft_one: 'dans {{count}} jour',
     daysLeft_many: 'dans {{count}} de jours',

@@ -67,7 +67,7 @@ export default {
     questionnaire: 'Questionário',
     expiringOnly: 'Só as que expiram em 7 dias',
     empty: 'Nenhum controlo corresponde a estes filtros. Os controlos aparecem aqui quando um questionário publicado os cobre.',
-    summary: '{{attested}} controlos atestados, {{expiring}} expiram em 7 dias',
+    summary: 'Atestados: {{attested}} · expiram em 7 dias: {{expiring}}',
     caption: 'Controlos cobertos por questionários e a sua atestação',
     daysLeft_one: 'em {{count}} dia',
     daysLeft_many: 'em {{count}} de dias',

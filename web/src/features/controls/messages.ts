@@ -65,7 +65,7 @@ export default {
     questionnaire: 'Questionnaire',
     expiringOnly: 'Only expiring within 7 days',
     empty: 'No control matches these filters. Controls appear here once a published questionnaire maps to them.',
-    summary: '{{attested}} controls attested, {{expiring}} expiring within 7 days',
+    summary: 'Attested: {{attested}} · expiring within 7 days: {{expiring}}',
     caption: 'Controls covered by questionnaires and their attestation',
     daysLeft_one: 'in {{count}} day',
     daysLeft_other: 'in {{count}} days',

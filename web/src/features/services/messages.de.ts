@@ -66,7 +66,7 @@ export default {
     kevOnly: 'Nur aktiv ausgenutzte (KEV)',
     empty: 'Keine CVE erreicht diesen Service.',
     caption: 'Im Service erreichbare CVEs, riskanteste zuerst',
-    summary: '{{cves}} CVEs ({{kev}} im KEV, {{highEpss}} mit hohem EPSS, {{exposed}} aus dem Internet erreichbar) auf {{hosts}} Hosts mit {{packages}} Paketen',
+    summary: 'CVEs: {{cves}} · im KEV: {{kev}} · hoher EPSS: {{highEpss}} · aus dem Internet erreichbar: {{exposed}} · Hosts mit Agentendaten: {{hosts}} · Pakete: {{packages}}',
     cve: 'CVE',
     risk: 'Risiko',
     severity: 'Schweregrad',

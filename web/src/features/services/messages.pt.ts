@@ -67,7 +67,7 @@ export default {
     kevOnly: 'Só as exploradas (KEV)',
     empty: 'Nenhuma CVE atinge este serviço.',
     caption: 'CVEs alcançáveis no serviço, as mais arriscadas primeiro',
-    summary: '{{cves}} CVEs ({{kev}} no KEV, {{highEpss}} com EPSS alto, {{exposed}} alcançáveis da Internet) em {{hosts}} anfitriões com {{packages}} pacotes',
+    summary: 'CVEs: {{cves}} · no KEV: {{kev}} · EPSS alto: {{highEpss}} · alcançáveis da Internet: {{exposed}} · anfitriões com dados de agente: {{hosts}} · pacotes: {{packages}}',
     cve: 'CVE',
     risk: 'Risco',
     severity: 'Gravidade',

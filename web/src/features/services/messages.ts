@@ -66,7 +66,7 @@ export default {
     kevOnly: 'Only known exploited (KEV)',
     empty: 'No CVE reaches this service.',
     caption: 'CVEs reachable in the service, riskiest first',
-    summary: '{{cves}} CVEs ({{kev}} in KEV, {{highEpss}} with high EPSS, {{exposed}} reachable from the Internet) on {{hosts}} hosts with {{packages}} packages',
+    summary: 'CVEs: {{cves}} · in KEV: {{kev}} · high EPSS: {{highEpss}} · reachable from the Internet: {{exposed}} · hosts with agent data: {{hosts}} · packages: {{packages}}',
     cve: 'CVE',
     risk: 'Risk',
     severity: 'Severity',

@@ -21,7 +21,8 @@ export function Field({ label, children }: { label: string; children: ReactNode 
       <Text size="xs" c="dimmed" component="dt">
         {label}
       </Text>
-      <Text size="sm" component="dd" m={0}>
+      {/* Vectors and URLs are long words: they wrap rather than run into the next column. */}
+      <Text size="sm" component="dd" m={0} style={{ overflowWrap: 'anywhere' }}>
         {children}
       </Text>
     </div>

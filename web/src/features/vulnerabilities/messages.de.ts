@@ -80,7 +80,7 @@ export default {
   packages: {
     back: '← Alle Hosts',
     title: 'Pakete von {{host}}',
-    summary: '{{packages}} Pakete, {{vulnerable}} mit bekannten Schwachstellen',
+    summary: 'Pakete: {{packages}} · mit bekannten Schwachstellen: {{vulnerable}}',
     downloadSbom: 'SBOM herunterladen (CycloneDX)',
     search: 'Pakete suchen',
     vulnerableOnly: 'Nur verwundbare Pakete',

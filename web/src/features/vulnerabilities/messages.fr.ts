@@ -80,7 +80,7 @@ export default {
   packages: {
     back: '← Tous les hôtes',
     title: 'Paquets de {{host}}',
-    summary: '{{packages}} paquets, {{vulnerable}} avec des vulnérabilités connues',
+    summary: 'Paquets : {{packages}} · avec des vulnérabilités connues : {{vulnerable}}',
     downloadSbom: 'Télécharger la SBOM (CycloneDX)',
     search: 'Rechercher des paquets',
     vulnerableOnly: 'Seulement les paquets vulnérables',

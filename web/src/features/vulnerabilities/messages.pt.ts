@@ -80,7 +80,7 @@ export default {
   packages: {
     back: '← Todos os anfitriões',
     title: 'Pacotes de {{host}}',
-    summary: '{{packages}} pacotes, {{vulnerable}} com vulnerabilidades conhecidas',
+    summary: 'Pacotes: {{packages}} · com vulnerabilidades conhecidas: {{vulnerable}}',
     downloadSbom: 'Descarregar SBOM (CycloneDX)',
     search: 'Pesquisar pacotes',
     vulnerableOnly: 'Só pacotes vulneráveis',

@@ -80,7 +80,7 @@ export default {
   packages: {
     back: '← All hosts',
     title: 'Packages of {{host}}',
-    summary: '{{packages}} packages, {{vulnerable}} with known vulnerabilities',
+    summary: 'Packages: {{packages}} · with known vulnerabilities: {{vulnerable}}',
     downloadSbom: 'Download SBOM (CycloneDX)',
     search: 'Search packages',
     vulnerableOnly: 'Only vulnerable packages',
