@@ -159,6 +159,7 @@ describe('template → questionnaire → assessment → attested control → exp
     const approvedAt = t.clock.now().getTime();
     const expiresAt = approvedAt + 365 * DAY;
     expect(await sendExpiryReminders(t.deps)).toBe(0);
+    expect((await attestations(s.admin)).items[0].reminder_sent_days).toBeNull();
     const days = [];
     // 20 and 5 days out lie between the reminder stages: no reminder, but the marks of their stage.
     for (const d of [60, 30, 20, 7, 5]) {
@@ -170,6 +171,8 @@ describe('template → questionnaire → assessment → attested control → exp
       s = await users();
       const marks = (await attestations(s.admin)).items[0];
       expect(marks).toMatchObject({ status: 'attested', expiring_soon: d <= 7, expiry_warning: d === 60 ? 'notice' : d >= 20 ? 'warning' : 'urgent' });
+      // The list says which reminder went out last: the stage sent at or before this day.
+      expect(marks.reminder_sent_days).toBe(d >= 30 ? d : d >= 20 ? 30 : 7);
       // Both endpoints mean the same by expiring soon.
       const status = (await call(t.app, s.admin, { url: `${api(tenant.id)}/controls/status?framework=nist-800-53`, expect: 200 })).json();
       expect(status.attestations).toMatchObject({ attested: CONTROLS.length, expiring_soon: d <= 7 ? CONTROLS.length : 0 });

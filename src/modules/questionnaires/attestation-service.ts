@@ -30,6 +30,7 @@ export function createAttestationService(deps: Deps) {
         (a, b) => a.framework.localeCompare(b.framework) || a.control_id.localeCompare(b.control_id, 'en', { numeric: true }),
       );
       const questionnaireIds = [...new Set(computed.map((c) => c.questionnaire_id).filter((id): id is string => !!id))];
+      const reminders = await remindersSent(db, computed.map((c) => c.assessment_id));
       const titles = new Map(
         questionnaireIds.length ? (await db.selectFrom('questionnaires').select(['id', 'title']).where('id', 'in', questionnaireIds).execute()).map((q) => [q.id, q.title]) : [],
       );
@@ -44,6 +45,7 @@ export function createAttestationService(deps: Deps) {
         attested_at: c.attested_at,
         expires_at: c.expires_at,
         ...expiryMarks(c.status, c.expires_at, now),
+        reminder_sent_days: c.status === 'attested' && c.assessment_id ? (reminders.get(c.assessment_id) ?? null) : null,
       }));
       const counts = Object.fromEntries(CONTROL_STATUSES.map((s) => [s, all.filter((c) => c.status === s).length])) as Record<ControlStatus, number>;
       const selected = all.filter(
@@ -59,4 +61,15 @@ export function createAttestationService(deps: Deps) {
       };
     },
   };
+}
+
+/**
+ * The most urgent expiry reminder (60, 30 or 7 days before) the reminder job sent for each attesting
+ * assessment: reminder_stage is its claim, reset by a renewal's approval.
+ */
+async function remindersSent(db: Deps['database']['db'], assessmentIds: (string | null)[]): Promise<Map<string, number>> {
+  const ids = [...new Set(assessmentIds.filter((id): id is string => !!id))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('assessments').select(['id', 'reminder_stage']).where('id', 'in', ids).where('reminder_stage', 'is not', null).execute();
+  return new Map(rows.map((r) => [r.id, r.reminder_stage!]));
 }

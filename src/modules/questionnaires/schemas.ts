@@ -314,6 +314,9 @@ export const ControlAttestation = Type.Object({
   days_until_expiry: Nullable(Type.Integer()),
   expiring_soon: Type.Boolean({ description: 'attested and expiring within 7 days' }),
   expiry_warning: Nullable(StringEnum(['notice', 'warning', 'urgent'] as const, { description: 'within 60, 30 or 7 days of expiry' })),
+  reminder_sent_days: Nullable(
+    Type.Integer({ description: 'the most urgent expiry reminder sent for this attestation: 60, 30 or 7 (days before expiry); null when none was sent yet' }),
+  ),
 });
 export const ControlAttestationList = Paged(ControlAttestation, {
   counts: Type.Object({

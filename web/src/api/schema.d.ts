@@ -12466,6 +12466,8 @@ export interface operations {
                             /** Format: uuid */
                             questionnaire_id: string | null;
                             questionnaire_title: string | null;
+                            /** @description the most urgent expiry reminder sent for this attestation: 60, 30 or 7 (days before expiry); null when none was sent yet */
+                            reminder_sent_days: number | null;
                             /** @enum {string} */
                             status: "not_assessed" | "questionnaire_assigned" | "in_progress" | "submitted" | "changes_requested" | "attested";
                             title: string;

@@ -19,6 +19,8 @@ const NAV = [
   { to: '/topology', key: 'topology', permission: 'nodes:read' },
   { to: '/rules', key: 'rules', permission: 'rules:read' },
   { to: '/questionnaires', key: 'questionnaires', permission: 'questionnaire:read' },
+  { to: '/vulnerabilities', key: 'vulnerabilities', permission: 'findings:read' },
+  { to: '/services', key: 'services', permission: 'findings:read' },
   { to: '/assessments/mine', key: 'myAssessments', permission: 'assessment:read' },
   { to: '/assessments/review', key: 'reviewQueue', permission: 'assessment:review' },
   { to: '/admin', key: 'admin', permission: 'tenant:read' },

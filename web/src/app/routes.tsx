@@ -14,6 +14,8 @@ import { respondRoutes } from '../features/respond/routes';
 import { questionnairesRoutes } from '../features/questionnaires/routes';
 import { assessmentsRoutes } from '../features/assessments/routes';
 import { poamRoutes } from '../features/poam/routes';
+import { vulnerabilitiesRoutes } from '../features/vulnerabilities/routes';
+import { servicesRoutes } from '../features/services/routes';
 
 /**
  * Every screen, by feature. Each feature's pages load on demand (`lazy` in its routes.tsx), so the
@@ -29,6 +31,8 @@ const signedIn: RouteObject[] = [
   ...rulesRoutes,
   ...questionnairesRoutes,
   ...assessmentsRoutes,
+  ...vulnerabilitiesRoutes,
+  ...servicesRoutes,
   ...adminRoutes,
   ...accountRoutes,
   { path: '*', element: <NotFoundPage /> },

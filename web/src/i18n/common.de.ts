@@ -28,6 +28,8 @@ export default {
     questionnaires: 'Fragebögen',
     myAssessments: 'Meine Bewertungen',
     reviewQueue: 'Prüfwarteschlange',
+    vulnerabilities: 'Schwachstellen',
+    services: 'Services',
     admin: 'Verwaltung',
   },
   shell: {

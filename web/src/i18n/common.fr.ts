@@ -28,6 +28,8 @@ export default {
     questionnaires: 'Questionnaires',
     myAssessments: 'Mes évaluations',
     reviewQueue: 'File de relecture',
+    vulnerabilities: 'Vulnérabilités',
+    services: 'Services',
     admin: 'Administration',
   },
   shell: {

@@ -28,6 +28,8 @@ export default {
     questionnaires: 'Questionários',
     myAssessments: 'As minhas avaliações',
     reviewQueue: 'Fila de revisão',
+    vulnerabilities: 'Vulnerabilidades',
+    services: 'Serviços',
     admin: 'Administração',
   },
   shell: {

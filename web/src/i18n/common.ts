@@ -28,6 +28,8 @@ export const common = {
     questionnaires: 'Questionnaires',
     myAssessments: 'My assessments',
     reviewQueue: 'Review queue',
+    vulnerabilities: 'Vulnerabilities',
+    services: 'Services',
     admin: 'Administration',
   },
   shell: {

@@ -85,3 +85,6 @@ export const formatDate = (value: string | null | undefined): string => (value ?
 export const formatDay = (value: string | null | undefined): string => (value ? day().format(new Date(value)) : '—');
 export const formatNumber = (value: number | null | undefined, digits = 0): string =>
   value === null || value === undefined ? '—' : number(digits).format(value);
+const percent = () => cached('percent', (locale) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 3 }));
+/** A share 0..1 as a percentage (EPSS scores and percentiles). */
+export const formatPercent = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : percent().format(value));

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { useSession } from '../../session/session';
 import { PageHeader } from '../../ui/PageHeader';
 import { useUrlState } from '../../ui/url-state';
+import { AttestationsTable } from './AttestationsTable';
 import { ControlsTable } from './ControlsTable';
 import { FrameworkSettings } from './FrameworkSettings';
 import { GapsTable } from './GapsTable';
@@ -18,17 +19,19 @@ export function ControlsPage() {
   const url = useUrlState();
   const frameworks = useEnabledFrameworks();
   const mayConfigure = can('tenant:update');
+  const mayReadAttestations = can('assessment:read');
   const requested = url.get('tab', 'controls');
-  const tab = requested === 'settings' && !mayConfigure ? 'controls' : requested;
+  const tab = (requested === 'settings' && !mayConfigure) || (requested === 'attestations' && !mayReadAttestations) ? 'controls' : requested;
   const framework = (url.get('framework') || undefined) as Framework | undefined;
 
   return (
     <>
       <PageHeader title={t('title')} />
-      <Tabs value={tab} onChange={(value) => url.set({ tab: value === 'controls' ? null : value, state: null, attestation: null })} keepMounted={false}>
+      <Tabs value={tab} onChange={(value) => url.set({ tab: value === 'controls' ? null : value, state: null, attestation: null, expiring: null })} keepMounted={false}>
         <Tabs.List aria-label={t('tabs.label')} mb="md">
           <Tabs.Tab value="controls">{t('tabs.controls')}</Tabs.Tab>
           <Tabs.Tab value="gaps">{t('tabs.gaps')}</Tabs.Tab>
+          {mayReadAttestations && <Tabs.Tab value="attestations">{t('tabs.attestations')}</Tabs.Tab>}
           {mayConfigure && <Tabs.Tab value="settings">{t('tabs.settings')}</Tabs.Tab>}
         </Tabs.List>
         {tab !== 'settings' && (
@@ -50,6 +53,11 @@ export function ControlsPage() {
         <Tabs.Panel value="gaps">
           <GapsTable framework={framework} />
         </Tabs.Panel>
+        {mayReadAttestations && (
+          <Tabs.Panel value="attestations">
+            <AttestationsTable framework={framework} />
+          </Tabs.Panel>
+        )}
         {mayConfigure && (
           <Tabs.Panel value="settings">
             <FrameworkSettings />

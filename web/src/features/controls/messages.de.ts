@@ -1,7 +1,7 @@
 /** German texts of the controls screens (namespace `controls`). */
 export default {
   title: 'Kontrollen',
-  tabs: { label: 'Ansichten', controls: 'Alle Kontrollen', gaps: 'Lücken', settings: 'Frameworks' },
+  tabs: { label: 'Ansichten', controls: 'Alle Kontrollen', gaps: 'Lücken', settings: 'Frameworks', attestations: 'Bestätigungen' },
   filters: {
     framework: 'Framework',
     allFrameworks: 'Alle aktivierten Frameworks',
@@ -57,5 +57,25 @@ export default {
     detail: '{{version}} · {{controls}} Kontrollen · {{rules}} Regeln',
     saved: 'Frameworks gespeichert.',
     noChanges: 'Nichts geändert.',
+  },
+  attestations: {
+    attestedAt: 'Bestätigt am',
+    expiresAt: 'Läuft ab',
+    reminders: 'Ablauf-Erinnerungen',
+    questionnaire: 'Fragebogen',
+    expiringOnly: 'Nur in 7 Tagen ablaufende',
+    empty: 'Keine Kontrolle entspricht diesen Filtern. Kontrollen erscheinen hier, sobald ein veröffentlichter Fragebogen sie abdeckt.',
+    summary: 'Bestätigt: {{attested}} · laufen in 7 Tagen ab: {{expiring}}',
+    caption: 'Von Fragebögen abgedeckte Kontrollen und ihre Bestätigung',
+    daysLeft_one: 'in {{count}} Tag',
+    daysLeft_other: 'in {{count}} Tagen',
+    noReminder: 'Noch keine gesendet',
+    lastReminder: 'Zuletzt gesendet: {{days}} Tage vor Ablauf',
+    stages: 'Erreichte Stufen: {{stages}} Tage',
+    warning: {
+      notice: 'innerhalb von 60 Tagen',
+      warning: 'innerhalb von 30 Tagen',
+      urgent: 'innerhalb von 7 Tagen',
+    },
   },
 };

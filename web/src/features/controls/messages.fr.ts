@@ -1,7 +1,7 @@
 /** French texts of the controls screens (namespace `controls`). */
 export default {
   title: 'Contrôles',
-  tabs: { label: 'Vues', controls: 'Tous les contrôles', gaps: 'Écarts', settings: 'Référentiels' },
+  tabs: { label: 'Vues', controls: 'Tous les contrôles', gaps: 'Écarts', settings: 'Référentiels', attestations: 'Attestations' },
   filters: {
     framework: 'Référentiel',
     allFrameworks: 'Tous les référentiels activés',
@@ -59,5 +59,26 @@ export default {
     detail: '{{version}} · {{controls}} contrôles · {{rules}} règles',
     saved: 'Référentiels enregistrés.',
     noChanges: 'Aucune modification.',
+  },
+  attestations: {
+    attestedAt: 'Attesté le',
+    expiresAt: 'Expire',
+    reminders: "Rappels d'expiration",
+    questionnaire: 'Questionnaire',
+    expiringOnly: 'Seulement celles qui expirent sous 7 jours',
+    empty: "Aucun contrôle ne correspond à ces filtres. Les contrôles apparaissent ici dès qu'un questionnaire publié les couvre.",
+    summary: 'Attestés : {{attested}} · expirent sous 7 jours : {{expiring}}',
+    caption: 'Contrôles couverts par des questionnaires et leur attestation',
+    daysLeft_one: 'dans {{count}} jour',
+    daysLeft_many: 'dans {{count}} de jours',
+    daysLeft_other: 'dans {{count}} jours',
+    noReminder: 'Aucun envoyé',
+    lastReminder: "Dernier envoyé : {{days}} jours avant l'expiration",
+    stages: 'Étapes passées : {{stages}} jours',
+    warning: {
+      notice: 'sous 60 jours',
+      warning: 'sous 30 jours',
+      urgent: 'sous 7 jours',
+    },
   },
 };

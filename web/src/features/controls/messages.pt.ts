@@ -1,7 +1,7 @@
 /** Portuguese texts of the controls screens (namespace `controls`). */
 export default {
   title: 'Controlos',
-  tabs: { label: 'Vistas', controls: 'Todos os controlos', gaps: 'Lacunas', settings: 'Referenciais' },
+  tabs: { label: 'Vistas', controls: 'Todos os controlos', gaps: 'Lacunas', settings: 'Referenciais', attestations: 'Atestações' },
   filters: {
     framework: 'Referencial',
     allFrameworks: 'Todos os referenciais ativados',
@@ -59,5 +59,26 @@ export default {
     detail: '{{version}} · {{controls}} controlos · {{rules}} regras',
     saved: 'Referenciais guardados.',
     noChanges: 'Nada foi alterado.',
+  },
+  attestations: {
+    attestedAt: 'Atestado em',
+    expiresAt: 'Expira',
+    reminders: 'Lembretes de expiração',
+    questionnaire: 'Questionário',
+    expiringOnly: 'Só as que expiram em 7 dias',
+    empty: 'Nenhum controlo corresponde a estes filtros. Os controlos aparecem aqui quando um questionário publicado os cobre.',
+    summary: 'Atestados: {{attested}} · expiram em 7 dias: {{expiring}}',
+    caption: 'Controlos cobertos por questionários e a sua atestação',
+    daysLeft_one: 'em {{count}} dia',
+    daysLeft_many: 'em {{count}} de dias',
+    daysLeft_other: 'em {{count}} dias',
+    noReminder: 'Nenhum enviado',
+    lastReminder: 'Último enviado: {{days}} dias antes de expirar',
+    stages: 'Etapas passadas: {{stages}} dias',
+    warning: {
+      notice: 'em 60 dias',
+      warning: 'em 30 dias',
+      urgent: 'em 7 dias',
+    },
   },
 };

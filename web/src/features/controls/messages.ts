@@ -1,7 +1,7 @@
 /** Texts of the controls screens (namespace `controls`). */
 export default {
   title: 'Controls',
-  tabs: { label: 'Views', controls: 'All controls', gaps: 'Gaps', settings: 'Frameworks' },
+  tabs: { label: 'Views', controls: 'All controls', gaps: 'Gaps', settings: 'Frameworks', attestations: 'Attestations' },
   filters: {
     framework: 'Framework',
     allFrameworks: 'All enabled frameworks',
@@ -57,5 +57,25 @@ export default {
     detail: '{{version}} · {{controls}} controls · {{rules}} rules',
     saved: 'Frameworks saved.',
     noChanges: 'Nothing changed.',
+  },
+  attestations: {
+    attestedAt: 'Attested on',
+    expiresAt: 'Expires',
+    reminders: 'Expiry reminders',
+    questionnaire: 'Questionnaire',
+    expiringOnly: 'Only expiring within 7 days',
+    empty: 'No control matches these filters. Controls appear here once a published questionnaire maps to them.',
+    summary: 'Attested: {{attested}} · expiring within 7 days: {{expiring}}',
+    caption: 'Controls covered by questionnaires and their attestation',
+    daysLeft_one: 'in {{count}} day',
+    daysLeft_other: 'in {{count}} days',
+    noReminder: 'None sent yet',
+    lastReminder: 'Last sent: {{days}} days before expiry',
+    stages: 'Stages passed: {{stages}} days',
+    warning: {
+      notice: 'within 60 days',
+      warning: 'within 30 days',
+      urgent: 'within 7 days',
+    },
   },
 };

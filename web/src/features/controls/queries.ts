@@ -71,3 +71,23 @@ export function useUpdateFrameworks() {
     onSuccess: () => client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'me' }),
   });
 }
+
+export type AttestationRow = Paths['/api/v1/tenants/{tenantID}/controls/attestations']['get']['responses'][200]['content']['application/json']['items'][number];
+
+export interface AttestationsFilter {
+  framework?: Framework;
+  status?: AttestationStatus;
+  expiring_soon?: boolean;
+  page: number;
+  per_page: number;
+}
+
+/** The controls questionnaires cover, with their attestation, expiry and reminders (GET /controls/attestations). */
+export function useAttestations(filter: AttestationsFilter) {
+  const { tenantId } = useSession();
+  return useQuery({
+    queryKey: [...controlsKey, 'attestations', tenantId, filter],
+    placeholderData: keepPreviousData,
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/controls/attestations', { params: { path: { tenantID: tenantId }, query: filter } })),
+  });
+}
