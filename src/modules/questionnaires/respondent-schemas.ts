@@ -64,6 +64,7 @@ export const RespondentEvidenceQuery = Type.Object({ question_id: Type.Optional(
 export const RespondentAssessment = Type.Object({
   id: Uuid,
   questionnaire_title: Type.String(),
+  lang: Type.String({ description: 'the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID}' }),
   questionnaire_version: Type.Integer(),
   framework: Nullable(Type.String()),
   status: AssessmentStatus,

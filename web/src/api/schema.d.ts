@@ -6564,7 +6564,10 @@ export interface operations {
     };
     respondentGetAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6605,6 +6608,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -6709,7 +6714,10 @@ export interface operations {
     };
     respondentRespond: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6761,6 +6769,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -6865,7 +6875,10 @@ export interface operations {
     };
     respondentSubmit: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6906,6 +6919,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -8873,7 +8888,10 @@ export interface operations {
     };
     getAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -8940,6 +8958,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9062,7 +9082,10 @@ export interface operations {
     };
     approveAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -9142,6 +9165,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9745,7 +9770,10 @@ export interface operations {
     };
     rejectAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -9825,6 +9853,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9956,7 +9986,10 @@ export interface operations {
     };
     respondToAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10034,6 +10067,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -10156,7 +10191,10 @@ export interface operations {
     };
     reviewAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10239,6 +10277,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -10370,7 +10410,10 @@ export interface operations {
     };
     submitAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10437,6 +10480,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
