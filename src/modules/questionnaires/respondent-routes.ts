@@ -7,6 +7,7 @@ import { withErrors } from '../../platform/http/schemas.js';
 import { createAssessmentService } from './assessment-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { createRespondentLinks } from './respondent-links.js';
+import { createRespondentRateLimit } from './respondent-rate-limit.js';
 import { RespondentAssessment, RespondentEvidence, RespondentEvidenceList, RespondentEvidenceQuery, RespondentUploadForm } from './respondent-schemas.js';
 import { respondentAssessment, respondentEvidence } from './respondent-view.js';
 import { assessmentIn } from './localize.js';
@@ -43,11 +44,14 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
 
   // The token is checked first, before the body is parsed or a byte of a file is read.
   const resolved = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof links.resolve>>>();
-  app.addHook('onRequest', async (request) => {
-    resolved.set(request, await links.resolve(tokenOf(request), { ip: request.ip, requestId: request.id }));
+  const limit = createRespondentRateLimit(deps);
+  app.addHook('onRequest', async (request, reply) => {
+    const token = tokenOf(request);
+    await limit(request, reply, token);
+    resolved.set(request, await links.resolve(token, { ip: request.ip, requestId: request.id }));
   });
   const resolve = async (request: FastifyRequest) => resolved.get(request)!;
-  const statuses = [401, 404];
+  const statuses = [401, 404, 429];
   // The respondent reads the questionnaire in the language of ?lang= or Accept-Language where its template has it.
   const shown = async (
     request: { query: { lang?: string }; headers: FastifyRequest['headers'] },
