@@ -30,8 +30,7 @@ export const linkRoutes: RoutePlugin = async (app, { deps }) => {
       },
     },
     async (request, reply) => {
-      const origin = `${request.protocol}://${request.host}`;
-      const created = await links.create(contextOf(request), request.params.aID, request.body, origin);
+      const created = await links.create(contextOf(request), request.params.aID, request.body);
       return reply.status(201).header('cache-control', 'no-store').send(created);
     },
   );

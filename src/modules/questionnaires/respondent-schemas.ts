@@ -42,7 +42,12 @@ export const CreatedLink = Type.Object({
   delivery: StringEnum(['email', 'copy'] as const),
   email_error: Nullable(Type.String({ description: 'why a link with a recipient_email was not mailed (no e-mail integration, or the SMTP answer)' })),
   token: Nullable(Type.String({ description: 'delivery copy only: the link token (cgr_…), shown this once and never again' })),
-  url: Nullable(Type.String({ description: 'delivery copy only: the console URL that opens the respondent view, the token in its fragment' })),
+  url: Nullable(
+    Type.String({
+      description:
+        'delivery copy only: the console URL that opens the respondent view, the token in its fragment: CONTROLGRAPH_PUBLIC_URL + /respond#<token>. Null when CONTROLGRAPH_PUBLIC_URL is not set (the console then builds it from its own address: <origin>/respond#<token>)',
+    }),
+  ),
 });
 
 /** A file as the outside respondent sees it: no uploader identities, no tenant download URL. */
