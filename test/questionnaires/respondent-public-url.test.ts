@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
-import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
+import { buildTenant, call } from '../harness/identity.js';
 import { loadConfig } from '../../src/config.js';
 import { api, assign, fromTemplate, publish } from './helpers.js';
 
@@ -27,7 +27,7 @@ describe('with CONTROLGRAPH_PUBLIC_URL', () => {
   afterAll(() => t.close());
 
   it('the link is on the public URL (its path kept, the trailing slash dropped) whatever Host and X-Forwarded-* say', async () => {
-    for (const headers of [{}, { host: 'attacker.example' }, { host: 'attacker.example:8443', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' }]) {
+    for (const headers of [{} as Record<string, string>, { host: 'attacker.example' }, { host: 'attacker.example:8443', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' }]) {
       const body = (await create({ name: 'Acme' }, headers)).json();
       expect(body.url).toBe(`https://grc.example.com/console/respond#${body.token}`);
     }

@@ -962,7 +962,7 @@ export interface paths {
         put?: never;
         /**
          * Send an assessment to an outside respondent (no account) as an expiring, revocable link
-         * @description With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. 409 once the assessment is submitted or approved.
+         * @description With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. The url starts with CONTROLGRAPH_PUBLIC_URL, never the request's Host header; without it nothing is mailed (email_error says so) and url is null. 409 once the assessment is submitted or approved.
          *
          *     Requires permission `assessment:review`.
          */
@@ -9647,7 +9647,7 @@ export interface operations {
                         };
                         /** @description delivery copy only: the link token (cgr_…), shown this once and never again */
                         token: string | null;
-                        /** @description delivery copy only: the console URL that opens the respondent view, the token in its fragment */
+                        /** @description delivery copy only: the console URL that opens the respondent view, the token in its fragment: CONTROLGRAPH_PUBLIC_URL + /respond#<token>. Null when CONTROLGRAPH_PUBLIC_URL is not set (the console then builds it from its own address: <origin>/respond#<token>) */
                         url: string | null;
                     };
                 };
