@@ -41,6 +41,12 @@ export interface Config {
   vulndbUncompressedMaxBytes: number;
   /** Entries one vulnerability archive (zip or tar) may hold; refused above. */
   vulndbArchiveMaxEntries: number;
+  /**
+   * The console's address as people outside reach it (CONTROLGRAPH_PUBLIC_URL), e.g. https://grc.example.com:
+   * links the service hands out (outside respondents' links, mailed or shown to copy) start with it,
+   * never with a request's Host header, which a client chooses. Null when unset.
+   */
+  publicUrl: string | null;
   /** Per-tenant rate limits; off only when an upstream gateway already limits. */
   rateLimitsEnabled: boolean;
   /** Time budget of one rule evaluation (one rule on one resource) in an audit, ms. */
@@ -101,6 +107,20 @@ export function parseRoles(text: string | undefined): Config['roles'] {
   return new Set(names as Array<(typeof ROLES)[number]>);
 }
 
+/** An absolute http(s) URL without query or fragment; a trailing slash is dropped (links append /respond…). */
+function publicUrl(value: string | undefined): string | null {
+  if (!value?.trim()) return null;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new Error(`CONTROLGRAPH_PUBLIC_URL: "${value}" is not an absolute URL (e.g. https://grc.example.com)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`CONTROLGRAPH_PUBLIC_URL: "${value}" must be an http:// or https:// URL`);
+  if (url.search || url.hash || url.username || url.password) throw new Error(`CONTROLGRAPH_PUBLIC_URL: "${value}" must have no query, fragment or credentials`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const plan = env.CONTROLGRAPH_DEFAULT_PLAN ?? 'enterprise';
   if (!(PLANS as readonly string[]).includes(plan)) {
@@ -139,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     vulndbUploadMaxBytes: integer(env, 'CONTROLGRAPH_VULNDB_UPLOAD_MAX_BYTES', 2 * 1024 ** 3, 1024),
     vulndbUncompressedMaxBytes: integer(env, 'CONTROLGRAPH_VULNDB_UNCOMPRESSED_MAX_BYTES', 16 * 1024 ** 3, 1024),
     vulndbArchiveMaxEntries: integer(env, 'CONTROLGRAPH_VULNDB_ARCHIVE_MAX_ENTRIES', 1_000_000, 1),
+    publicUrl: publicUrl(env.CONTROLGRAPH_PUBLIC_URL),
     rateLimitsEnabled: onOff(env, 'CONTROLGRAPH_RATE_LIMITS', true),
     ruleBudgetMs: integer(env, 'CONTROLGRAPH_RULE_BUDGET_MS', 100, 1),
     discoveryOwnCredentialsTenants: list(env.CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS).map((t) => t.toLowerCase()),

@@ -11,6 +11,8 @@ import { api, assign, auditOf, fromTemplate, multipart, PDF, publish, validAnswe
  * opens that assessment's respondent view (read, answer, upload, submit) until it expires or is
  * revoked. Every status and message, the e-mail path through a real SMTP server, and the audit log.
  */
+/** The console's public address; links never take the request's Host header (see respondent-public-url.test.ts). */
+const PUBLIC_URL = 'https://grc.example.com/';
 let t: TestApp;
 let tenant: TenantFixture;
 let other: TenantFixture;
@@ -25,7 +27,7 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 beforeAll(async () => {
   smtp = await startSmtpServer();
-  t = await createDeliveryApp();
+  t = await createDeliveryApp({ env: { CONTROLGRAPH_PUBLIC_URL: PUBLIC_URL } });
   tenant = await buildTenant(t);
   other = await buildTenant(t);
   const q = await fromTemplate(t, tenant.admin.token, tenant.id, { template_id: 'fedramp-at' });
@@ -46,8 +48,8 @@ async function newAssessment(): Promise<string> {
   return a!.id as string;
 }
 
-async function createLink(aId: string, body: Record<string, unknown> = { name: 'Acme Supplies' }, token = reviewer()) {
-  return call(t.app, token, { method: 'POST', url: linksUrl(aId), payload: body });
+async function createLink(aId: string, body: Record<string, unknown> = { name: 'Acme Supplies' }, token = reviewer(), headers: Record<string, string> = {}) {
+  return call(t.app, token, { method: 'POST', url: linksUrl(aId), payload: body, headers });
 }
 
 async function newLink(body: Record<string, unknown> = { name: 'Acme Supplies' }) {
@@ -72,7 +74,7 @@ describe('POST /assessments/{aID}/links', () => {
     const body = res.json();
     expect(body).toMatchObject({ delivery: 'copy', email_error: null, link: { assessment_id: aId, name: 'Acme Supplies', status: 'active', delivery: 'copy', use_count: 0, revoked_at: null } });
     expect(body.token).toMatch(/^cgr_[0-9A-Za-z]{40}$/);
-    expect(body.url).toBe(`http://localhost:80/respond#${body.token}`);
+    expect(body.url).toBe(`https://grc.example.com/respond#${body.token}`);
     expect(new Date(body.link.expires_at).getTime() - t.clock.now().getTime()).toBe(14 * 86_400_000);
     const row = await t.deps.database.db.selectFrom('assessment_links').selectAll().where('id', '=', body.link.id).executeTakeFirstOrThrow();
     expect(row.token_hash).toBe(sha256(body.token));
@@ -114,7 +116,8 @@ describe('POST /assessments/{aID}/links', () => {
     try {
       smtp.messages.length = 0;
       const aId = await newAssessment();
-      const res = await createLink(aId, { name: 'Acme', recipient_email: 'security@acme.example', expires_in_days: 7 });
+      // A forged Host header changes nothing: the mailed link is on the configured public URL.
+      const res = await createLink(aId, { name: 'Acme', recipient_email: 'security@acme.example', expires_in_days: 7 }, reviewer(), { host: 'attacker.example' });
       expect(res.statusCode).toBe(201);
       const body = res.json();
       expect(body).toMatchObject({ delivery: 'email', email_error: null, token: null, url: null, link: { delivery: 'email' } });
@@ -123,8 +126,9 @@ describe('POST /assessments/{aID}/links', () => {
       const mail = parseMail(smtp.messages[0]!.raw);
       // The subject is MIME-encoded (the title holds a dash outside ASCII).
       expect(mail.headers.subject).toMatch(/Questionnaire.to.answer/);
-      const token = /\/respond#(cgr_[0-9A-Za-z]{40})/.exec(mail.text)![1]!;
-      expect(mail.html).toContain(`/respond#${token}`);
+      const token = /https:\/\/grc\.example\.com\/respond#(cgr_[0-9A-Za-z]{40})/.exec(mail.text)![1]!;
+      expect(mail.html).toContain(`https://grc.example.com/respond#${token}`);
+      expect(smtp.messages[0]!.raw).not.toContain('attacker.example');
       const view = await asRespondent(token, { method: 'GET', url: '/api/v1/respond/assessment' });
       expect(view.statusCode).toBe(200);
       expect(view.json().id).toBe(aId);

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
@@ -6,6 +6,8 @@ import { withErrors } from '../../platform/http/schemas.js';
 import { createAssessmentService } from './assessment-service.js';
 import { createAttestationService } from './attestation-service.js';
 import { createGeneratePoam } from './generate-poam.js';
+import { assessmentIn } from './localize.js';
+import { negotiateLanguage } from './templates.js';
 import {
   AliasReviewBody,
   Assessment,
@@ -16,6 +18,7 @@ import {
   ControlAttestationQuery,
   GeneratePoamBody,
   GeneratePoamResult,
+  LangQuery,
   MineQuery,
   PageOnlyQuery,
   RespondBody,
@@ -34,6 +37,12 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
   const attestations = createAttestationService(deps);
   const generatePoam = createGeneratePoam(deps);
   const tags = ['assessments'];
+  // An assessment is returned in the language of ?lang= or Accept-Language where its template has it.
+  const inLanguage = async <T extends Parameters<typeof assessmentIn>[1]>(request: { query: { lang?: string }; headers: FastifyRequest['headers'] }, reply: FastifyReply, full: T) => {
+    const served = await assessmentIn(deps.database.db, full, negotiateLanguage(request.query.lang, request.headers['accept-language']));
+    reply.header('content-language', served.lang);
+    return served;
+  };
 
   app.get(
     '/tenants/:tenantID/assessments',
@@ -98,10 +107,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: 'One assessment with its questions, answers, evidence and review history',
         params: AssessmentParams,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404]),
       },
     },
-    async (request) => assessments.get(contextOf(request).scope, request.params.aID),
+    async (request, reply) => inLanguage(request, reply, await assessments.get(contextOf(request).scope, request.params.aID)),
   );
 
   app.post(
@@ -116,10 +126,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
           'Each answer is checked against its question type (400 with details.errors). 400 once the assessment is submitted or approved; 403 for anyone but the assignee. assigned and changes_requested move to in_progress.',
         params: AssessmentParams,
         body: RespondBody,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404]),
       },
     },
-    async (request) => assessments.respond(contextOf(request), request.params.aID, request.body.responses),
+    async (request, reply) => inLanguage(request, reply, await assessments.respond(contextOf(request), request.params.aID, request.body.responses)),
   );
 
   app.post(
@@ -132,10 +143,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
         summary: 'Submit for review (the assignee only); read-only afterwards',
         description: '400 with details.missing when required questions are unanswered; 409 when already submitted or approved.',
         params: AssessmentParams,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404, 409]),
       },
     },
-    async (request) => assessments.submit(contextOf(request), request.params.aID),
+    async (request, reply) => inLanguage(request, reply, await assessments.submit(contextOf(request), request.params.aID)),
   );
 
   app.post(
@@ -150,10 +162,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
           '403 for the assignee (nobody reviews their own assessment) and for anyone but a named reviewer; 409 unless submitted; 400 rejecting without notes.',
         params: AssessmentParams,
         body: ReviewBody,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404, 409]),
       },
     },
-    async (request) => assessments.review(contextOf(request), request.params.aID, request.body),
+    async (request, reply) => inLanguage(request, reply, await assessments.review(contextOf(request), request.params.aID, request.body)),
   );
 
   app.post(
@@ -167,10 +180,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
         summary: 'Alias of review with review_status approved (body optional)',
         params: AssessmentParams,
         body: AliasReviewBody,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404, 409]),
       },
     },
-    async (request) => assessments.review(contextOf(request), request.params.aID, { ...request.body, review_status: 'approved' }),
+    async (request, reply) => inLanguage(request, reply, await assessments.review(contextOf(request), request.params.aID, { ...request.body, review_status: 'approved' })),
   );
 
   app.post(
@@ -184,10 +198,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
         summary: 'Alias of review with review_status rejected (notes required)',
         params: AssessmentParams,
         body: AliasReviewBody,
+        querystring: LangQuery,
         response: withErrors({ 200: Assessment }, [401, 403, 404, 409]),
       },
     },
-    async (request) => assessments.review(contextOf(request), request.params.aID, { ...request.body, review_status: 'rejected' }),
+    async (request, reply) => inLanguage(request, reply, await assessments.review(contextOf(request), request.params.aID, { ...request.body, review_status: 'rejected' })),
   );
 
   app.post(

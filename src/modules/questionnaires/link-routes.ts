@@ -23,15 +23,14 @@ export const linkRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: 'Send an assessment to an outside respondent (no account) as an expiring, revocable link',
         description:
-          "With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. 409 once the assessment is submitted or approved.",
+          "With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. The url starts with CONTROLGRAPH_PUBLIC_URL, never the request's Host header; without it nothing is mailed (email_error says so) and url is null. 409 once the assessment is submitted or approved.",
         params: AssessmentParams,
         body: CreateLinkBody,
         response: withErrors({ 201: CreatedLink }, [401, 403, 404, 409]),
       },
     },
     async (request, reply) => {
-      const origin = `${request.protocol}://${request.host}`;
-      const created = await links.create(contextOf(request), request.params.aID, request.body, origin);
+      const created = await links.create(contextOf(request), request.params.aID, request.body);
       return reply.status(201).header('cache-control', 'no-store').send(created);
     },
   );

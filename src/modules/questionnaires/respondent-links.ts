@@ -94,8 +94,12 @@ export function createRespondentLinks(deps: Deps) {
     /**
      * A new link. With a recipient_email and an active e-mail integration, the link is mailed and
      * never shown; otherwise (or when the mail fails) the answer carries the token and URL, once.
+     * The URL starts with the configured public URL (CONTROLGRAPH_PUBLIC_URL), never with the
+     * request's Host header: a forged Host would otherwise send a supplier's token to another site.
+     * Without it nothing is mailed, and the token alone is returned (url null) for the console to
+     * put behind its own address.
      */
-    async create(context: RequestContext, assessmentId: string, body: CreateLinkBody, origin: string) {
+    async create(context: RequestContext, assessmentId: string, body: CreateLinkBody) {
       const { scope } = context;
       const assessment = await answerableAssessment(scope, assessmentId);
       const now = deps.clock.now();
@@ -103,11 +107,13 @@ export function createRespondentLinks(deps: Deps) {
       const expiresAt = new Date(now.getTime() + days * DAY_MS);
       const token = generateSecretToken(LINK_TOKEN_PREFIX);
       // The fragment never reaches a server or its logs: the console reads it and sends it as a header.
-      const url = `${origin}/respond#${token}`;
+      const url = deps.config.publicUrl ? `${deps.config.publicUrl}/respond#${token}` : null;
       const recipient = body.recipient_email?.trim() || null;
       let mailed = false;
       let emailError: string | null = null;
-      if (recipient) {
+      if (recipient && !url) {
+        emailError = 'CONTROLGRAPH_PUBLIC_URL is not set: the service mails no links without its public address';
+      } else if (recipient && url) {
         const q = await db.selectFrom('questionnaires').select(['title']).where('id', '=', assessment.questionnaire_id).executeTakeFirstOrThrow();
         const outcome = await sendTenantMail(deps, scope.tenantId, linkMail({ to: recipient, name: body.name, title: q.title, url, expiresAt, dueDate: assessment.due_date, sender: context.actor.name }));
         if (outcome === null) emailError = 'the tenant has no active e-mail integration';

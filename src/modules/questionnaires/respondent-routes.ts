@@ -1,5 +1,5 @@
 import multipart from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { offsetOf, pageRequest, toPage } from '../../platform/http/pagination.js';
@@ -7,9 +7,12 @@ import { withErrors } from '../../platform/http/schemas.js';
 import { createAssessmentService } from './assessment-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { createRespondentLinks } from './respondent-links.js';
+import { createRespondentRateLimit } from './respondent-rate-limit.js';
 import { RespondentAssessment, RespondentEvidence, RespondentEvidenceList, RespondentEvidenceQuery, RespondentUploadForm } from './respondent-schemas.js';
 import { respondentAssessment, respondentEvidence } from './respondent-view.js';
-import { RespondBody } from './schemas.js';
+import { assessmentIn } from './localize.js';
+import { LangQuery, RespondBody } from './schemas.js';
+import { negotiateLanguage } from './templates.js';
 
 /**
  * The outside respondent's side: the one assessment of a link, answered, submitted and given its
@@ -41,11 +44,25 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
 
   // The token is checked first, before the body is parsed or a byte of a file is read.
   const resolved = new WeakMap<FastifyRequest, Awaited<ReturnType<typeof links.resolve>>>();
-  app.addHook('onRequest', async (request) => {
-    resolved.set(request, await links.resolve(tokenOf(request), { ip: request.ip, requestId: request.id }));
+  const limit = createRespondentRateLimit(deps);
+  app.addHook('onRequest', async (request, reply) => {
+    const token = tokenOf(request);
+    await limit(request, reply, token);
+    resolved.set(request, await links.resolve(token, { ip: request.ip, requestId: request.id }));
   });
   const resolve = async (request: FastifyRequest) => resolved.get(request)!;
-  const statuses = [401, 404];
+  const statuses = [401, 404, 429];
+  // The respondent reads the questionnaire in the language of ?lang= or Accept-Language where its template has it.
+  const shown = async (
+    request: { query: { lang?: string }; headers: FastifyRequest['headers'] },
+    reply: FastifyReply,
+    full: Awaited<ReturnType<typeof assessments.get>>,
+    link: Parameters<typeof respondentAssessment>[1],
+  ) => {
+    const served = await assessmentIn(db, full, negotiateLanguage(request.query.lang, request.headers['accept-language']));
+    reply.header('content-language', served.lang);
+    return respondentAssessment(served, link);
+  };
 
   app.get(
     '/respond/assessment',
@@ -57,13 +74,14 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: "The outside respondent's assessment (link token as bearer): questions, answers, files, change requests",
         description: '401 UNAUTHORIZED without a token or for an unknown one; 401 LINK_REVOKED or LINK_EXPIRED once the link ended.',
+        querystring: LangQuery,
         response: withErrors({ 200: RespondentAssessment }, statuses),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { link, respondent } = await resolve(request);
       await links.recordAccess(link, { ip: request.ip, requestId: request.id }, 'assessment');
-      return respondentAssessment(await assessments.get(respondent.scope, link.assessment_id), link);
+      return shown(request, reply, await assessments.get(respondent.scope, link.assessment_id), link);
     },
   );
 
@@ -77,12 +95,13 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
         summary: 'Save answers incrementally, as POST /assessments/{aID}/respond does for the assignee',
         description: 'The same checks: 400 with details.errors for answers not fitting their question; 400 once submitted or approved.',
         body: RespondBody,
+        querystring: LangQuery,
         response: withErrors({ 200: RespondentAssessment }, statuses),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { link, respondent } = await resolve(request);
-      return respondentAssessment(await assessments.respondAs(respondent, link.assessment_id, request.body.responses), link);
+      return shown(request, reply, await assessments.respondAs(respondent, link.assessment_id, request.body.responses), link);
     },
   );
 
@@ -95,12 +114,13 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: 'Submit the assessment for review; read-only afterwards',
         description: '400 with details.missing when required questions are unanswered; 409 when already submitted or approved.',
+        querystring: LangQuery,
         response: withErrors({ 200: RespondentAssessment }, [...statuses, 409]),
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { link, respondent } = await resolve(request);
-      return respondentAssessment(await assessments.submitAs(respondent, link.assessment_id), link);
+      return shown(request, reply, await assessments.submitAs(respondent, link.assessment_id), link);
     },
   );
 

@@ -42,7 +42,12 @@ export const CreatedLink = Type.Object({
   delivery: StringEnum(['email', 'copy'] as const),
   email_error: Nullable(Type.String({ description: 'why a link with a recipient_email was not mailed (no e-mail integration, or the SMTP answer)' })),
   token: Nullable(Type.String({ description: 'delivery copy only: the link token (cgr_…), shown this once and never again' })),
-  url: Nullable(Type.String({ description: 'delivery copy only: the console URL that opens the respondent view, the token in its fragment' })),
+  url: Nullable(
+    Type.String({
+      description:
+        'delivery copy only: the console URL that opens the respondent view, the token in its fragment: CONTROLGRAPH_PUBLIC_URL + /respond#<token>. Null when CONTROLGRAPH_PUBLIC_URL is not set (the console then builds it from its own address: <origin>/respond#<token>)',
+    }),
+  ),
 });
 
 /** A file as the outside respondent sees it: no uploader identities, no tenant download URL. */
@@ -64,6 +69,7 @@ export const RespondentEvidenceQuery = Type.Object({ question_id: Type.Optional(
 export const RespondentAssessment = Type.Object({
   id: Uuid,
   questionnaire_title: Type.String(),
+  lang: Type.String({ description: 'the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID}' }),
   questionnaire_version: Type.Integer(),
   framework: Nullable(Type.String()),
   status: AssessmentStatus,

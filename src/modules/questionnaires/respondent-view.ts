@@ -20,10 +20,11 @@ export function respondentEvidence(e: EvidenceFacts) {
   };
 }
 
-export function respondentAssessment(full: Full, link: AssessmentLinkRow) {
+export function respondentAssessment(full: Full & { lang: string }, link: AssessmentLinkRow) {
   return {
     id: full.id,
     questionnaire_title: full.questionnaire_title,
+    lang: full.lang,
     questionnaire_version: full.questionnaire_version,
     framework: full.framework,
     status: full.status,

@@ -224,6 +224,10 @@ export const Evidence = Type.Object({
 
 export const Assessment = Type.Object({
   ...AssessmentSummary.properties,
+  lang: Type.String({
+    description:
+      "the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written",
+  }),
   questions: Type.Array(Question),
   responses: Type.Array(
     Type.Object({ question_id: Type.String(), answer: Type.String(), notes: Type.String(), updated_at: Timestamp, updated_by: Nullable(Type.String()) }),

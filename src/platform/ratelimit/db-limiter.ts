@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { decide, PLAN_LIMITS, type RateLimiter } from './limiter.js';
+import { decide, limitsOf, type RateLimiter } from './limiter.js';
 import '../auth/tables.js';
 
 /**
@@ -11,7 +11,7 @@ import '../auth/tables.js';
 export function createDbRateLimiter(db: Kysely<Database>): RateLimiter {
   return {
     async consume(key, plan, now) {
-      const { perMinute, burst } = PLAN_LIMITS[plan];
+      const { perMinute, burst } = limitsOf(plan);
       const rate = perMinute / 60;
       const result = await sql<{ refilled: number }>`
         WITH previous AS (

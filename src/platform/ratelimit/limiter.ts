@@ -7,6 +7,14 @@ export const PLAN_LIMITS = {
 
 export type Plan = keyof typeof PLAN_LIMITS;
 
+/** A bucket's size and refill: a tenant's plan names one; buckets that belong to no tenant (the outside respondent's) give their own. */
+export interface BucketLimits {
+  perMinute: number;
+  burst: number;
+}
+
+export const limitsOf = (limits: Plan | BucketLimits): BucketLimits => (typeof limits === 'string' ? PLAN_LIMITS[limits] : limits);
+
 export interface LimitDecision {
   allowed: boolean;
   limit: number;
@@ -18,13 +26,13 @@ export interface LimitDecision {
 }
 
 export interface RateLimiter {
-  consume(key: string, plan: Plan, now: Date): Promise<LimitDecision>;
+  consume(key: string, plan: Plan | BucketLimits, now: Date): Promise<LimitDecision>;
   close(): Promise<void>;
 }
 
 /** Decision from the bucket's level after this request's refill and (if allowed) spend. */
-export function decide(tokensAfter: number, allowed: boolean, plan: Plan, now: Date): LimitDecision {
-  const { perMinute, burst } = PLAN_LIMITS[plan];
+export function decide(tokensAfter: number, allowed: boolean, plan: Plan | BucketLimits, now: Date): LimitDecision {
+  const { perMinute, burst } = limitsOf(plan);
   const ratePerSecond = perMinute / 60;
   const nowSeconds = now.getTime() / 1000;
   return {

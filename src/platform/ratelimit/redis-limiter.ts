@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { decide, PLAN_LIMITS, type RateLimiter } from './limiter.js';
+import { decide, limitsOf, type RateLimiter } from './limiter.js';
 
 // Refill and spend atomically inside Redis; the bucket expires once it would be full again anyway.
 const SCRIPT = `
@@ -24,7 +24,7 @@ export function createRedisRateLimiter(url: string): RateLimiter {
   redis.on('error', () => undefined);
   return {
     async consume(key, plan, now) {
-      const { perMinute, burst } = PLAN_LIMITS[plan];
+      const { perMinute, burst } = limitsOf(plan);
       const [allowed, tokens] = (await redis.eval(SCRIPT, 1, `cg:rl:${key}`, burst, perMinute / 60, now.getTime() / 1000)) as [
         number,
         string,

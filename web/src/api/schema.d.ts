@@ -962,7 +962,7 @@ export interface paths {
         put?: never;
         /**
          * Send an assessment to an outside respondent (no account) as an expiring, revocable link
-         * @description With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. 409 once the assessment is submitted or approved.
+         * @description With recipient_email and an active e-mail integration the link is mailed to the recipient (delivery email; token and url null). Otherwise, or when the mail fails (email_error says why), delivery is copy and the answer carries the token and url once: only the token's hash is stored. The url starts with CONTROLGRAPH_PUBLIC_URL, never the request's Host header; without it nothing is mailed (email_error says so) and url is null. 409 once the assessment is submitted or approved.
          *
          *     Requires permission `assessment:review`.
          */
@@ -6564,7 +6564,10 @@ export interface operations {
     };
     respondentGetAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6605,6 +6608,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -6696,6 +6701,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -6709,7 +6724,10 @@ export interface operations {
     };
     respondentRespond: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6761,6 +6779,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -6852,6 +6872,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -6865,7 +6895,10 @@ export interface operations {
     };
     respondentSubmit: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6906,6 +6939,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions (?lang= or Accept-Language where the template has it); see GET /assessments/{aID} */
+                        lang: string;
                         link: {
                             /** Format: date-time */
                             expires_at: string;
@@ -7006,6 +7041,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error */
             500: {
                 headers: {
@@ -7079,6 +7124,16 @@ export interface operations {
             /** @description Not found, or belongs to another tenant */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7179,6 +7234,16 @@ export interface operations {
             /** @description Payload too large */
             413: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8873,7 +8938,10 @@ export interface operations {
     };
     getAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -8940,6 +9008,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9062,7 +9132,10 @@ export interface operations {
     };
     approveAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -9142,6 +9215,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9572,7 +9647,7 @@ export interface operations {
                         };
                         /** @description delivery copy only: the link token (cgr_…), shown this once and never again */
                         token: string | null;
-                        /** @description delivery copy only: the console URL that opens the respondent view, the token in its fragment */
+                        /** @description delivery copy only: the console URL that opens the respondent view, the token in its fragment: CONTROLGRAPH_PUBLIC_URL + /respond#<token>. Null when CONTROLGRAPH_PUBLIC_URL is not set (the console then builds it from its own address: <origin>/respond#<token>) */
                         url: string | null;
                     };
                 };
@@ -9745,7 +9820,10 @@ export interface operations {
     };
     rejectAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -9825,6 +9903,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -9956,7 +10036,10 @@ export interface operations {
     };
     respondToAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10034,6 +10117,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -10156,7 +10241,10 @@ export interface operations {
     };
     reviewAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10239,6 +10327,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;
@@ -10370,7 +10460,10 @@ export interface operations {
     };
     submitAssessment: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description en, de, fr or pt; unsupported values fall back to Accept-Language, then English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 aID: string;
@@ -10437,6 +10530,8 @@ export interface operations {
                         }[];
                         /** Format: uuid */
                         id: string;
+                        /** @description the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written */
+                        lang: string;
                         overdue: boolean;
                         progress: {
                             answered: number;

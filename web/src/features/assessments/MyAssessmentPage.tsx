@@ -15,14 +15,15 @@ import { assessmentKey, assessmentsKey, useAssessment, type Assessment } from '.
  * (their progress and status) are refetched when next shown.
  */
 export function MyAssessmentPage() {
-  const { t } = useTranslation('assessments');
+  const { t, i18n } = useTranslation('assessments');
+  const lang = i18n.resolvedLanguage ?? 'en';
   const { assessmentId = '' } = useParams();
   const { tenantId } = useSession();
   const client = useQueryClient();
   const assessment = useAssessment(assessmentId);
-  const formApi = useMemo(() => assigneeApi(tenantId, assessmentId), [tenantId, assessmentId]);
+  const formApi = useMemo(() => assigneeApi(tenantId, assessmentId, lang), [tenantId, assessmentId, lang]);
   const changed = (next: Assessment) => {
-    client.setQueryData(assessmentKey(tenantId, assessmentId), next);
+    client.setQueryData(assessmentKey(tenantId, assessmentId, lang), next);
     void client.invalidateQueries({ queryKey: [...assessmentsKey, 'mine'] });
   };
   return (

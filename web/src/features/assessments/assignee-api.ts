@@ -8,8 +8,10 @@ import type { Assessment } from './queries';
  * refresh on an expired access cookie) instead of a link's token, the same form on top. Answers go to
  * POST /assessments/{id}/respond (incremental), files to /attestation-evidence.
  */
-export function assigneeApi(tenantId: string, assessmentId: string): RespondentApi<Assessment> {
+export function assigneeApi(tenantId: string, assessmentId: string, lang: string): RespondentApi<Assessment> {
   const path = { tenantID: tenantId, aID: assessmentId };
+  // The questionnaire in the console's language where its template has it (every answer returns it again).
+  const query = { lang };
   const upload = (questionId: string, file: File, onProgress: (fraction: number) => void) => {
     // The form's fields come before the file: the service reads them while streaming the file.
     const form = new FormData();
@@ -19,9 +21,9 @@ export function assigneeApi(tenantId: string, assessmentId: string): RespondentA
     return postWithProgress<Evidence>(`/api/v1/tenants/${tenantId}/attestation-evidence`, form, { headers: { [CSRF_HEADER]: '1' }, withCredentials: true }, onProgress);
   };
   return {
-    load: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/assessments/{aID}', { params: { path } })),
-    save: async (responses) => unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/respond', { params: { path }, body: { responses } })),
-    submit: async () => unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/submit', { params: { path } })),
+    load: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/assessments/{aID}', { params: { path, query } })),
+    save: async (responses) => unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/respond', { params: { path, query }, body: { responses } })),
+    submit: async () => unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/submit', { params: { path, query } })),
     upload: async (questionId, file, onProgress) => {
       try {
         return await upload(questionId, file, onProgress);

@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, type Paths } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { useSession } from '../../session/session';
@@ -36,13 +37,15 @@ export function useReviewQueue(page: Page) {
   });
 }
 
-export const assessmentKey = (tenantId: string, id: string) => [...assessmentsKey, 'one', tenantId, id] as const;
+/** An assessment is read in the console's language (its questionnaire where the template has it), so the language is in the key. */
+export const assessmentKey = (tenantId: string, id: string, lang: string) => [...assessmentsKey, 'one', tenantId, id, lang] as const;
 
 export function useAssessment(id: string) {
   const { tenantId } = useSession();
+  const lang = useTranslation().i18n.resolvedLanguage ?? 'en';
   return useQuery({
-    queryKey: assessmentKey(tenantId, id),
-    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/assessments/{aID}', { params: { path: { tenantID: tenantId, aID: id } } })),
+    queryKey: assessmentKey(tenantId, id, lang),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/assessments/{aID}', { params: { path: { tenantID: tenantId, aID: id }, query: { lang } } })),
   });
 }
 
@@ -52,12 +55,13 @@ export function useAssessment(id: string) {
  */
 export function useReview(id: string) {
   const { tenantId } = useSession();
+  const lang = useTranslation().i18n.resolvedLanguage ?? 'en';
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (body: ReviewBody) =>
-      unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/review', { params: { path: { tenantID: tenantId, aID: id } }, body })),
+      unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/review', { params: { path: { tenantID: tenantId, aID: id }, query: { lang } }, body })),
     onSuccess: (next) => {
-      client.setQueryData(assessmentKey(tenantId, id), next);
+      client.setQueryData(assessmentKey(tenantId, id, lang), next);
       void client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'me' && !(query.queryKey[2] === tenantId && query.queryKey[3] === id) });
     },
   });

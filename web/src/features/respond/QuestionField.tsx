@@ -70,7 +70,7 @@ export function QuestionField({
           inputMode="decimal"
           value={value}
           onChange={(event) => onChange(event.currentTarget.value.trim())}
-          rightSection={question.unit}
+          rightSection={question.unit && t(`units.${question.unit}`, { defaultValue: question.unit })}
           rightSectionWidth={question.unit ? 80 : undefined}
           styles={NARROW}
         />

@@ -14,11 +14,12 @@ const LINK_ERRORS = ['LINK_EXPIRED', 'LINK_REVOKED', 'UNAUTHORIZED'];
  * the service only as the bearer of its /respond requests.
  */
 export function RespondPage() {
-  const { t } = useTranslation('respond');
+  const { t, i18n } = useTranslation('respond');
+  const lang = i18n.resolvedLanguage ?? 'en';
   const token = useMemo(() => tokenFromLocation(window.location.hash), []);
-  const api = useMemo(() => (token ? respondentApi(token) : null), [token]);
+  const api = useMemo(() => (token ? respondentApi(token, lang) : null), [token, lang]);
   const client = useQueryClient();
-  const key = ['respond', token] as const;
+  const key = ['respond', token, lang] as const;
   const assessment = useQuery({ queryKey: key, queryFn: () => api!.load(), enabled: Boolean(api), retry: false, staleTime: Infinity });
 
   let body;

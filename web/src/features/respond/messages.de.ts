@@ -17,6 +17,7 @@ export default {
   reviewerNote: 'Hinweis der prüfenden Person',
   yes: 'Ja',
   no: 'Nein',
+  units: { percent: '%', hours: 'Stunden', minutes: 'Minuten', days: 'Tage', months: 'Monate', years: 'Jahre', count: 'Anzahl', points: 'Punkte' },
   files: {
     drop: 'Datei hier ablegen oder auswählen',
     choose: 'Datei auswählen',

@@ -17,6 +17,7 @@ export default {
   reviewerNote: 'Remarque du réviseur',
   yes: 'Oui',
   no: 'Non',
+  units: { percent: '%', hours: 'heures', minutes: 'minutes', days: 'jours', months: 'mois', years: 'ans', count: 'nombre', points: 'points' },
   files: {
     drop: 'Déposez un fichier ici ou choisissez-en un',
     choose: 'Choisir un fichier',

@@ -17,6 +17,7 @@ export default {
   reviewerNote: 'Nota do revisor',
   yes: 'Sim',
   no: 'Não',
+  units: { percent: '%', hours: 'horas', minutes: 'minutos', days: 'dias', months: 'meses', years: 'anos', count: 'número', points: 'pontos' },
   files: {
     drop: 'Largue um ficheiro aqui ou escolha um',
     choose: 'Escolher ficheiro',

@@ -17,6 +17,8 @@ export default {
   reviewerNote: "Reviewer's note",
   yes: 'Yes',
   no: 'No',
+  // Unit ids of number questions (content/questionnaires/README.md), shown beside the input.
+  units: { percent: '%', hours: 'hours', minutes: 'minutes', days: 'days', months: 'months', years: 'years', count: 'count', points: 'points' },
   files: {
     drop: 'Drop a file here or choose one',
     choose: 'Choose a file',

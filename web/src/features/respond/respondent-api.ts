@@ -66,12 +66,14 @@ export function postWithProgress<T>(
   });
 }
 
-export function respondentApi(token: string): RespondentApi<RespondentAssessment> {
+export function respondentApi(token: string, lang: string): RespondentApi<RespondentAssessment> {
   const client = createClient<paths>({ baseUrl: '', credentials: 'omit', headers: { authorization: `Bearer ${token}` } });
+  // The questionnaire in the page's language where its template has it (every answer returns it again).
+  const params = { query: { lang } };
   return {
-    load: async () => unwrap(await client.GET('/api/v1/respond/assessment')),
-    save: async (responses) => unwrap(await client.POST('/api/v1/respond/assessment/responses', { body: { responses } })),
-    submit: async () => unwrap(await client.POST('/api/v1/respond/assessment/submit')),
+    load: async () => unwrap(await client.GET('/api/v1/respond/assessment', { params })),
+    save: async (responses) => unwrap(await client.POST('/api/v1/respond/assessment/responses', { params, body: { responses } })),
+    submit: async () => unwrap(await client.POST('/api/v1/respond/assessment/submit', { params })),
     upload: async (questionId, file, onProgress) => {
       const form = new FormData();
       form.append('question_id', questionId);
