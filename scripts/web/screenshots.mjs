@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Regenerates the console screenshots in docs/images/ (shown in the README): a fresh service on a
 // scratch embedded database, CloudMapper's demo AWS estate loaded (`controlgraph demo`) and audited,
-// then the overview, findings, a finding's detail and the topology in Chromium at 1440x900.
+// then the overview, findings, a finding's detail, the topology, a questionnaire drafted from a
+// template, the questionnaire list and the POA&M board (items drafted from findings) in Chromium at
+// 1440x900.
 // Usage: npm run build && node scripts/web/screenshots.mjs
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,6 +30,12 @@ async function main() {
     const t = `/api/v1/tenants/${login.tenant_id}`;
     await auditRun(server.base, login.token, t);
     const first = await api(server.base, login.token, 'GET', `${t}/findings?per_page=1&severity=high`);
+    const questionnaire = await api(server.base, login.token, 'POST', `${t}/questionnaires/from-template`, { template_id: 'fedramp-pe' });
+    const highs = await api(server.base, login.token, 'GET', `${t}/findings?per_page=4&severity=high`);
+    for (const [index, finding] of highs.items.entries()) {
+      const item = await api(server.base, login.token, 'POST', `${t}/poam`, { finding_id: finding.id });
+      if (index === 1) await api(server.base, login.token, 'PATCH', `${t}/poam/${item.id}/status`, { status: 'in_progress', comment: 'Fix scheduled.' });
+    }
 
     const context = await browser.newContext({ baseURL: server.base, viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
     const answer = await context.request.post('/api/v1/auth/session', {
@@ -41,6 +49,9 @@ async function main() {
       ['console-findings.png', '/findings'],
       ['console-finding-detail.png', first.items[0] ? `/findings/${encodeURIComponent(first.items[0].id)}` : '/findings'],
       ['console-topology.png', '/topology'],
+      ['console-questionnaires.png', '/questionnaires'],
+      ['console-questionnaire.png', `/questionnaires/${questionnaire.id}`],
+      ['console-poam.png', '/poam'],
     ];
     for (const [file, path] of shots) {
       await page.goto(path);

@@ -181,6 +181,13 @@ describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessme
     await mine.page.reload();
     await expect.poll(() => mine.page.getByText('Approved. Nothing more is needed from you.').isVisible(), SLOW).toBe(true);
     expect(await mine.page.getByRole('button', { name: 'Submit for review' }).count()).toBe(0);
+    // And the console's controls screen shows them attested.
+    await review.page.goto('/controls?tab=attestations');
+    const attestedTable = review.page.getByRole('table', { name: 'Controls covered by questionnaires and their attestation' });
+    await expect.poll(() => review.page.getByTestId('attestation-summary').textContent(), SLOW).toMatch(new RegExp(`^Attested: ${controls.length} `));
+    const firstControl = controls[0]!.split(':')[1]!;
+    expect(await attestedTable.getByRole('row').filter({ hasText: firstControl }).first().getByText('Attested', { exact: true }).isVisible()).toBe(true);
+    await expectAccessible(review.page);
     await mine.context.close();
     await review.context.close();
   });

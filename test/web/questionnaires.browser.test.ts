@@ -4,6 +4,7 @@ import { chromiumPath } from './harness/chromium.js';
 import { useConsole } from './harness/use-console.js';
 import { expectAccessible, signIn } from './harness/pages.js';
 import { call } from '../harness/identity.js';
+import { assign, fromTemplate, publish } from '../questionnaires/helpers.js';
 
 /**
  * The questionnaire builder: a security analyst starts from a template, maps a control with the
@@ -56,9 +57,11 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     // Edit the first question: a control mapping from the picker.
     const before = await get(`/questionnaires/${id}`);
     const first = before.questions[0];
-    const controls = await get('/controls/status?framework=nist-800-53&per_page=500');
-    const control = controls.controls.items.find((c: { control_id: string }) => !first.control_ids.includes(`nist-800-53:${c.control_id}`));
-    expect(control, 'an applicable nist-800-53 control to map').toBeDefined();
+    // A control no rule and no questionnaire covers yet: the picker searches the whole catalog.
+    const covered = new Set((await get('/controls/status?framework=nist-800-53&per_page=500')).controls.items.map((c: { control_id: string }) => c.control_id));
+    const catalog = await get('/controls/catalog?framework=nist-800-53&search=SR-&per_page=500');
+    const control = catalog.items.find((c: { control_id: string }) => !covered.has(c.control_id) && !first.control_ids.includes(`nist-800-53:${c.control_id}`));
+    expect(control, 'a nist-800-53 control outside /controls/status to map').toBeDefined();
     await page.getByRole('button', { name: 'Edit question 1', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit question' });
     await dialog.waitFor();
@@ -211,5 +214,47 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     expect(await reader.page.getByRole('button', { name: /^Use the template/ }).count()).toBe(0);
     await expectAccessible(reader.page);
     await reader.context.close();
+  });
+  it('sends an assignment to an outside respondent as a link shown once, which opens only that assessment and stops working when revoked', { timeout: 240_000 }, async () => {
+    const t = web.app.t;
+    const token = analyst().token;
+    const q = await fromTemplate(t, token, web.app.tenant.id, { title: 'Supplier access review' });
+    await publish(t, token, web.app.tenant.id, q.id);
+    const assignee = web.app.tenant.users['read-only'];
+    await assign(t, token, web.app.tenant.id, q.id, { assignees: [assignee.username], reviewer_id: analyst().user_id });
+    const { context, page } = await signIn(web.browser, web.app, analyst().username);
+    await page.goto(`/questionnaires/${q.id}`);
+    await page.getByRole('button', { name: `Outside respondents for the assessment of ${assignee.username}` }).click(SLOW);
+    const dialog = page.getByRole('dialog', { name: `Outside respondents: the assessment of ${assignee.username}` });
+    await dialog.getByText('No link yet.').waitFor(SLOW);
+    // Nobody named: refused in the form, nothing sent.
+    await dialog.getByRole('button', { name: 'Create link' }).click();
+    await dialog.getByText('Say whom the link is for.').waitFor();
+    await dialog.getByLabel(/^For whom/).fill('Acme Facilities Ltd');
+    await dialog.getByRole('button', { name: 'Create link' }).click();
+    // No e-mail integration: the address is shown this once, on the console's own origin.
+    const address = dialog.getByLabel('Link for the respondent');
+    await address.waitFor(SLOW);
+    const url = (await address.textContent())!.trim();
+    expect(url.startsWith(`${web.app.base}/respond#cgr_`), url).toBe(true);
+    await expect.poll(() => dialog.getByRole('row').filter({ hasText: 'Acme Facilities Ltd' }).getByText('Active').isVisible()).toBe(true);
+    await page.screenshot({ path: '/tmp/questionnaires-link.png', fullPage: true });
+    await expectAccessible(page);
+
+    // The supplier, with no session: the link opens the assessment and nothing else.
+    const outside = await web.browser.newContext({ baseURL: web.app.base });
+    const supplier = await outside.newPage();
+    await supplier.goto(url);
+    await supplier.getByRole('heading', { level: 1, name: 'Supplier access review' }).waitFor(SLOW);
+    expect((await supplier.request.get(api('/questionnaires'))).status()).toBe(401);
+
+    // Revoked: used once, then the next visit is refused with the reason.
+    await dialog.getByRole('button', { name: 'Revoke the link for Acme Facilities Ltd' }).click();
+    await expect.poll(() => dialog.getByRole('row').filter({ hasText: 'Acme Facilities Ltd' }).getByText('Revoked').isVisible()).toBe(true);
+    expect(await dialog.getByRole('row').filter({ hasText: 'Acme Facilities Ltd' }).getByText(/^Once, last /).isVisible()).toBe(true);
+    await supplier.reload();
+    await supplier.getByText('This link was withdrawn. Ask the person who sent it for a new one.').waitFor(SLOW);
+    await outside.close();
+    await context.close();
   });
 });

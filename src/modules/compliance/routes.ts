@@ -10,6 +10,7 @@ import { createSettingsService } from './settings-service.js';
 import { createRulesService } from './rules-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createControlsService } from './controls/controls-service.js';
+import { ControlCatalogPage, ControlCatalogQuery, controlCatalog } from './controls/control-catalog.js';
 import { ControlGap, ControlsQuery, ControlsStatus, GapsQuery } from './findings/schemas.js';
 import {
   AuditRun, AuditRunBody, ComplianceSettings, ComplianceSettingsUpdate, RuleInput, RuleListQuery, RuleParams, RuleSchema, RuleUpdate, RunParams,
@@ -174,6 +175,24 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     async (request) => {
       const { page, per_page, ...filter } = request.query;
       return controls.status(contextOf(request).scope, filter, pageRequest({ page, per_page }));
+    },
+  );
+  app.get(
+    '/tenants/:tenantID/controls/catalog',
+    {
+      config: { permission: 'findings:read' },
+      schema: {
+        operationId: 'listFrameworkControls',
+        tags: ['controls'],
+        summary: "A framework's control catalog, searchable by id or title: what a questionnaire question can be mapped to",
+        params: TenantParams,
+        querystring: ControlCatalogQuery,
+        response: withErrors({ 200: ControlCatalogPage }, [401, 403]),
+      },
+    },
+    async (request) => {
+      const { page, per_page, framework, ...filter } = request.query;
+      return controlCatalog(framework, filter, pageRequest({ page, per_page }));
     },
   );
   app.get(

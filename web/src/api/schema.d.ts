@@ -1387,6 +1387,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenantID}/controls/catalog": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A framework's control catalog, searchable by id or title: what a questionnaire question can be mapped to
+         * @description Requires permission `findings:read`.
+         */
+        get: operations["listFrameworkControls"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tenants/{tenantID}/controls/forecast": {
         parameters: {
             query?: never;
@@ -12566,6 +12586,94 @@ export interface operations {
                             /** @enum {string} */
                             status: "not_assessed" | "questionnaire_assigned" | "in_progress" | "submitted" | "changes_requested" | "attested";
                             title: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listFrameworkControls: {
+        parameters: {
+            query: {
+                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                /** @description withdrawn controls too (left out by default: nothing should be mapped to them) */
+                include_withdrawn?: boolean;
+                page?: number;
+                per_page?: number;
+                /** @description case-insensitive, in the control id or title */
+                search?: string;
+            };
+            header?: never;
+            path: {
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        framework_name: string;
+                        framework_version: string;
+                        items: {
+                            control_id: string;
+                            family: string;
+                            /** @enum {string} */
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            /** @description the base control of an enhancement */
+                            parent: string | null;
+                            title: string;
+                            withdrawn: boolean;
                         }[];
                         page: number;
                         per_page: number;

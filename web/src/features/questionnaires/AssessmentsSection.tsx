@@ -2,12 +2,16 @@ import { Badge, Table, Title } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { formatDay } from '../../i18n';
 import { QueryView } from '../../ui/QueryState';
+import { useSession } from '../../session/session';
+import { LinksButton } from '../assessments/links/LinksDialog';
 import { useQuestionnaireAssessments } from './queries';
 
 /** The assessments this questionnaire was assigned as, with assignee, reviewer, status and due date. */
 export function AssessmentsSection({ questionnaireId }: { questionnaireId: string }) {
   const { t } = useTranslation('questionnaires');
   const assessments = useQuestionnaireAssessments(questionnaireId);
+  // Links for outside respondents are the reviewer's to give (assessment:review).
+  const mayLink = useSession().can('assessment:review');
   return (
     <section aria-labelledby="assessments-title">
       <Title order={2} size="h3" id="assessments-title" mb="sm">
@@ -24,6 +28,11 @@ export function AssessmentsSection({ questionnaireId }: { questionnaireId: strin
                 <Table.Th>{t('assessments.columns.status')}</Table.Th>
                 <Table.Th>{t('assessments.columns.due')}</Table.Th>
                 <Table.Th>{t('assessments.columns.progress')}</Table.Th>
+                {mayLink && (
+                  <Table.Th>
+                    <span className="visually-hidden">{t('assessments.columns.actions')}</span>
+                  </Table.Th>
+                )}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
@@ -38,6 +47,11 @@ export function AssessmentsSection({ questionnaireId }: { questionnaireId: strin
                   </Table.Td>
                   <Table.Td>{a.due_date ? <time dateTime={a.due_date}>{formatDay(a.due_date)}</time> : '—'}</Table.Td>
                   <Table.Td>{t('assessments.progress', { answered: a.progress.answered, total: a.progress.total })}</Table.Td>
+                  {mayLink && (
+                    <Table.Td>
+                      <LinksButton assessmentId={a.id} who={a.assignee ?? a.assignee_id} open={a.status !== 'submitted' && a.status !== 'approved'} />
+                    </Table.Td>
+                  )}
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,23 +1,31 @@
 import { useState } from 'react';
 import { Button, Group, Select, Stack, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { useTranslation } from 'react-i18next';
 import { CATALOG_FRAMEWORKS, useFrameworkControls, type CatalogFramework } from './queries';
 
 /**
  * Picks a control of a framework catalog and hands it on as "<framework>:<control_id>", the form
- * control_mappings are stored in. The list holds the controls the service reports for the framework
- * (GET /controls/status); any other control, and the frameworks without a catalog in the service
- * (hipaa, gdpr, cmmc-l2, …), are typed in, and the service checks them when the question is saved.
+ * control_mappings are stored in. What is typed is searched in the whole catalog by the service (id or
+ * title); the frameworks without a catalog in the service (hipaa, gdpr, cmmc-l2, …) are typed in
+ * below, and the service checks them when the question is saved.
  */
 export function ControlPicker({ onPick, taken }: { onPick: (mapping: string) => void; taken: string[] }) {
   const { t } = useTranslation('questionnaires');
   const [framework, setFramework] = useState<CatalogFramework | null>(null);
   const [control, setControl] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
-  const controls = useFrameworkControls(framework);
-  const options = (controls.data ?? [])
+  const [search, setSearch] = useState('');
+  const [picked, setPicked] = useState<{ value: string; label: string } | null>(null);
+  // Once a control is chosen the box shows its label; that is not a new search.
+  const [debounced] = useDebouncedValue(picked && search === picked.label ? '' : search.trim(), 250);
+  const controls = useFrameworkControls(framework, debounced);
+  const found = (controls.data?.items ?? [])
     .filter((c) => !taken.includes(`${c.framework}:${c.control_id}`))
     .map((c) => ({ value: c.control_id, label: `${c.control_id} — ${c.title}` }));
+  // The chosen control stays an option while the list shows another search's results.
+  const options = picked && !found.some((o) => o.value === picked.value) ? [picked, ...found] : found;
+  const more = (controls.data?.total ?? 0) > (controls.data?.items.length ?? 0);
 
   const addTyped = () => {
     if (typed.trim() && !taken.includes(typed.trim())) onPick(typed.trim());
@@ -34,6 +42,8 @@ export function ControlPicker({ onPick, taken }: { onPick: (mapping: string) => 
           onChange={(value) => {
             setFramework(value as CatalogFramework | null);
             setControl(null);
+            setPicked(null);
+            setSearch('');
           }}
           w={180}
         />
@@ -42,10 +52,18 @@ export function ControlPicker({ onPick, taken }: { onPick: (mapping: string) => 
           placeholder={framework ? undefined : t('picker.chooseFramework')}
           data={options}
           value={control}
-          onChange={setControl}
+          onChange={(value, option) => {
+            setControl(value);
+            setPicked(value && option ? { value, label: option.label } : null);
+          }}
           searchable
-          disabled={!framework || controls.isPending}
-          nothingFoundMessage={t('picker.none')}
+          searchValue={search}
+          onSearchChange={setSearch}
+          // The service searched the whole catalog already; the box only shows its answer.
+          filter={({ options: shown }) => shown}
+          description={more ? t('picker.more', { shown: controls.data?.items.length, total: controls.data?.total }) : undefined}
+          disabled={!framework}
+          nothingFoundMessage={controls.isFetching ? t('picker.searching') : t('picker.none')}
           error={controls.isError ? t('picker.failed') : undefined}
           w={360}
           comboboxProps={{ withinPortal: true }}
@@ -56,6 +74,8 @@ export function ControlPicker({ onPick, taken }: { onPick: (mapping: string) => 
           onClick={() => {
             onPick(`${framework}:${control}`);
             setControl(null);
+            setPicked(null);
+            setSearch('');
           }}
         >
           {t('picker.add')}

@@ -102,6 +102,8 @@ export default {
     none: 'Keine passende Kontrolle',
     failed: 'Die Kontrollen konnten nicht geladen werden.',
     add: 'Zuordnung hinzufügen',
+    searching: 'Suche läuft …',
+    more: '{{shown}} von {{total}} angezeigt: zum Eingrenzen tippen.',
   },
   assign: {
     title: 'Zuweisen',
@@ -120,7 +122,7 @@ export default {
     caption: 'Bewertungen dieses Fragebogens',
     empty: 'Noch nicht zugewiesen.',
     progress: '{{answered}} von {{total}} beantwortet',
-    columns: { assignee: 'Zuständig', reviewer: 'Prüfer', status: 'Status', due: 'Fällig', progress: 'Fortschritt' },
+    columns: { actions: 'Aktionen', assignee: 'Zuständig', reviewer: 'Prüfer', status: 'Status', due: 'Fällig', progress: 'Fortschritt' },
     status: { assigned: 'Zugewiesen', in_progress: 'In Bearbeitung', submitted: 'Eingereicht', changes_requested: 'Änderungen angefordert', approved: 'Genehmigt' },
   },
 };

@@ -103,6 +103,8 @@ export default {
     none: 'Aucun contrôle correspondant',
     failed: 'Les contrôles n’ont pas pu être chargés.',
     add: 'Ajouter l’association',
+    searching: 'Recherche…',
+    more: '{{shown}} sur {{total}} affichés : saisissez pour affiner la liste.',
   },
   assign: {
     title: 'Attribuer',
@@ -122,7 +124,7 @@ export default {
     caption: 'Évaluations de ce questionnaire',
     empty: 'Pas encore attribué.',
     progress: '{{answered}} sur {{total}} répondues',
-    columns: { assignee: 'Destinataire', reviewer: 'Réviseur', status: 'Statut', due: 'Échéance', progress: 'Avancement' },
+    columns: { actions: 'Actions', assignee: 'Destinataire', reviewer: 'Réviseur', status: 'Statut', due: 'Échéance', progress: 'Avancement' },
     status: { assigned: 'Attribuée', in_progress: 'En cours', submitted: 'Soumise', changes_requested: 'Modifications demandées', approved: 'Approuvée' },
   },
 };

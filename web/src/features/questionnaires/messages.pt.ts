@@ -103,6 +103,8 @@ export default {
     none: 'Nenhum controlo corresponde',
     failed: 'Não foi possível carregar os controlos.',
     add: 'Adicionar associação',
+    searching: 'A procurar…',
+    more: 'A mostrar {{shown}} de {{total}}: escreva para restringir a lista.',
   },
   assign: {
     title: 'Atribuir',
@@ -122,7 +124,7 @@ export default {
     caption: 'Avaliações deste questionário',
     empty: 'Ainda não atribuído.',
     progress: '{{answered}} de {{total}} respondidas',
-    columns: { assignee: 'Responsável', reviewer: 'Revisor', status: 'Estado', due: 'Prazo', progress: 'Progresso' },
+    columns: { actions: 'Ações', assignee: 'Responsável', reviewer: 'Revisor', status: 'Estado', due: 'Prazo', progress: 'Progresso' },
     status: { assigned: 'Atribuída', in_progress: 'Em curso', submitted: 'Submetida', changes_requested: 'Alterações pedidas', approved: 'Aprovada' },
   },
 };

@@ -102,6 +102,8 @@ export default {
     none: 'No matching control',
     failed: 'The controls could not be loaded.',
     add: 'Add mapping',
+    searching: 'Searching…',
+    more: 'Showing {{shown}} of {{total}}: type to narrow the list.',
   },
   assign: {
     title: 'Assign',
@@ -120,7 +122,7 @@ export default {
     caption: 'Assessments of this questionnaire',
     empty: 'Not assigned yet.',
     progress: '{{answered}} of {{total}} answered',
-    columns: { assignee: 'Assignee', reviewer: 'Reviewer', status: 'Status', due: 'Due', progress: 'Progress' },
+    columns: { actions: 'Actions', assignee: 'Assignee', reviewer: 'Reviewer', status: 'Status', due: 'Due', progress: 'Progress' },
     status: { assigned: 'Assigned', in_progress: 'In progress', submitted: 'Submitted', changes_requested: 'Changes requested', approved: 'Approved' },
   },
 };

@@ -10,8 +10,7 @@ export type QuestionType = Question['type'];
 export type QuestionInput = Paths['/api/v1/tenants/{tenantID}/questionnaires/{qID}/questions/{questionID}']['put']['requestBody']['content']['application/json'];
 export type Template = Paths['/api/v1/tenants/{tenantID}/questionnaires/templates']['get']['responses'][200]['content']['application/json']['items'][number];
 export type QuestionnaireStatus = Questionnaire['status'];
-type ControlsQuery = NonNullable<Paths['/api/v1/tenants/{tenantID}/controls/status']['get']['parameters']['query']>;
-export type CatalogFramework = NonNullable<ControlsQuery['framework']>;
+export type CatalogFramework = Paths['/api/v1/tenants/{tenantID}/controls/catalog']['get']['parameters']['query']['framework'];
 
 export const QUESTION_TYPES: QuestionType[] = ['yes_no', 'single_choice', 'multi_choice', 'text_short', 'text_long', 'date', 'number', 'file_upload'];
 /** The frameworks with a control catalog in the service (content/frameworks), the picker's choices. */
@@ -67,22 +66,22 @@ export function useTenantUsers() {
 }
 
 /**
- * A framework's controls for the mapping picker. GET /controls/status lists each applicable control of
- * the framework (mapped by a rule or by a published questionnaire) with its title; the service has no
- * route for a whole catalog, so a control outside that list is typed in by hand.
+ * Controls of a framework's catalog for the mapping picker (GET /controls/catalog, the whole catalog
+ * searched by the service, withdrawn controls left out): the first hundred that match what is typed.
  */
-export function useFrameworkControls(framework: CatalogFramework | null) {
+export function useFrameworkControls(framework: CatalogFramework | null, search: string) {
   const { tenantId } = useSession();
   return useQuery({
-    queryKey: [...questionnairesKey, 'controls', tenantId, framework],
+    queryKey: [...questionnairesKey, 'catalog', tenantId, framework, search],
     enabled: framework !== null,
     staleTime: 5 * 60_000,
+    placeholderData: (previous) => previous,
     queryFn: async () =>
       unwrap(
-        await api.GET('/api/v1/tenants/{tenantID}/controls/status', {
-          params: { path: { tenantID: tenantId }, query: { framework: framework!, per_page: 500 } },
+        await api.GET('/api/v1/tenants/{tenantID}/controls/catalog', {
+          params: { path: { tenantID: tenantId }, query: { framework: framework!, per_page: 100, ...(search ? { search } : {}) } },
         }),
-      ).controls.items,
+      ),
   });
 }
 
