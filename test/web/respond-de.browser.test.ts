@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumPath } from './harness/chromium.js';
 import { useConsole } from './harness/use-console.js';
+import { answerQuestion } from './harness/answer-question.js';
 import { expectAccessible } from './harness/pages.js';
 import { call } from '../harness/identity.js';
 import { api, assign, fromTemplate, PDF, publish } from '../questionnaires/helpers.js';
@@ -16,26 +17,8 @@ const web = useConsole();
 const SLOW = { timeout: 20_000 };
 type Question = Template['questions'][number];
 
-/** Answers one question through the page, by its type, using the German labels. */
-async function answer(page: Page, question: Question): Promise<void> {
-  const section = page.getByRole('region', { name: question.text });
-  switch (question.type) {
-    case 'yes_no':
-      return section.getByRole('radio', { name: 'Ja' }).check();
-    case 'single_choice':
-      return section.getByRole('radio', { name: question.options![0]!.label }).check();
-    case 'multi_choice':
-      return section.getByRole('checkbox', { name: question.options![0]!.label }).check();
-    case 'date':
-      return section.locator('input[type="date"]').fill('2026-11-01');
-    case 'number':
-      return section.getByRole('textbox').fill(String(question.min ?? 1));
-    case 'file_upload':
-      return section.locator('input[type="file"]').setInputFiles({ name: 'schulungsnachweise.pdf', mimeType: 'application/pdf', buffer: PDF });
-    default:
-      return section.getByRole('textbox').fill('Rollenbasierte Schulung für Administratoren, jährlich, im LMS nachverfolgt.');
-  }
-}
+/** Answers one question through the form, by its type. */
+const answer = (page: Page, question: Question) => answerQuestion(page, question, { yes: 'Ja', text: 'Rollenbasierte Schulung für Administratoren, jährlich, im LMS nachverfolgt.', file: { name: 'schulungsnachweise.pdf', buffer: PDF } });
 
 describe.runIf(chromiumPath())('the outside respondent’s page in German', () => {
   it('de-DE: console texts and the questionnaire in German; answered, a file uploaded, submitted', { timeout: 240_000 }, async () => {

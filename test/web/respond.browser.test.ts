@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { chromiumPath } from './harness/chromium.js';
 import { useConsole } from './harness/use-console.js';
+import { answerQuestion } from './harness/answer-question.js';
 import { expectAccessible } from './harness/pages.js';
 import { call } from '../harness/identity.js';
 import { api, assign, fromTemplate, PDF, publish, type QuestionJson as ApiQuestion } from '../questionnaires/helpers.js';
@@ -27,26 +28,8 @@ async function linkForNewAssessment(): Promise<{ token: string; assessmentId: st
   return { token: link.json().token, assessmentId: a!.id, questions: q.questions, title: q.title };
 }
 
-/** Answers one question through the page, by its type. */
-async function answer(page: Page, question: QuestionJson): Promise<void> {
-  const section = page.getByRole('region', { name: question.text });
-  switch (question.type) {
-    case 'yes_no':
-      return section.getByRole('radio', { name: 'Yes' }).check();
-    case 'single_choice':
-      return section.getByRole('radio').first().check();
-    case 'multi_choice':
-      return section.getByRole('checkbox').first().check();
-    case 'date':
-      return section.locator('input[type="date"]').fill('2026-11-01');
-    case 'number':
-      return section.getByRole('textbox').fill(String(question.min ?? 1));
-    case 'file_upload':
-      return section.locator('input[type="file"]').setInputFiles({ name: 'training-records.pdf', mimeType: 'application/pdf', buffer: PDF });
-    default:
-      return section.getByRole('textbox').fill('Role-based training for administrators, yearly, tracked in the LMS.');
-  }
-}
+/** Answers one question through the form, by its type. */
+const answer = (page: Page, question: QuestionJson) => answerQuestion(page, question, { yes: 'Yes', text: 'Role-based training for administrators, yearly, tracked in the LMS.', file: { name: 'training-records.pdf', buffer: PDF } });
 
 describe.runIf(chromiumPath())('the outside respondent’s page', () => {
   it('answers an assessment from the link alone: missing answers named, saved as typed, a file uploaded, submitted, read-only after', { timeout: 240_000 }, async () => {
