@@ -1,10 +1,11 @@
-import { useState, type ReactNode } from 'react';
-import { Alert, Anchor, Badge, Button, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Alert, Anchor, Badge, Button, Group, SimpleGrid, Stack, Table, Text } from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router';
 import { errorMessage } from '../../api/errors';
 import { formatDate, formatDay } from '../../i18n';
 import { useSession } from '../../session/session';
+import { Field, Section } from '../../ui/DetailSection';
 import { PageHeader } from '../../ui/PageHeader';
 import { QueryView } from '../../ui/QueryState';
 import { SeverityBadge } from '../../ui/SeverityBadge';
@@ -20,30 +21,6 @@ export function FindingDetailPage() {
   const { findingId = '' } = useParams();
   const query = useFinding(findingId);
   return <QueryView query={query}>{(finding) => <FindingDetail finding={finding} />}</QueryView>;
-}
-
-function Section({ title, children }: { title: string; children: ReactNode }) {
-  return (
-    <Card withBorder padding="md" component="section">
-      <Title order={2} size="h4" mb="sm">
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" component="dt">
-        {label}
-      </Text>
-      <Text size="sm" component="dd" m={0} style={{ wordBreak: 'break-all' }}>
-        {children}
-      </Text>
-    </div>
-  );
 }
 
 function FindingDetail({ finding }: { finding: Finding }) {

@@ -1,9 +1,9 @@
-import type { ReactNode } from 'react';
-import { Anchor, Badge, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { Link, useParams } from 'react-router';
 import { useTranslation } from 'react-i18next';
 import { formatDate, formatDay } from '../../i18n';
 import { useSession } from '../../session/session';
+import { Field, Section } from '../../ui/DetailSection';
 import { PageHeader } from '../../ui/PageHeader';
 import { QueryView } from '../../ui/QueryState';
 import { SeverityDot } from '../../ui/SeverityBadge';
@@ -13,30 +13,6 @@ import { Milestones } from './Milestones';
 import { MoveButtons } from './MoveStatus';
 import { StatusBadge } from './StatusBadge';
 import { usePoamItem, type PoamItem } from './queries';
-
-function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
-  return (
-    <Card withBorder padding="md" component="section" aria-labelledby={id}>
-      <Title order={2} size="h4" mb="sm" id={id}>
-        {title}
-      </Title>
-      {children}
-    </Card>
-  );
-}
-
-function Field({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" component="dt">
-        {label}
-      </Text>
-      <Text size="sm" component="dd" m={0} style={{ wordBreak: 'break-word' }}>
-        {children}
-      </Text>
-    </div>
-  );
-}
 
 function ItemDetail({ item }: { item: PoamItem }) {
   const { t } = useTranslation('poam');
@@ -55,7 +31,7 @@ function ItemDetail({ item }: { item: PoamItem }) {
           </Badge>
         )}
       </Group>
-      <Section id="poam-weakness" title={t('detail.description')}>
+      <Section title={t('detail.description')}>
         <Text size="sm" style={{ whiteSpace: 'pre-wrap' }} mb="md">
           {item.weakness_description}
         </Text>
@@ -77,17 +53,17 @@ function ItemDetail({ item }: { item: PoamItem }) {
         </SimpleGrid>
       </Section>
       {writable && (
-        <Section id="poam-moves" title={t('detail.moves')}>
+        <Section title={t('detail.moves')}>
           <MoveButtons id={item.id} status={item.status} />
         </Section>
       )}
-      <Section id="poam-milestones" title={t('milestones.title')}>
+      <Section title={t('milestones.title')}>
         <Milestones item={item} editable={editable} />
       </Section>
-      <Section id="poam-evidence" title={t('evidence.title')}>
+      <Section title={t('evidence.title')}>
         <EvidenceFiles item={item} editable={editable} />
       </Section>
-      <Section id="poam-comments" title={t('comments.title')}>
+      <Section title={t('comments.title')}>
         <Comments item={item} editable={writable} />
       </Section>
     </Stack>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { formatDate, formatDay, formatNumber, formatPercent } from '../../i18n';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
-import { Field, Section } from './Field';
+import { Field, Section } from '../../ui/DetailSection';
 import { CVE_PATTERN, useCve, type CveRecord } from './queries';
 
 /** Looks up one CVE (?cve= in the URL): its KEV entry, EPSS score, NVD record, references and affected packages. */
