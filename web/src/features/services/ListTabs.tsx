@@ -1,6 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Anchor, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +8,7 @@ import { DataTable } from '../../ui/DataTable';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
+import { useUrlSearch } from '../../ui/url-search';
 import { FindingCounts, HealthBadge } from './HealthBadge';
 import { useApplications, useAssetGroups, useServices, type ApplicationRow, type AssetGroupRow, type ServiceRow } from './queries';
 
@@ -33,13 +33,8 @@ function SearchedList<T>({
 }) {
   const { t } = useTranslation('services');
   const url = useUrlState();
-  const [search, setSearch] = useState(url.get('search'));
-  const [debounced] = useDebouncedValue(search.trim(), 300);
-  const current = url.get('search');
+  const { typed: search, setTyped: setSearch, applied: current } = useUrlSearch();
   const { set } = url;
-  useEffect(() => {
-    if (debounced !== current) set({ search: debounced || null });
-  }, [debounced, current, set]);
   const page = url.getNumber('page', 1);
   const perPage = url.getNumber('per_page', 50);
   const list = useList({ search: current || undefined, page, per_page: perPage });

@@ -1,6 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Anchor, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -9,19 +8,15 @@ import { DataTable } from '../../ui/DataTable';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
+import { useUrlSearch } from '../../ui/url-search';
 import { useHosts, type HostRow } from './queries';
 
 /** The hosts agents report, each leading to its packages and their CVEs. */
 export function HostsTable() {
   const { t } = useTranslation('vulnerabilities');
   const url = useUrlState();
-  const [search, setSearch] = useState(url.get('search'));
-  const [debounced] = useDebouncedValue(search.trim(), 300);
-  const current = url.get('search');
+  const { typed: search, setTyped: setSearch, applied: current } = useUrlSearch();
   const { set } = url;
-  useEffect(() => {
-    if (debounced !== current) set({ search: debounced || null });
-  }, [debounced, current, set]);
   const page = url.getNumber('page', 1);
   const perPage = url.getNumber('per_page', 50);
   const hosts = useHosts({ search: current || undefined, page, per_page: perPage });

@@ -1,6 +1,5 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Anchor, Group, Select, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router';
@@ -10,6 +9,7 @@ import { LightBadge } from '../../ui/LightBadge';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
+import { useUrlSearch } from '../../ui/url-search';
 import { useKev, type KevFilter, type KevRow } from './queries';
 
 type Sort = NonNullable<KevFilter['sort']>;
@@ -19,8 +19,7 @@ type Ransomware = NonNullable<KevFilter['ransomware']>;
 export function KevCatalog() {
   const { t } = useTranslation('vulnerabilities');
   const url = useUrlState();
-  const [search, setSearch] = useState(url.get('search'));
-  const [debounced] = useDebouncedValue(search.trim(), 300);
+  const { typed: search, setTyped: setSearch, applied: current } = useUrlSearch();
   const vendor = url.get('vendor') || undefined;
   const ransomware = (url.get('ransomware') || undefined) as Ransomware | undefined;
   const from = url.get('from') || undefined;
@@ -28,10 +27,6 @@ export function KevCatalog() {
   const page = url.getNumber('page', 1);
   const perPage = url.getNumber('per_page', 50);
   const { set } = url;
-  const current = url.get('search');
-  useEffect(() => {
-    if (debounced !== current) set({ search: debounced || null });
-  }, [debounced, current, set]);
 
   const kev = useKev({ search: current || undefined, vendor, ransomware, date_added_from: from, sort, page, per_page: perPage });
 
