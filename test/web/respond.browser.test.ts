@@ -90,4 +90,21 @@ describe.runIf(chromiumPath())('the outside respondent’s page', () => {
     await expect.poll(() => page.getByText(/^This page opens with the link you were sent\./).isVisible(), SLOW).toBe(true);
     await context.close();
   });
+  it('says so when the link has expired', { timeout: 120_000 }, async () => {
+    const { token } = await linkForNewAssessment();
+    const { clock } = web.app.t;
+    const before = clock.now();
+    // The service's clock past the link's 14 days (the default), then back for whatever runs next.
+    clock.advance(15 * 24 * 60 * 60 * 1000);
+    const context = await web.browser.newContext({ baseURL: web.app.base });
+    try {
+      const page = await context.newPage();
+      await page.goto(`/respond#${token}`);
+      await expect.poll(() => page.getByText('This link has expired. Ask the person who sent it for a new one.').isVisible(), SLOW).toBe(true);
+      await expectAccessible(page);
+    } finally {
+      clock.set(before);
+      await context.close();
+    }
+  });
 });
