@@ -94,7 +94,7 @@ function ImportProgress({ run }: { run: ImportRow }) {
   const { t } = useTranslation('vulnerabilities');
   if (run.status === 'failed') {
     return (
-      <Text size="sm" c="red">
+      <Text size="sm" c="red.9">
         {t('imports.failedAt', { records: formatNumber(run.error_record ?? run.records), error: run.error ?? '' })}
       </Text>
     );
