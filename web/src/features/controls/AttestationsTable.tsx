@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Badge, Group, Select, Switch, Text } from '@mantine/core';
+import { Badge, Group, Switch, Text } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import { formatDay, formatNumber } from '../../i18n';
@@ -7,8 +7,9 @@ import { DataTable } from '../../ui/DataTable';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
+import { AttestationFilter } from './AttestationFilter';
 import { controlIdentityColumns } from './columns';
-import { ATTESTATION_STATUSES, useAttestations, type AttestationRow, type AttestationStatus, type Framework } from './queries';
+import { useAttestations, type AttestationRow, type AttestationStatus, type Framework } from './queries';
 
 /** The reminder stages the service sends before an attestation ends (days before expiry). */
 const REMINDER_DAYS = [60, 30, 7] as const;
@@ -42,16 +43,7 @@ export function AttestationsTable({ framework }: { framework?: Framework }) {
   return (
     <>
       <Group gap="md" mb="sm" wrap="wrap" align="flex-end">
-        <Select
-          label={t('filters.attestation')}
-          size="sm"
-          w={240}
-          placeholder={t('filters.anyAttestation')}
-          data={ATTESTATION_STATUSES.map((value) => ({ value, label: t(`attestation.${value}`) }))}
-          value={status ?? null}
-          onChange={(value) => url.set({ attestation: value })}
-          clearable
-        />
+        <AttestationFilter value={status} />
         <Switch label={t('attestations.expiringOnly')} checked={expiringSoon} onChange={(event) => url.set({ expiring: event.currentTarget.checked ? '1' : null })} mb={6} />
       </Group>
       <QueryView query={attestations} isEmpty={(data) => data.items.length === 0} empty={<EmptyState title={t('attestations.empty')} />}>

@@ -7,9 +7,10 @@ import { DataTable } from '../../ui/DataTable';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
+import { AttestationFilter } from './AttestationFilter';
 import { controlIdentityColumns } from './columns';
 import { AttestationCell, ControlStateBadge, controlState, FindingsLink } from './badges';
-import { ATTESTATION_STATUSES, AUTOMATED_STATES, useControls, type AttestationStatus, type AutomatedState, type ControlRow, type Framework } from './queries';
+import { AUTOMATED_STATES, useControls, type AttestationStatus, type AutomatedState, type ControlRow, type Framework } from './queries';
 
 /** Every applicable control with its state, findings and attestation; filters in the URL. */
 export function ControlsTable({ framework }: { framework?: Framework }) {
@@ -75,16 +76,7 @@ export function ControlsTable({ framework }: { framework?: Framework }) {
           onChange={(value) => url.set({ state: value })}
           clearable
         />
-        <Select
-          label={t('filters.attestation')}
-          size="sm"
-          w={240}
-          placeholder={t('filters.anyAttestation')}
-          data={ATTESTATION_STATUSES.map((value) => ({ value, label: t(`attestation.${value}`) }))}
-          value={attestation ?? null}
-          onChange={(value) => url.set({ attestation: value })}
-          clearable
-        />
+        <AttestationFilter value={attestation} />
       </Group>
       <QueryView query={controls} isEmpty={(data) => data.controls.items.length === 0} empty={<EmptyState title={t('empty')} />}>
         {(data) => {
