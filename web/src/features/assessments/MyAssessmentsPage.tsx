@@ -2,18 +2,16 @@ import { useTranslation } from 'react-i18next';
 import { PageHeader } from '../../ui/PageHeader';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
-import { useUrlState } from '../../ui/url-state';
 import { AssessmentsTable } from './AssessmentsTable';
 import { useMyAssessments } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 const linkTo = (id: string) => `/assessments/mine/${id}`;
 
 /** The respondent view's list: the assessments assigned to the signed-in user. */
 export function MyAssessmentsPage() {
   const { t } = useTranslation('assessments');
-  const url = useUrlState();
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const mine = useMyAssessments({ page, per_page: perPage });
   return (
     <>
@@ -22,7 +20,7 @@ export function MyAssessmentsPage() {
         {(data) => (
           <>
             <AssessmentsTable items={data.items} linkTo={linkTo} person="reviewer" caption={t('mine.caption')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

@@ -10,6 +10,7 @@ import { useUrlState } from '../../ui/url-state';
 import { AttestationFilter } from './AttestationFilter';
 import { controlIdentityColumns } from './columns';
 import { useAttestations, type AttestationRow, type AttestationStatus, type Framework } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** The reminder stages the service sends before an attestation ends (days before expiry). */
 const REMINDER_DAYS = [60, 30, 7] as const;
@@ -24,8 +25,7 @@ export function AttestationsTable({ framework }: { framework?: Framework }) {
   const url = useUrlState();
   const status = (url.get('attestation') || undefined) as AttestationStatus | undefined;
   const expiringSoon = url.get('expiring') === '1';
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const attestations = useAttestations({ framework, status, expiring_soon: expiringSoon || undefined, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<AttestationRow>[]>(
@@ -53,7 +53,7 @@ export function AttestationsTable({ framework }: { framework?: Framework }) {
               {t('attestations.summary', { attested: formatNumber(data.counts.attested), expiring: formatNumber(data.counts.expiring_soon) })}
             </Text>
             <DataTable data={data.items} columns={columns} getRowId={(row) => `${row.framework}:${row.control_id}`} caption={t('attestations.caption')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

@@ -11,6 +11,7 @@ import { AttestationFilter } from './AttestationFilter';
 import { controlIdentityColumns } from './columns';
 import { AttestationCell, ControlStateBadge, controlState, FindingsLink } from './badges';
 import { AUTOMATED_STATES, useControls, type AttestationStatus, type AutomatedState, type ControlRow, type Framework } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** Every applicable control with its state, findings and attestation; filters in the URL. */
 export function ControlsTable({ framework }: { framework?: Framework }) {
@@ -18,8 +19,7 @@ export function ControlsTable({ framework }: { framework?: Framework }) {
   const url = useUrlState();
   const automated = (url.get('state') || undefined) as AutomatedState | undefined;
   const attestation = (url.get('attestation') || undefined) as AttestationStatus | undefined;
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const controls = useControls({ framework, automated_state: automated, status: attestation, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<ControlRow>[]>(
@@ -98,7 +98,7 @@ export function ControlsTable({ framework }: { framework?: Framework }) {
                 page={page}
                 perPage={perPage}
                 total={data.controls.total}
-                onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })}
+                onChange={setPaging}
               />
             </>
           );

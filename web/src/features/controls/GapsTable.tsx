@@ -6,17 +6,15 @@ import { DataTable } from '../../ui/DataTable';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { SeverityDot } from '../../ui/SeverityBadge';
-import { useUrlState } from '../../ui/url-state';
 import { controlIdentityColumns } from './columns';
 import { AttestationCell, ControlStateBadge, FindingsLink } from './badges';
 import { useGaps, type Framework, type GapRow } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** The gaps: applicable controls that fail, are unknown, or rest on an attestation not given. */
 export function GapsTable({ framework }: { framework?: Framework }) {
   const { t } = useTranslation('controls');
-  const url = useUrlState();
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const gaps = useGaps({ framework, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<GapRow>[]>(
@@ -54,7 +52,7 @@ export function GapsTable({ framework }: { framework?: Framework }) {
       {(data) => (
         <>
           <DataTable data={data.items} columns={columns} getRowId={(row) => `${row.framework}:${row.control_id}`} caption={t('gapsCaption')} />
-          <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+          <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
         </>
       )}
     </QueryView>

@@ -12,6 +12,7 @@ import { useUrlState } from '../../ui/url-state';
 import { StatusBadge } from './StatusBadge';
 import { POAM_SEVERITIES, POAM_STATUSES } from './model';
 import { usePoamItems, type PoamItem } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** The items, filtered by status, severity and overdue (all in the URL), sortable and paged. */
 export function PoamList({ total }: { total: number }) {
@@ -22,8 +23,7 @@ export function PoamList({ total }: { total: number }) {
   const overdueParam = url.get('overdue');
   const overdue = overdueParam === 'true' ? true : overdueParam === 'false' ? false : undefined;
   const sort = url.get('sort') || 'number';
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const items = usePoamItems({ status, severity, overdue, sort, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<PoamItem>[]>(
@@ -121,7 +121,7 @@ export function PoamList({ total }: { total: number }) {
                 sort={sort}
                 onSortChange={(next) => url.set({ sort: next })}
               />
-              <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+              <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
             </>
           )
         }

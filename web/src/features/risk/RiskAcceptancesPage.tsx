@@ -11,6 +11,7 @@ import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
 import { StateBadge } from './StateBadge';
 import { useAcceptances, type Acceptance, type AcceptanceScope, type AcceptanceStateFilter } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 const COUNTS = ['total', 'active', 'expired', 'revoked', 'orphaned'] as const;
 
@@ -23,8 +24,7 @@ export function RiskAcceptancesPage() {
   const url = useUrlState();
   const state = (url.get('state') || undefined) as AcceptanceStateFilter | undefined;
   const scope = (url.get('scope') || undefined) as AcceptanceScope | undefined;
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const acceptances = useAcceptances({ state, scope, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<Acceptance>[]>(
@@ -113,7 +113,7 @@ export function RiskAcceptancesPage() {
             ) : (
               <>
                 <DataTable data={data.items} columns={columns} getRowId={(row) => row.id} caption={t('caption')} />
-                <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+                <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
               </>
             )}
           </>

@@ -7,9 +7,9 @@ import { DataTable } from '../../ui/DataTable';
 import { PageHeader } from '../../ui/PageHeader';
 import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
-import { useUrlState } from '../../ui/url-state';
 import { FindingCounts, HealthBadge } from './HealthBadge';
 import { useApplication, useAssetGroup, useAssetGroupMembers, type MemberNode, type MemberResource } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 function memberColumns<T extends MemberNode>(t: (key: string) => string): ColumnDef<T>[] {
   return [
@@ -23,9 +23,7 @@ function memberColumns<T extends MemberNode>(t: (key: string) => string): Column
 export function ApplicationPage() {
   const { t } = useTranslation('services');
   const { applicationId = '' } = useParams();
-  const url = useUrlState();
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const application = useApplication(applicationId, { page, per_page: perPage });
   const columns = useMemo<ColumnDef<MemberResource>[]>(
     () => [
@@ -56,7 +54,7 @@ export function ApplicationPage() {
             ) : (
               <>
                 <DataTable data={data.resources.items} columns={columns} getRowId={(row) => row.id} caption={t('captions.resources')} />
-                <Pager page={page} perPage={perPage} total={data.resources.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+                <Pager page={page} perPage={perPage} total={data.resources.total} onChange={setPaging} />
               </>
             )}
           </>
@@ -70,9 +68,7 @@ export function ApplicationPage() {
 export function AssetGroupPage() {
   const { t } = useTranslation('services');
   const { groupId = '' } = useParams();
-  const url = useUrlState();
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const group = useAssetGroup(groupId);
   const members = useAssetGroupMembers(groupId, { page, per_page: perPage });
   const columns = useMemo(() => memberColumns<MemberNode>(t), [t]);
@@ -95,7 +91,7 @@ export function AssetGroupPage() {
         {(data) => (
           <>
             <DataTable data={data.items} columns={columns} getRowId={(row) => row.id} caption={t('captions.members')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

@@ -13,6 +13,7 @@ import { SeverityDot } from '../../ui/SeverityBadge';
 import { useUrlState } from '../../ui/url-state';
 import { FindingCounts, HealthBadge } from './HealthBadge';
 import { useCveExposure, useService, type ExposureItem, type ServiceDetail } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** One business service: its health, member applications, SBOM download and CVE exposure. */
 export function ServiceDetailPage() {
@@ -81,8 +82,7 @@ function CveExposure({ serviceId }: { serviceId: string }) {
   const { t } = useTranslation('services');
   const url = useUrlState();
   const kevOnly = url.get('kev') === '1';
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const exposure = useCveExposure(serviceId, { kev: kevOnly || undefined, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<ExposureItem>[]>(
@@ -140,7 +140,7 @@ function CveExposure({ serviceId }: { serviceId: string }) {
               })}
             </Text>
             <DataTable data={data.items} columns={columns} getRowId={(row) => row.cve_id} caption={t('exposure.caption')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

@@ -11,6 +11,7 @@ import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
 import { useHostPackages, type HostPackage } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 /** One host: its packages (from its SBOM), the CVEs of each, only the vulnerable ones on demand; the SBOM to download. */
 export function HostPackagesPage() {
@@ -20,8 +21,7 @@ export function HostPackagesPage() {
   const url = useUrlState();
   const vulnerableOnly = url.get('vulnerable') === '1';
   const [search, setSearch] = useState('');
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const inventory = useHostPackages(nodeId);
 
   const columns = useMemo<ColumnDef<HostPackage>[]>(
@@ -80,7 +80,7 @@ export function HostPackagesPage() {
               ) : (
                 <>
                   <DataTable data={rows.slice((page - 1) * perPage, page * perPage)} columns={columns} getRowId={(row) => row.ref} caption={t('packages.caption')} />
-                  <Pager page={page} perPage={perPage} total={rows.length} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+                  <Pager page={page} perPage={perPage} total={rows.length} onChange={setPaging} />
                 </>
               )}
             </>

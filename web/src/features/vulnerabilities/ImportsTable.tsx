@@ -9,6 +9,7 @@ import { Pager } from '../../ui/Pager';
 import { EmptyState, QueryView } from '../../ui/QueryState';
 import { useUrlState } from '../../ui/url-state';
 import { useImports, type ImportRow, type ImportsFilter } from './queries';
+import { useUrlPaging } from '../../ui/url-paging';
 
 const STATUS_COLORS: Record<ImportRow['status'], string> = { queued: 'gray', running: 'blue', succeeded: 'teal', unchanged: 'gray', failed: 'red', cancelled: 'yellow' };
 const STATUSES = Object.keys(STATUS_COLORS) as ImportRow['status'][];
@@ -20,8 +21,7 @@ export function ImportsTable() {
   const url = useUrlState();
   const source = (url.get('source') || undefined) as ImportsFilter['source'];
   const status = (url.get('status') || undefined) as ImportsFilter['status'];
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const imports = useImports({ source, status, page, per_page: perPage });
 
   const columns = useMemo<ColumnDef<ImportRow>[]>(
@@ -81,7 +81,7 @@ export function ImportsTable() {
         {(data) => (
           <>
             <DataTable data={data.items} columns={columns} getRowId={(row) => row.id} caption={t('imports.caption')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page ?? 1, per_page: next.perPage ?? perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

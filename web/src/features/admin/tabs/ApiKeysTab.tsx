@@ -6,7 +6,8 @@ import { errorMessage } from '../../../api/errors';
 import { CopyText } from '../../../ui/CopyText';
 import { formatDate } from '../../../i18n';
 import { AdminForm } from '../AdminForm';
-import { PagedTable, usePageParams } from '../PagedTable';
+import { PagedTable } from '../PagedTable';
+import { useUrlPaging } from '../../../ui/url-paging';
 import { DangerRowButton, notifyOutcome } from '../RowAction';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../queries';
 
@@ -27,7 +28,7 @@ interface ApiKey {
 /** API keys of the tenant: the value is shown once, right after creation, with a copy button. */
 export function ApiKeysTab() {
   const { t } = useTranslation('admin');
-  const { page, perPage } = usePageParams();
+  const { page, perPage } = useUrlPaging();
   const keys = useApiKeys({ page, per_page: perPage });
   const revoke = useRevokeApiKey();
 

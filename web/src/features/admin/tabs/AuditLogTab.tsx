@@ -8,6 +8,7 @@ import { QueryView } from '../../../ui/QueryState';
 import { useUrlState } from '../../../ui/url-state';
 import { formatDate } from '../../../i18n';
 import { useAuditLog } from '../queries';
+import { useUrlPaging } from '../../../ui/url-paging';
 
 interface Entry {
   id: string;
@@ -30,8 +31,7 @@ const dayBound = (day: string, end: boolean) => (day ? new Date(`${day}T${end ? 
 export function AuditLogTab() {
   const { t } = useTranslation('admin');
   const url = useUrlState();
-  const page = url.getNumber('page', 1);
-  const perPage = url.getNumber('per_page', 50);
+  const { page, perPage, setPaging } = useUrlPaging();
   const action = url.get('action');
   const actorType = url.get('actor_type');
   const since = url.get('since');
@@ -96,7 +96,7 @@ export function AuditLogTab() {
         {(data) => (
           <>
             <DataTable data={data.items as Entry[]} columns={columns} getRowId={(entry) => entry.id} caption={t('audit.caption')} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page, per_page: next.perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>

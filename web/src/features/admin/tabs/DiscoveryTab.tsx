@@ -7,7 +7,8 @@ import { useUrlState } from '../../../ui/url-state';
 import { notifySuccess } from '../../../ui/notify';
 import { formatDate, formatNumber } from '../../../i18n';
 import { useSession } from '../../../session/session';
-import { PagedTable, usePageParams } from '../PagedTable';
+import { PagedTable } from '../PagedTable';
+import { useUrlPaging } from '../../../ui/url-paging';
 import { JobStatusCell } from '../JobStatusCell';
 import { DangerRowButton, notifyOutcome } from '../RowAction';
 import { useCancelJob, useCreateJob, useDiscoveryJobs, type JobBody } from '../queries';
@@ -38,7 +39,7 @@ export function DiscoveryTab() {
   const { t } = useTranslation('admin');
   const { can } = useSession();
   const url = useUrlState();
-  const { page, perPage } = usePageParams();
+  const { page, perPage } = useUrlPaging();
   const status = url.get('status');
   const jobs = useDiscoveryJobs({ page, per_page: perPage, ...(status ? { status } : {}) });
   const cancel = useCancelJob();

@@ -9,7 +9,8 @@ import { useUrlState } from '../../../ui/url-state';
 import { notifyError, notifySuccess } from '../../../ui/notify';
 import { formatDate } from '../../../i18n';
 import { useSession } from '../../../session/session';
-import { PagedTable, usePageParams } from '../PagedTable';
+import { PagedTable } from '../PagedTable';
+import { useUrlPaging } from '../../../ui/url-paging';
 import { useDeliveries, useIntegrations, useRedeliver, useTestIntegration } from '../queries';
 import { IntegrationFormModal } from '../integrations/IntegrationForm';
 import type { Integration } from '../integrations/form-values';
@@ -31,7 +32,7 @@ export function IntegrationsTab() {
   const { t } = useTranslation('admin');
   const { can } = useSession();
   const url = useUrlState();
-  const { page, perPage } = usePageParams();
+  const { page, perPage } = useUrlPaging();
   const selected = url.get('integration') || null;
   const integrations = useIntegrations({ page, per_page: perPage });
   const test = useTestIntegration();

@@ -6,7 +6,8 @@ import { errorMessage } from '../../../api/errors';
 import { notifySuccess } from '../../../ui/notify';
 import { formatDate } from '../../../i18n';
 import { AdminForm } from '../AdminForm';
-import { PagedTable, usePageParams } from '../PagedTable';
+import { PagedTable } from '../PagedTable';
+import { useUrlPaging } from '../../../ui/url-paging';
 import { DangerRowButton, notifyOutcome } from '../RowAction';
 import { useInvitations, useInvite, useRevokeInvitation, useRoles } from '../queries';
 
@@ -30,7 +31,7 @@ interface Invitation {
  */
 export function InvitationsTab() {
   const { t } = useTranslation('admin');
-  const { page, perPage } = usePageParams();
+  const { page, perPage } = useUrlPaging();
   const invitations = useInvitations({ page, per_page: perPage });
   const revoke = useRevokeInvitation();
 

@@ -7,7 +7,8 @@ import { notifySuccess } from '../../../ui/notify';
 import { formatDate, formatNumber } from '../../../i18n';
 import { useSession } from '../../../session/session';
 import { AdminForm } from '../AdminForm';
-import { PagedTable, usePageParams } from '../PagedTable';
+import { PagedTable } from '../PagedTable';
+import { useUrlPaging } from '../../../ui/url-paging';
 import { JobStatusCell } from '../JobStatusCell';
 import { useGenerateReport, useReports } from '../queries';
 
@@ -30,7 +31,7 @@ interface Report {
 export function ReportsTab() {
   const { t } = useTranslation('admin');
   const { can, tenantId } = useSession();
-  const { page, perPage } = usePageParams();
+  const { page, perPage } = useUrlPaging();
   const reports = useReports({ page, per_page: perPage });
 
   const columns: ColumnDef<Report>[] = [

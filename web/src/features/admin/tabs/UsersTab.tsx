@@ -6,14 +6,13 @@ import { errorMessage } from '../../../api/errors';
 import { DataTable } from '../../../ui/DataTable';
 import { Pager } from '../../../ui/Pager';
 import { QueryView } from '../../../ui/QueryState';
-import { useUrlState } from '../../../ui/url-state';
 import { notifySuccess } from '../../../ui/notify';
 import { formatDate } from '../../../i18n';
 import { useSession } from '../../../session/session';
 import { AdminForm } from '../AdminForm';
-import { usePageParams } from '../PagedTable';
 import { DangerRowButton, notifyOutcome } from '../RowAction';
 import { useAddUser, useChangeRole, useRemoveUser, useResetUserMfa, useRoles, useTenantUsers } from '../queries';
+import { useUrlPaging } from '../../../ui/url-paging';
 
 interface User {
   id: string;
@@ -26,8 +25,7 @@ interface User {
 export function UsersTab() {
   const { t } = useTranslation('admin');
   const { can } = useSession();
-  const url = useUrlState();
-  const { page, perPage } = usePageParams();
+  const { page, perPage, setPaging } = useUrlPaging();
   const users = useTenantUsers({ page, per_page: perPage });
   const manage = can('roles:manage');
 
@@ -41,7 +39,7 @@ export function UsersTab() {
         {(data) => (
           <>
             <UserTable users={data.items} manage={manage} />
-            <Pager page={page} perPage={perPage} total={data.total} onChange={(next) => url.set({ page: next.page, per_page: next.perPage })} />
+            <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
           </>
         )}
       </QueryView>
