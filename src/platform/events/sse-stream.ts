@@ -284,8 +284,8 @@ class StreamClient implements HubClient {
   }
 
   /**
-   * Ends the stream, with a last comment when there is a reason. A slow client may never take the
-   * rest of its buffer: it gets `closeGraceMs`, then its socket is destroyed.
+   * Ends the stream, with a last comment when there is a reason. A slow client (or one with unsent
+   * data) may never take the rest of its buffer: it gets `closeGraceMs`, then its socket is destroyed.
    */
   private close(reason?: string, slow = false): void {
     if (this.mode === 'closed') return;
@@ -299,11 +299,16 @@ class StreamClient implements HubClient {
     this.releaseWaiters();
     const res = this.res;
     if (!res.headersSent || res.writableEnded || res.destroyed) return;
+    // Held before end(): the response lets go of its socket once it has finished.
+    const socket = res.socket;
+    const unsent = slow || res.writableNeedDrain;
     res.end(reason ? `: ${reason}\n\n` : undefined);
-    if (slow) {
-      const kill = setTimeout(() => res.destroy(), this.options.closeGraceMs);
+    if (unsent && socket) {
+      // The response may finish into the kernel's buffers while the client still reads nothing, and
+      // then the connection would idle on as keep-alive: the grace is on the socket, not the response.
+      const kill = setTimeout(() => socket.destroy(), this.options.closeGraceMs);
       kill.unref();
-      res.once('close', () => clearTimeout(kill));
+      socket.once('close', () => clearTimeout(kill));
     }
   }
 }
