@@ -39,13 +39,18 @@ export async function benchDashboard({ kinds, duration }) {
   const { nodes, edges } = estate(count, Math.round(count * 1.5));
   for (const kind of kinds) {
     const database = await scratchDatabase(kind);
-    const server = await startServer(serviceEnv(database.url, { CONTROLGRAPH_WORKER_POLL_MS: '100', CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024) }));
+    // A million findings take this machine most of an hour to load and audit: the one sign-in must outlive it.
+    const server = await startServer(
+      serviceEnv(database.url, { CONTROLGRAPH_WORKER_POLL_MS: '100', CONTROLGRAPH_BODY_LIMIT_BYTES: String(64 * 1024 * 1024), CONTROLGRAPH_ACCESS_TOKEN_TTL: '12h' }),
+    );
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
       for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
       for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      progress(`${kind}: ${nodes.length} nodes and ${edges.length} edges loaded`);
       const first = await auditRun(server.base, login.token, t);
+      progress(`${kind}: first audit ${seconds(first).toFixed(1)} s, ${first.stats.findings_created} findings`);
       if (kind === 'postgres') await vacuum(database.url);
 
       const firstPage = await api(server.base, login.token, 'GET', `${t}/findings?per_page=50`);
@@ -90,6 +95,9 @@ export async function benchDashboard({ kinds, duration }) {
   printTable('Re-audits against the first audit of the same estate', audits);
   return { requests: rows, audits };
 }
+
+/** Where a long run is (a million findings take most of an hour), on stderr beside the tables on stdout. */
+const progress = (text) => console.error(`dashboard: ${new Date().toISOString().slice(11, 19)} ${text}`);
 
 /** What the issue's figures were measured after: VACUUM ANALYZE, as autovacuum would do soon after a bulk load. */
 async function vacuum(url) {

@@ -1,14 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { routePreloads } from './build/route-preloads-plugin.ts';
 
 /**
  * The console builds into web/dist, which the service serves at `/` (src/modules/console). In
  * development `npx vite web` proxies the API to a running `npm start`.
  */
+const webRoot = fileURLToPath(new URL('.', import.meta.url));
+
 export default defineConfig({
-  root: fileURLToPath(new URL('.', import.meta.url)),
-  plugins: [react()],
+  root: webRoot,
+  plugins: [react(), routePreloads(webRoot)],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const web = join(root, 'web');
 const stampFile = join(web, 'dist', '.build-hash');
-const inputs = ['src', 'public', 'index.html', 'vite.config.ts', 'tsconfig.json'];
+const inputs = ['src', 'public', 'build', 'index.html', 'preloaded-routes.json', 'vite.config.ts', 'tsconfig.json'];
 
 function files(path) {
   if (!existsSync(path)) return [];

@@ -15,7 +15,13 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cg-console-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>ControlGraph</title><div id="root"></div>');
+  writeFileSync(join(dir, 'index.html'), '<!doctype html><head><title>ControlGraph</title><script type="module" src="/assets/index-abc123.js"></script></head><div id="root"></div>');
+  // What web/build/route-preloads-plugin.ts writes, with one name no build would write.
+  const preloads = {
+    '/findings': { js: ['/assets/FindingsPage-x1.js', '/assets/Table-x2.js'], css: ['/assets/Table-x3.css'] },
+    '/findings/:id': { js: ['/assets/FindingDetailPage-y1.js', '"><script>alert(1)</script>'], css: [] },
+  };
+  writeFileSync(join(dir, 'route-preloads.json'), JSON.stringify(preloads));
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   process.env.CONTROLGRAPH_CONSOLE_DIR = dir;
@@ -49,6 +55,31 @@ describe('the console files', () => {
     const res = await built.app.inject({ url: '/findings?severity=high&page=2' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<div id="root">');
+  });
+
+  it("names a screen's chunks and the session in the page's head, so they load beside the shell", async () => {
+    const list = (await built.app.inject({ url: '/findings?severity=high' })).body;
+    const head = list.slice(0, list.indexOf('</head>'));
+    expect(head).toContain('<link rel="modulepreload" crossorigin href="/assets/FindingsPage-x1.js">');
+    expect(head).toContain('<link rel="modulepreload" crossorigin href="/assets/Table-x2.js">');
+    expect(head).toContain('<link rel="preload" as="style" href="/assets/Table-x3.css">');
+    // The session is asked for first, before the shell's own script.
+    const session = '<link rel="preload" href="/api/v1/auth/me" as="fetch" crossorigin="anonymous">';
+    expect(head.indexOf(session)).toBeGreaterThan(-1);
+    expect(head.indexOf(session)).toBeLessThan(head.indexOf('<script'));
+
+    const detail = (await built.app.inject({ url: '/findings/rule-1:resource-1' })).body;
+    expect(detail).toContain('href="/assets/FindingDetailPage-y1.js"');
+    expect(detail).not.toContain('FindingsPage-x1');
+    // Only asset names are ever written into the page.
+    expect(detail).not.toContain('alert(1)');
+
+    // A path not listed (sign-in, outside the session) gets the page as built: no session preload.
+    for (const url of ['/sign-in', '/findings/a/b']) {
+      const page = (await built.app.inject({ url })).body;
+      expect(page).not.toContain('preload');
+      expect(page).toContain('<div id="root">');
+    }
   });
 
   it('serves hashed assets cached for a year, top-level files, and 404 for a missing one', async () => {

@@ -37,6 +37,34 @@ const until = <T>(fn: () => Promise<T> | T, options: { timeout?: number } = {}) 
 const totalText = (page: Page) => page.getByText(/ in all$/).textContent();
 
 describe.runIf(chromiumPath())('the findings screens', () => {
+  it('loads cold with its chunks and the session named in the page, asking for the session once', async () => {
+    const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['security-analyst'].username);
+    // The shell's script is held until the page's chunk and the session have been asked for: only
+    // what index.html names can be asked for before the shell runs.
+    const asked = new Set<string>();
+    page.on('request', (request) => asked.add(new URL(request.url()).pathname.replace(/-[\w-]+\.js$/, '.js')));
+    const askedEarly = () => asked.has('/assets/FindingsPage.js') && asked.has('/api/v1/auth/me');
+    let beforeShell: boolean | null = null;
+    await page.route(/\/assets\/index-[\w-]+\.js$/, async (route) => {
+      await expect.poll(askedEarly, { timeout: 10_000 }).toBe(true).catch(() => undefined);
+      beforeShell = askedEarly();
+      await route.continue();
+    });
+    await page.goto('/findings');
+    await page.locator('table tbody tr').first().waitFor({ timeout: 20_000 });
+    expect(beforeShell).toBe(true);
+    // Resource timing names who asked: 'link' for the session index.html preloads ('fetch' had the
+    // console asked again).
+    const session = await page.evaluate(() =>
+      performance
+        .getEntriesByType('resource')
+        .filter((entry) => new URL(entry.name).pathname === '/api/v1/auth/me')
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+    );
+    expect(session).toEqual(['link']);
+    await context.close();
+  }, TIMEOUT);
+
   it('filters the list through the URL and passes the accessibility check', async () => {
     const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['security-analyst'].username);
     await page.goto('/findings');

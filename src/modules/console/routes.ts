@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { assertPathSegmentsFit } from '../../platform/http/path-limits.js';
 import type { RoutePlugin } from '../module.js';
 import { consoleBuilt, consoleDir } from './console-files.js';
+import { createIndexPage } from './index-page.js';
 import { CONSOLE_HEADERS } from './content-security-policy.js';
 
 /** A file of the build's top level (favicon.svg, robots.txt): a name with an extension, no folder. */
@@ -22,7 +23,8 @@ export const consoleRoutes: RoutePlugin = async (app) => {
   await app.register(fastifyStatic, { root, serve: false, index: false, cacheControl: false });
 
   const hidden = { hide: true, response: { 200: Type.Unsafe({}) } } as const;
-  const indexPage = async (_request: FastifyRequest, reply: FastifyReply) => {
+  const pageFor = createIndexPage(root);
+  const indexPage = async (request: FastifyRequest, reply: FastifyReply) => {
     reply.headers(CONSOLE_HEADERS);
     if (!consoleBuilt(root)) {
       return reply
@@ -30,7 +32,7 @@ export const consoleRoutes: RoutePlugin = async (app) => {
         .type('text/plain; charset=utf-8')
         .send('The web console is not built. Run `npm run build:web` (`npm start` builds it when it is missing or stale).\n');
     }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').sendFile('index.html');
+    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(pageFor(request.url.split('?')[0] ?? '/'));
   };
 
   app.get('/', { config: { public: true }, schema: hidden }, indexPage);

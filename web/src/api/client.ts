@@ -11,6 +11,7 @@ export const CSRF_HEADER = 'x-controlgraph-csrf';
 export const SESSION_EXPIRED_EVENT = 'controlgraph:session-expired';
 
 const SESSION_PATHS = ['/api/v1/auth/session', '/api/v1/auth/session/refresh'];
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 let refreshing: Promise<boolean> | null = null;
 
@@ -33,8 +34,10 @@ const retries = new WeakMap<Request, Request>();
 
 const sessionMiddleware: Middleware = {
   onRequest({ request }) {
-    // Cookie sessions need this header on unsafe methods (CSRF defence); harmless on the others.
-    request.headers.set(CSRF_HEADER, '1');
+    // Cookie sessions need this header on unsafe methods (CSRF defence). Not on reads: a GET with a
+    // header of its own would not take the answer index.html preloaded (the session, see
+    // src/modules/console/index-page.ts) and would ask again.
+    if (!SAFE_METHODS.has(request.method)) request.headers.set(CSRF_HEADER, '1');
     retries.set(request, request.clone());
     return request;
   },
