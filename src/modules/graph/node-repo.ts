@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import { inScope, type Scope } from '../../platform/db/scope.js';
+import { inScope, inWorkspace, type Scope } from '../../platform/db/scope.js';
 import { offsetOf, type PageRequest } from '../../platform/http/pagination.js';
 import type { NodeSource } from './tables.js';
 import './tables.js';
@@ -130,7 +130,7 @@ export async function missingNodes(db: Kysely<Database>, scope: Scope, ids: stri
     const rows = await db
       .selectFrom('nodes')
       .select('id')
-      .where(inScope(scope))
+      .where(inWorkspace(scope))
       .where('id', '=', (eb) => eb.fn.any(eb.val(unique.slice(i, i + 5000))))
       .execute();
     for (const row of rows) found.add(row.id);
