@@ -59,7 +59,7 @@ describe.runIf(chromiumPath())('the findings screens', () => {
       performance
         .getEntriesByType('resource')
         .filter((entry) => new URL(entry.name).pathname === '/api/v1/auth/me')
-        .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+        .map((entry) => (entry as unknown as { initiatorType: string }).initiatorType),
     );
     expect(session).toEqual(['link']);
     await context.close();

@@ -33,8 +33,8 @@ const EMPTY = { 204: Type.Null() };
 export const questionnaireRoutes: RoutePlugin = async (app, { deps }) => {
   const questionnaires = createQuestionnaireService(deps);
   const tags = ['questionnaires'];
-  const read = { permission: 'questionnaire:read' };
-  const write = { permission: 'questionnaire:write' };
+  const read = { permission: 'questionnaire:read' } as const;
+  const write = { permission: 'questionnaire:write' } as const;
 
   app.get(
     '/tenants/:tenantID/questionnaires/templates',

@@ -4,10 +4,13 @@
  * header or the console's session cookie) or API key, and the `permission` (resource:action) when
  * one is given.
  */
+import type { Permission } from '../rbac/roles.js';
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     public?: boolean;
-    permission?: string;
+    /** A permission of the role catalog (platform/rbac/roles.ts): a misspelt one fails the type check, not a request. */
+    permission?: Permission;
     /**
      * A public route that acts on the browser's session cookies (sign-in, refresh, sign-out): it
      * requires the CSRF header as a cookie-authenticated unsafe request does (platform/auth/session-cookies.ts).
@@ -27,5 +30,3 @@ declare module 'fastify' {
     duringMfaEnrollment?: boolean;
   }
 }
-
-export {};
