@@ -3,10 +3,10 @@ import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
 import { unavailable } from '../../platform/http/errors.js';
 import type { TokenResponse } from '../tenancy/tokens.js';
+import { clientSecretOf } from './client-secret.js';
 import { configBySlug } from './config-repo.js';
 import { describeOidcError, isNetworkError, OidcClients } from './oidc-client.js';
 import { UrlPolicyError, type SsoSettings } from './outbound.js';
-import { deriveSecretKey, openSecret } from './secret-box.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
 import { assertSsoNotLocked } from './throttle.js';
 import { ssoUrls } from './urls.js';
@@ -69,16 +69,12 @@ function landingOf(binding: string): Landing | null {
   return (LANDINGS as readonly string[]).includes(name) ? (name as Landing) : null;
 }
 
-export function clientSecretOf(config: SsoConfigRow, key: Buffer): string | null {
-  return config.client_secret_enc ? openSecret(key, config.client_secret_enc, config.tenant_id) : null;
-}
-
 /** OpenID Connect login: authorization code flow with PKCE (S256), state and nonce. */
 export function createOidcService(deps: Deps, settings: SsoSettings, clients: OidcClients) {
   const db = deps.database.db;
 
   async function clientInput(config: SsoConfigRow) {
-    const secret = clientSecretOf(config, deriveSecretKey(await deps.tokenKey()));
+    const secret = await clientSecretOf(deps, config);
     if (!secret) throw unavailable('the SSO client secret cannot be decrypted (the service secret changed): a tenant admin must enter it again');
     return { issuer: config.issuer!, clientId: config.client_id!, clientSecret: secret };
   }
