@@ -13,12 +13,12 @@ import { assertAnswerable, loadAssessment, type Respondent } from './assessment-
 import { presentEvidence } from './assessment-view.js';
 import { checkContentType, extensionOf, SignatureCheck, SignatureMismatchError } from './file-types.js';
 import type { Question } from './questions.js';
+import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'artifacts'>;
 
 /** The spec's evidence upload limit: 50 MiB. */
 export const MAX_EVIDENCE_BYTES = 50 * 1024 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function requireStore(deps: Pick<AppDeps, 'artifacts'>): ArtifactStore {
   if (!deps.artifacts) throw unavailable('artifact storage not configured');
@@ -53,7 +53,7 @@ export function createEvidenceService(deps: Deps) {
     const assessmentId = fields.get('assessment_id');
     const questionId = fields.get('question_id');
     if (!assessmentId || !questionId) throw badRequest('the fields assessment_id and question_id must come before the file part');
-    if (!UUID.test(assessmentId)) throw badRequest('assessment_id must be a UUID');
+    if (!UUID_PATTERN.test(assessmentId)) throw badRequest('assessment_id must be a UUID');
     const assessment = await loadAssessment(db, respondent.scope, assessmentId);
     respondent.authorize(assessment);
     assertAnswerable(assessment);
