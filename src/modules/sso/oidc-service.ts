@@ -8,7 +8,7 @@ import { configBySlug } from './config-repo.js';
 import { describeOidcError, isNetworkError, OidcClients } from './oidc-client.js';
 import { UrlPolicyError, type SsoSettings } from './outbound.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
-import { assertSsoNotLocked } from './throttle.js';
+import { assertAddressNotLocked } from '../tenancy/login-throttle.js';
 import { ssoUrls } from './urls.js';
 import { LANDINGS, type Landing } from './schemas.js';
 import type { SsoConfigRow } from './tables.js';
@@ -93,7 +93,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
     /** Starts a login: stores state, nonce and PKCE verifier (one-time, 10 minutes) and redirects to the IdP. */
     async login(slug: string, secureRequest: boolean, meta: RequestMeta, landing: Landing | null = null): Promise<LoginRedirect> {
       // A locked address starts no logins either: each start stores a row until the sweeper runs.
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'oidc');
       const { configuration } = await providerConfiguration(config);
       const urls = ssoUrls(config.service_url, tenant.slug);
@@ -134,7 +134,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
      * code is exchanged and the ID token validated (signature, issuer, audience, nonce, expiry).
      */
     async callback(slug: string, query: Record<string, unknown>, rawQuery: string, cookies: string | undefined, meta: RequestMeta): Promise<CallbackResult> {
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'oidc');
       const refuse = (reason: string, count = true) => refuseLogin(deps, tenant.id, 'oidc', meta, reason, { count });
       const state = typeof query.state === 'string' ? query.state : null;
