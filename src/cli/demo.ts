@@ -3,6 +3,7 @@ import { readDemoEstate } from '../modules/exports/discovery/demo-estate.js';
 import { MAX_BATCH } from '../modules/graph/schemas.js';
 import { parseOptions } from './args.js';
 import { chooseTarget, CliRefusal, readToken, REMOTE_OPTIONS, ServiceClient } from './remote.js';
+import { UUID_PATTERN } from '../platform/http/schemas.js';
 
 export const demoHelp = `Usage: controlgraph demo --tenant <id> [--server URL] [--token-file FILE]
 
@@ -21,7 +22,6 @@ POST /api/v1/tenants/{tenant}/findings/run.
   --token-file FILE     Bearer credential (or set CONTROLGRAPH_TOKEN): a user's access token
                         (POST /api/v1/auth/token) or an API key with nodes:write in the tenant.`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NEEDS = 'an access token or API key with nodes:write in the tenant';
 
 interface BatchResult {
@@ -33,7 +33,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   const { values, positional } = parseOptions(args, { values: ['tenant', ...REMOTE_OPTIONS] });
   if (positional.length) throw new CliRefusal(`demo: unexpected argument "${positional[0]}"\n\n${demoHelp}`);
   if (!values.tenant) throw new CliRefusal(`demo: --tenant is required\n\n${demoHelp}`);
-  if (!UUID.test(values.tenant)) throw new CliRefusal(`demo: --tenant takes the tenant's id (a UUID), not "${values.tenant}"`);
+  if (!UUID_PATTERN.test(values.tenant)) throw new CliRefusal(`demo: --tenant takes the tenant's id (a UUID), not "${values.tenant}"`);
   const target = await chooseTarget(values);
   if (target.kind === 'local') {
     throw new CliRefusal(

@@ -12,6 +12,7 @@ import { announceAuthChange } from '../platform/auth/auth-cache.js';
 import { createStderrLogger } from '../platform/logger.js';
 import { parseOptions } from './args.js';
 import { chooseTarget, readToken, REMOTE_HELP, REMOTE_OPTIONS, runLocalOrRemote, ServiceClient, ServiceError } from './remote.js';
+import { UUID_PATTERN } from '../platform/http/schemas.js';
 
 export const userHelp = `Usage: controlgraph user create --username <name> --password <password> --tenant <slug|id> --role <role> [--server URL] [--token-file FILE]
 
@@ -94,7 +95,6 @@ async function createOnFiles(config: Config, values: CreateInput): Promise<strin
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface TenantItem {
   id: string;
@@ -103,7 +103,7 @@ interface TenantItem {
 
 /** The tenant by id, or by slug among the tenants of the caller's account. */
 async function findTenant(client: ServiceClient, wanted: string): Promise<TenantItem> {
-  if (UUID.test(wanted)) {
+  if (UUID_PATTERN.test(wanted)) {
     try {
       return (await client.request<TenantItem>('GET', `/tenants/${wanted}`)).body;
     } catch (error) {

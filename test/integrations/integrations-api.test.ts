@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
-import { SecretBox } from '../../src/modules/integrations/secret-box.js';
+import { SecretBox } from '../../src/platform/crypto/secret-box.js';
 import { createDeliveryApp, createIntegration } from './helpers.js';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { factsOf, matches, needsLookup, type Candidate } from '../../src/modules/integrations/matching.js';
 import { mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, joinSecrets } from '../../src/modules/integrations/config.js';
-import { SecretBox } from '../../src/modules/integrations/secret-box.js';
+import { SecretBox } from '../../src/platform/crypto/secret-box.js';
 import { retryAfterMs } from '../../src/modules/integrations/delivery.js';
 import { truncate } from '../../src/modules/integrations/http-client.js';
 

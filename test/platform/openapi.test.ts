@@ -3,8 +3,7 @@ import { Type } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import type { Module } from '../../src/modules/module.js';
-import { TenantParams } from '../../src/modules/graph/schemas.js';
-import { withErrors } from '../../src/platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../src/platform/http/schemas.js';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { call, loginAdmin } from '../harness/identity.js';
 

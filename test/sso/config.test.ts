@@ -4,7 +4,7 @@ import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, fresh, type TenantFixture } from '../harness/identity.js';
-import { deriveSecretKey, sealSecret } from '../../src/modules/sso/secret-box.js';
+import { deriveSecretKey, sealSecret } from '../../src/modules/sso/legacy-secret-format.js';
 import { startOidcIdp, type TestOidcIdp } from './oidc-idp.js';
 import { idpMetadata, makeKeyPair, serveDocument, type TestKeyPair } from './saml-idp.js';
 
@@ -141,9 +141,10 @@ describe('SSO configuration', () => {
     expect(read.json()).not.toHaveProperty('client_secret');
 
     const row = await t.db.handle.db.selectFrom('sso_configs').selectAll().where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow();
-    expect(row.client_secret_enc).toMatch(/^v1\.[A-Za-z0-9_-]+$/);
+    // The platform's secret box format (issue 26): `v1.<key id>.<iv>.<ciphertext+tag>`.
+    expect(row.client_secret_enc).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(row.client_secret_enc).not.toContain(idp.clientSecret);
-    expect(Buffer.from(row.client_secret_enc!.slice(3), 'base64url').toString('latin1')).not.toContain(idp.clientSecret);
+    expect(Buffer.from(row.client_secret_enc!.split('.')[3]!, 'base64url').toString('latin1')).not.toContain(idp.clientSecret);
 
     const audit = await t.db.handle.db.selectFrom('audit_logs').selectAll().where('tenant_id', '=', tenant.id).where('action', '=', 'sso.config_created').execute();
     expect(audit).toHaveLength(1);
@@ -231,6 +232,24 @@ describe('SSO configuration', () => {
     expect(result.errors.client_secret).toMatch(/cannot be decrypted/);
     expect((await put(oidcBody())).statusCode).toBe(200);
     expect((await call(t.app, tenant.admin.token, { method: 'GET', url: ssoUrl(), expect: 200 })).json().client_secret_readable).toBe(true);
+  });
+
+  it('opens a secret stored in the old SSO format and stores it again in the secret box format', async () => {
+    expect([200, 201]).toContain((await put(oidcBody())).statusCode);
+    // A row as the service wrote it before the one secret box (issue 26): `v1.` and one base64url part.
+    const old = sealSecret(deriveSecretKey(await t.deps.tokenKey()), idp.clientSecret, tenant.id);
+    await t.db.handle.db.updateTable('sso_configs').set({ client_secret_enc: old }).where('tenant_id', '=', tenant.id).execute();
+    const stored = async () => (await t.db.handle.db.selectFrom('sso_configs').select('client_secret_enc').where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).client_secret_enc!;
+    const read = await call(t.app, tenant.admin.token, { method: 'GET', url: ssoUrl(), expect: 200 });
+    expect(read.json()).toMatchObject({ client_secret_set: true, client_secret_readable: true });
+    const rewritten = await stored();
+    expect(rewritten).not.toBe(old);
+    expect(rewritten.split('.')).toHaveLength(4);
+    // The rewritten secret is the same secret: the provider accepts it and a login starts.
+    const result = (await test()).json();
+    expect(result, JSON.stringify(result)).toMatchObject({ ok: true, errors: {} });
+    expect((await t.app.inject({ method: 'GET', url: `/api/v1/auth/oidc/${tenant.slug}/login` })).statusCode).toBe(302);
+    expect(await stored()).toBe(rewritten);
   });
 
   it('deletes the configuration (audit-logged)', async () => {

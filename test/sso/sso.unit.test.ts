@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { checkIdpUrl, fetchUrlProblem, idpUrlProblem, isLoopbackHost, loadSsoSettings, UrlPolicyError } from '../../src/modules/sso/outbound.js';
-import { deriveSecretKey, openSecret, sealSecret } from '../../src/modules/sso/secret-box.js';
+import { deriveSecretKey, openSecret, sealSecret } from '../../src/modules/sso/legacy-secret-format.js';
 import { normaliseServiceUrl, ssoUrls } from '../../src/modules/sso/urls.js';
 import { assertSafeXml } from '../../src/modules/sso/saml-metadata.js';
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, type TenantFixture } from '../harness/identity.js';
-import { createCveIntel, createKevLookup } from '../../src/modules/vulndb/escalation.js';
+import { createKevLookup } from '../../src/modules/vulndb/escalation.js';
+import { createCveIntel } from '../../src/modules/vulndb/cve-intel.js';
 import { storeFindingTexts } from '../../src/modules/compliance/findings/finding-texts.js';
 import { EPSS_KEV, importer, KEV_JSON, readJson, scratchDir, vulndbModules } from './helpers.js';
 

@@ -129,7 +129,7 @@ describe.runIf(chromiumPath())('administration forms', () => {
     const mail = (await api('/integrations?type=email')).json().items[0];
     expect(mail.config.smtp.port).toBe(465);
     const row = await web.app.t.deps.database.db.selectFrom('integrations').select(['id', 'secrets']).where('id', '=', mail.id).executeTakeFirstOrThrow();
-    const { SecretBox } = await import('../../src/modules/integrations/secret-box.js');
+    const { SecretBox } = await import('../../src/platform/crypto/secret-box.js');
     expect(new SecretBox(await web.app.t.deps.tokenKey()).open(row.secrets, row.id)).toEqual({ 'smtp.password': 'smtp-secret-1' });
     await expectAccessible(page);
     await page.screenshot({ path: '/tmp/admin-integrations-all.png', fullPage: true });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -184,9 +184,7 @@ export function createIngestService(deps: Deps) {
         if (owner.tenant_id !== scope.tenantId) throw conflict(`agent id "${agentId}" belongs to another tenant`);
         if (owner.workspace_id !== scope.workspaceId) throw conflict(`agent id "${agentId}" belongs to another workspace of this tenant`);
       } else {
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'agent.registered',
           targetType: 'agent',
           targetId: agentId,

@@ -3,13 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createApplicationService } from './application-service.js';
 import { createSuggestions } from './suggest.js';
-import {
-  Application, ApplicationBody, ApplicationDetail, ApplicationDetailQuery, ApplicationListQuery, ApplicationParams, Paged, SuggestBody, SuggestResult,
-  TenantParams,
-} from './schemas.js';
+import { Application, ApplicationBody, ApplicationDetail, ApplicationDetailQuery, ApplicationListQuery, ApplicationParams, Paged, SuggestBody, SuggestResult } from './schemas.js';
 
 const tags = ['applications'];
 

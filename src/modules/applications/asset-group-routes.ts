@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createAssetGroupService } from './asset-groups.js';
-import { AssetGroup, AssetGroupBody, AssetGroupListQuery, AssetGroupParams, AssetGroupPatch, MemberNode, MembersQuery, Paged, Preview, PreviewBody, TenantParams } from './schemas.js';
+import { AssetGroup, AssetGroupBody, AssetGroupListQuery, AssetGroupParams, AssetGroupPatch, MemberNode, MembersQuery, Paged, Preview, PreviewBody } from './schemas.js';
 
 const tags = ['asset groups'];
 

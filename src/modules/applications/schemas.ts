@@ -21,7 +21,6 @@ export const Health = StringEnum(HEALTH_VALUES, {
   description: 'Critical when any critical finding exists; Warning when high findings exist and no critical; Healthy otherwise',
 });
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 const Page = {
   page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),

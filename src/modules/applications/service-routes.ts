@@ -2,16 +2,14 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createBusinessServiceService } from './business-service.js';
 import { createServiceSbom } from './sbom.js';
 import { createCveExposure } from './cve-exposure.js';
 import type { HostPackageSource } from './host-software.js';
 import { CveExposure, CveExposureQuery, SbomDocument } from './exposure-schemas.js';
 import { SBOM_CONTENT_TYPES, sbomFormat, SbomQuery } from '../agents/sbom.js';
-import {
-  AddApplicationsBody, Paged, Service, ServiceBody, ServiceDetail, ServiceListQuery, ServiceMemberParams, ServiceParams, ServiceSubParams, TenantParams,
-} from './schemas.js';
+import { AddApplicationsBody, Paged, Service, ServiceBody, ServiceDetail, ServiceListQuery, ServiceMemberParams, ServiceParams, ServiceSubParams } from './schemas.js';
 
 const tags = ['business services'];
 

@@ -5,17 +5,14 @@ import { forbidden } from '../../platform/http/errors.js';
 import { builtinRule } from './rule-catalog.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createSettingsService } from './settings-service.js';
 import { createRulesService } from './rules-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createControlsService } from './controls/controls-service.js';
 import { ControlCatalogPage, ControlCatalogQuery, controlCatalog } from './controls/control-catalog.js';
 import { ControlGap, ControlsQuery, ControlsStatus, GapsQuery } from './findings/schemas.js';
-import {
-  AuditRun, AuditRunBody, ComplianceSettings, ComplianceSettingsUpdate, RuleInput, RuleListQuery, RuleParams, RuleSchema, RuleUpdate, RunParams,
-  TenantParams,
-} from './schemas.js';
+import { AuditRun, AuditRunBody, ComplianceSettings, ComplianceSettingsUpdate, RuleInput, RuleListQuery, RuleParams, RuleSchema, RuleUpdate, RunParams } from './schemas.js';
 
 /**
  * A built-in rule is read-only whatever the request says: the 403 comes before the body is parsed

@@ -6,7 +6,6 @@ import { CAUSE_PATTERN, EDGE_TYPE_PATTERN } from './rules/group-by.js';
 
 export const FrameworkName = StringEnum(FRAMEWORKS);
 export const SeverityName = StringEnum(SEVERITIES);
-export const TenantParams = Type.Object({ tenantID: Uuid });
 
 export const FrameworkMappingSchema = Type.Object(
   { framework: FrameworkName, control_id: Type.String({ minLength: 1, maxLength: 50 }) },

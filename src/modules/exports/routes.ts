@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createExportService } from './export-service.js';
-import { BinaryFile, DiagramQuery, DrawioQuery, ExportJob, ExportList, ExportListQuery, ExportParams, ExportStart, SyncAccepted, TenantParams } from './schemas.js';
+import { BinaryFile, DiagramQuery, DrawioQuery, ExportJob, ExportList, ExportListQuery, ExportParams, ExportStart, SyncAccepted } from './schemas.js';
 
 function attachment(reply: FastifyReply, contentType: string, fileName: string, size?: number | null): FastifyReply {
   reply.header('content-type', contentType);

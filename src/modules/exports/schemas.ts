@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { AnyObject, MAX_PAGE, Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const ExportParams = Type.Object({ tenantID: Uuid, jobID: Uuid });
 
 export const ExportStart = Type.Object(

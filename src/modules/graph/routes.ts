@@ -2,12 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createGraphService } from './graph-service.js';
-import {
-  Edge, EdgeBatch, EdgeBatchResult, EdgeInput, EdgeListQuery, EdgeParams, Node, NodeBatch, NodeBatchResult, NodeInput,
-  NodeListQuery, NodeParams, Paged, TenantParams,
-} from './schemas.js';
+import { Edge, EdgeBatch, EdgeBatchResult, EdgeInput, EdgeListQuery, EdgeParams, Node, NodeBatch, NodeBatchResult, NodeInput, NodeListQuery, NodeParams, Paged } from './schemas.js';
 
 /** Nodes and edges of the token's workspace. */
 export const graphRoutes: RoutePlugin = async (app, { deps }) => {

@@ -109,7 +109,6 @@ export const EdgeListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 });
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const NodeParams = Type.Object({ tenantID: Uuid, id: Type.String({ minLength: 1, maxLength: 1000 }) });
 export const EdgeParams = Type.Object({ tenantID: Uuid, id: Uuid });
 

@@ -1,5 +1,6 @@
 import { badRequest } from '../../platform/http/errors.js';
 import { requireFrameworkId } from '../compliance/frameworks.js';
+import { UUID_PATTERN } from '../../platform/http/schemas.js';
 import {
   DEFAULT_GITHUB_API,
   DEFAULT_PAGERDUTY_EVENTS_URL,
@@ -24,7 +25,6 @@ export interface Filters {
   resource_types?: string[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^\s@<>(),;:"[\]]+@[^\s@<>(),;:"[\]]+\.[^\s@<>(),;:"[\]]+$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 /** Headers a user may not set: the transport's own and the signature headers. */
@@ -208,7 +208,7 @@ function commonFields(fields: Fields, options: { eventsRequired: boolean }): voi
   fields.strings('workspaces', {
     max: 100,
     item: (value, name) => {
-      if (!UUID.test(value)) throw badRequest(`${name} must be a workspace id (UUID)`);
+      if (!UUID_PATTERN.test(value)) throw badRequest(`${name} must be a workspace id (UUID)`);
       return value.toLowerCase();
     },
   });

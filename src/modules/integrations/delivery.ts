@@ -13,7 +13,7 @@ import { FormatError, prepare } from './formatters/index.js';
 import type { Envelope } from './formatters/summary.js';
 import type { HttpClient } from './http-client.js';
 import { sendMail, type SmtpConfig } from './mailer.js';
-import { secretBoxFor, SecretError } from './secret-box.js';
+import { secretBoxFor, SecretError } from '../../platform/crypto/secret-box.js';
 import type { DeliverySettings } from './settings.js';
 import type { DeliveryRow, IntegrationRow } from './tables.js';
 

@@ -9,7 +9,7 @@ import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { INTEGRATION_TYPES, SECRET_FIELDS, TARGET_URL_FIELDS, type IntegrationType } from './catalog.js';
 import { joinSecrets, mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, type Config } from './config.js';
-import { secretBoxFor, SecretError } from './secret-box.js';
+import { secretBoxFor, SecretError } from '../../platform/crypto/secret-box.js';
 import type { DeliverySettings } from './settings.js';
 import { checkOutboundTarget, OutboundError, resolveOutbound } from '../../platform/outbound/index.js';
 import type { IntegrationRow } from './tables.js';

@@ -2,29 +2,12 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createAlertRuleService } from './alert-rules.js';
 import { createDeliveryService } from './delivery-service.js';
 import { createIntegrationService } from './integration-service.js';
 import { deliverySettings } from './settings.js';
-import {
-  AlertRule,
-  AlertRuleCreate,
-  AlertRuleList,
-  Delivery,
-  DeliveryList,
-  DeliveryListQuery,
-  DeliveryParams,
-  Integration,
-  IntegrationCreate,
-  IntegrationList,
-  IntegrationListQuery,
-  IntegrationParams,
-  IntegrationUpdate,
-  PageOnly,
-  RuleParams,
-  TenantParams,
-} from './schemas.js';
+import { AlertRule, AlertRuleCreate, AlertRuleList, Delivery, DeliveryList, DeliveryListQuery, DeliveryParams, Integration, IntegrationCreate, IntegrationList, IntegrationListQuery, IntegrationParams, IntegrationUpdate, PageOnly, RuleParams } from './schemas.js';
 
 const DELIVERY_DOC = `Each subscribed event that passes the filters is delivered as an HTTP POST (webhooks: the event envelope \`{id, type, tenant_id, workspace_id, timestamp, data}\` as JSON).
 

@@ -146,7 +146,6 @@ export const AlertRule = Type.Object({
 
 export const AlertRuleList = Paged(AlertRule);
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const IntegrationParams = Type.Object({ tenantID: Uuid, integrationID: Uuid });
 export const DeliveryParams = Type.Object({ tenantID: Uuid, integrationID: Uuid, deliveryID: Uuid });
 export const RuleParams = Type.Object({ tenantID: Uuid, ruleID: Uuid });

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import { joinSecrets } from './config.js';
 import { sendMail, type MailOutcome, type SmtpConfig } from './mailer.js';
-import { secretBoxFor, SecretError } from './secret-box.js';
+import { secretBoxFor, SecretError } from '../../platform/crypto/secret-box.js';
 import { deliverySettings } from './settings.js';
 import './tables.js';
 

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
 import { ArtifactTooLargeError, type ArtifactStore } from '../../platform/artifacts/store.js';
 import { badRequest, conflict, gone, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
 import { formatPoamId, parsePoamId } from './model.js';
@@ -146,9 +146,7 @@ export function createEvidenceService(deps: Deps) {
             .executeTakeFirstOrThrow();
           await trx.updateTable('poam_items').set({ updated_at: now }).where('tenant_id', '=', scope.tenantId).where('number', '=', number).execute();
           await appendComment(trx, scope.tenantId, number, { author: context.actor.name, text: `Evidence attached: ${filename} (sha256 ${stored.sha256})`, at: now });
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'poam.evidence_attached',
             targetType: 'poam_item',
             targetId: formatPoamId(number),
@@ -195,9 +193,7 @@ export function createEvidenceService(deps: Deps) {
         if (!deleted) throw notFound('evidence not found');
         await trx.updateTable('poam_items').set({ updated_at: now }).where('tenant_id', '=', scope.tenantId).where('number', '=', item.number).execute();
         await appendComment(trx, scope.tenantId, item.number, { author: context.actor.name, text: `Evidence removed: ${deleted.filename}`, at: now });
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'poam.evidence_removed',
           targetType: 'poam_item',
           targetId: formatPoamId(item.number),

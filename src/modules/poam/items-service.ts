@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { actorOf, auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { nistControlsOf } from '../compliance/rules/primary-controls.js';
@@ -228,9 +228,7 @@ export function createItemsService(deps: Deps) {
           .returningAll()
           .executeTakeFirstOrThrow();
         await appendComment(trx, scope.tenantId, current.number, { author: context.actor.name, text: describeChanges(changed), at: now });
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'poam.updated',
           targetType: 'poam_item',
           targetId: formatPoamId(current.number),
@@ -251,9 +249,7 @@ export function createItemsService(deps: Deps) {
         const evidence = await trx.selectFrom('poam_evidence').select(['storage_key']).where('tenant_id', '=', scope.tenantId).where('number', '=', current.number).execute();
         await trx.deleteFrom('poam_items').where('tenant_id', '=', scope.tenantId).where('number', '=', current.number).execute();
         // The audit entry keeps the whole item: the number is never handed out again.
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'poam.deleted',
           targetType: 'poam_item',
           targetId: item!.id,
@@ -311,9 +307,7 @@ export function createItemsService(deps: Deps) {
           status_to: target,
           at: now,
         });
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'poam.status_changed',
           targetType: 'poam_item',
           targetId: formatPoamId(current.number),
@@ -342,9 +336,7 @@ export function createItemsService(deps: Deps) {
           .where('number', '=', current.number)
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'poam.commented',
           targetType: 'poam_item',
           targetId: formatPoamId(current.number),

@@ -4,31 +4,14 @@ import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { badRequest, conflict } from '../../platform/http/errors.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createItemsService, filterOf } from './items-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES } from './evidence-service.js';
 import { collectExport } from './export/collect.js';
 import { fedrampWorkbook } from './export/fedramp-xlsx.js';
 import { poamCsv } from './export/csv.js';
 import { oscalPoam } from './export/oscal.js';
-import {
-  CommentBody,
-  CreateBody,
-  Evidence,
-  EvidenceList,
-  EvidenceParams,
-  EvidenceUploadQuery,
-  ExportQuery,
-  ItemParams,
-  ListQuery,
-  OverdueQuery,
-  PoamItem,
-  PoamList,
-  StatusBody,
-  Summary,
-  TenantParams,
-  UpdateBody,
-} from './schemas.js';
+import { CommentBody, CreateBody, Evidence, EvidenceList, EvidenceParams, EvidenceUploadQuery, ExportQuery, ItemParams, ListQuery, OverdueQuery, PoamItem, PoamList, StatusBody, Summary, UpdateBody } from './schemas.js';
 
 const Binary = Type.Unsafe<unknown>({ type: 'string', format: 'binary' });
 // Documents the form; the handler reads the parts as a stream.

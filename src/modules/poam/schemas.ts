@@ -174,7 +174,6 @@ export const Evidence = Type.Object({
 });
 export const EvidenceList = Type.Object({ items: Type.Array(Evidence) });
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const ItemParams = Type.Object({ tenantID: Uuid, poamId: Type.String({ minLength: 1, maxLength: 40, description: 'POAM-<n>' }) });
 export const EvidenceParams = Type.Object({ tenantID: Uuid, poamId: Type.String({ minLength: 1, maxLength: 40 }), evidenceID: Type.String({ minLength: 1, maxLength: 40 }) });
 export const EvidenceUploadQuery = Type.Object({ description: Type.Optional(Type.String({ maxLength: 4000 })) }, { additionalProperties: false });

@@ -2,29 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createAssessmentService } from './assessment-service.js';
 import { createAttestationService } from './attestation-service.js';
 import { createGeneratePoam } from './generate-poam.js';
 import { assessmentIn } from './localize.js';
 import { negotiateLanguage } from './templates.js';
-import {
-  AliasReviewBody,
-  Assessment,
-  AssessmentList,
-  AssessmentListQuery,
-  AssessmentParams,
-  ControlAttestationList,
-  ControlAttestationQuery,
-  GeneratePoamBody,
-  GeneratePoamResult,
-  LangQuery,
-  MineQuery,
-  PageOnlyQuery,
-  RespondBody,
-  ReviewBody,
-  TenantParams,
-} from './schemas.js';
+import { AliasReviewBody, Assessment, AssessmentList, AssessmentListQuery, AssessmentParams, ControlAttestationList, ControlAttestationQuery, GeneratePoamBody, GeneratePoamResult, LangQuery, MineQuery, PageOnlyQuery, RespondBody, ReviewBody } from './schemas.js';
 
 /** A body that may be left out entirely: it is then an empty object. */
 async function optionalBody(request: FastifyRequest) {

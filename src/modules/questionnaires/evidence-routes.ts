@@ -3,12 +3,12 @@ import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { assigneeRespondent } from './assessment-service.js';
 import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { presentEvidence } from './assessment-view.js';
 import { FILE_TYPES } from './file-types.js';
-import { Binary, DownloadQuery, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm, TenantParams } from './schemas.js';
+import { Binary, DownloadQuery, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm } from './schemas.js';
 
 /** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name. */
 function disposition(kind: 'attachment' | 'inline', filename: string): string {

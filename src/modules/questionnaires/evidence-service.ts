@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { Multipart } from '@fastify/multipart';
 import type { AppDeps } from '../../deps.js';
 import type { ArtifactStore } from '../../platform/artifacts/index.js';
@@ -8,17 +7,18 @@ import { ArtifactTooLargeError } from '../../platform/artifacts/store.js';
 import { inScope, type Scope } from '../../platform/db/scope.js';
 import { writeAudit } from '../../platform/audit/audit-log.js';
 import { AppError, badRequest, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
+import { discardPart } from '../../platform/http/multipart.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { assertAnswerable, loadAssessment, type Respondent } from './assessment-service.js';
 import { presentEvidence } from './assessment-view.js';
 import { checkContentType, extensionOf, SignatureCheck, SignatureMismatchError } from './file-types.js';
 import type { Question } from './questions.js';
+import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'artifacts'>;
 
 /** The spec's evidence upload limit: 50 MiB. */
 export const MAX_EVIDENCE_BYTES = 50 * 1024 * 1024;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function requireStore(deps: Pick<AppDeps, 'artifacts'>): ArtifactStore {
   if (!deps.artifacts) throw unavailable('artifact storage not configured');
@@ -34,17 +34,6 @@ function cleanFilename(raw: string | undefined): string {
   return name.slice(-255);
 }
 
-/** Drains what is left of a part so the multipart parser can reach the end of the request. */
-async function discard(stream: Readable): Promise<void> {
-  stream.resume();
-  await new Promise<void>((resolve) => {
-    if (stream.readableEnded || stream.destroyed) return resolve();
-    stream.once('end', resolve);
-    stream.once('close', resolve);
-    stream.once('error', () => resolve());
-  });
-}
-
 export function createEvidenceService(deps: Deps) {
   const db = deps.database.db;
 
@@ -53,7 +42,7 @@ export function createEvidenceService(deps: Deps) {
     const assessmentId = fields.get('assessment_id');
     const questionId = fields.get('question_id');
     if (!assessmentId || !questionId) throw badRequest('the fields assessment_id and question_id must come before the file part');
-    if (!UUID.test(assessmentId)) throw badRequest('assessment_id must be a UUID');
+    if (!UUID_PATTERN.test(assessmentId)) throw badRequest('assessment_id must be a UUID');
     const assessment = await loadAssessment(db, respondent.scope, assessmentId);
     respondent.authorize(assessment);
     assertAnswerable(assessment);
@@ -85,14 +74,14 @@ export function createEvidenceService(deps: Deps) {
             continue;
           }
           if (stored) {
-            await discard(part.file);
+            await discardPart(part.file);
             throw badRequest('one file per upload');
           }
           let checked;
           try {
             checked = await target(respondent, new Map([...fields, ...Object.entries(preset)]));
           } catch (error) {
-            await discard(part.file);
+            await discardPart(part.file);
             throw error;
           }
           const { assessment, question } = checked;
@@ -100,12 +89,12 @@ export function createEvidenceService(deps: Deps) {
           const extension = extensionOf(filename);
           const accepted = question.accepted_types ?? [];
           if (!filename || !accepted.includes(extension)) {
-            await discard(part.file);
+            await discardPart(part.file);
             throw badRequest(`file type "${extension || filename || '(none)'}" is not accepted for question "${question.id}" (accepted: ${accepted.join(', ')})`);
           }
           const type = checkContentType(extension, part.mimetype);
           if (!type.ok) {
-            await discard(part.file);
+            await discardPart(part.file);
             throw badRequest(`content type "${part.mimetype}" does not match a ${extension} file`);
           }
           const id = randomUUID();
@@ -121,7 +110,7 @@ export function createEvidenceService(deps: Deps) {
           } catch (error) {
             await store.delete(key).catch(() => undefined);
             // Read (and drop) the rest, so the client receives the answer after sending its body.
-            await discard(part.file);
+            await discardPart(part.file);
             if (error instanceof ArtifactTooLargeError || (error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') {
               throw payloadTooLarge(`evidence file exceeds the ${MAX_EVIDENCE_BYTES / 1024 / 1024} MiB limit`, { max_bytes: MAX_EVIDENCE_BYTES });
             }

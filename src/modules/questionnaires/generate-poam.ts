@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { actorOf, auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict } from '../../platform/http/errors.js';
 import { createPoamItems, type PoamItem, type PoamItemInput } from '../poam/poam-service.js';
 import { loadItems } from '../poam/poam-repo.js';
@@ -122,9 +122,7 @@ export function createGeneratePoam(deps: Deps) {
           .insertInto('assessment_poam_items')
           .values(created.map((item, i) => ({ assessment_id: id, question_id: fresh[i]!.key, poam_id: item.id, created_at: now })))
           .execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'assessment.poam_generated',
           targetType: 'assessment',
           targetId: id,

@@ -4,8 +4,8 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { permissionsOf, type Role } from '../../platform/rbac/roles.js';
 import '../../platform/auth/tables.js';
+import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface Member {
   id: string;
@@ -20,7 +20,7 @@ export interface Member {
 export async function resolveMembers(db: Kysely<Database>, tenantId: string, refs: string[], what: string): Promise<Member[]> {
   const wanted = refs.map((r) => r.trim()).filter(Boolean);
   if (wanted.length === 0) return [];
-  const ids = wanted.filter((r) => UUID.test(r)).map((r) => r.toLowerCase());
+  const ids = wanted.filter((r) => UUID_PATTERN.test(r)).map((r) => r.toLowerCase());
   const names = wanted.map((r) => r.toLowerCase());
   const rows = await db
     .selectFrom('memberships as m')

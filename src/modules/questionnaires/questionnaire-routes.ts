@@ -2,30 +2,10 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createQuestionnaireService } from './questionnaire-service.js';
 import { negotiateLanguage } from './templates.js';
-import {
-  AddQuestionBody,
-  AssignBody,
-  AssignResult,
-  FromTemplateBody,
-  LangQuery,
-  Question,
-  QuestionInput,
-  QuestionParams,
-  Questionnaire,
-  QuestionnaireBody,
-  QuestionnaireList,
-  QuestionnaireListQuery,
-  QuestionnaireParams,
-  QuestionnaireUpdateBody,
-  Template,
-  TemplateList,
-  TemplateParams,
-  TemplateQuery,
-  TenantParams,
-} from './schemas.js';
+import { AddQuestionBody, AssignBody, AssignResult, FromTemplateBody, LangQuery, Question, QuestionInput, QuestionParams, Questionnaire, QuestionnaireBody, QuestionnaireList, QuestionnaireListQuery, QuestionnaireParams, QuestionnaireUpdateBody, Template, TemplateList, TemplateParams, TemplateQuery } from './schemas.js';
 
 const EMPTY = { 204: Type.Null() };
 

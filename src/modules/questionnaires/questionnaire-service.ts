@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import { inScope, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInScope } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -118,9 +118,7 @@ export function createQuestionnaireService(deps: Deps) {
   }
 
   async function audit(trx: Kysely<Database>, context: RequestContext, action: string, id: string, details: Record<string, unknown> = {}) {
-    await writeAudit(trx, deps.clock, actorOf(context), {
-      tenantId: context.scope.tenantId,
-      workspaceId: context.scope.workspaceId,
+    await auditInScope(trx, deps.clock, context, {
       action,
       targetType: 'questionnaire',
       targetId: id,
@@ -443,9 +441,7 @@ export function createQuestionnaireService(deps: Deps) {
         const transitions = await refreshControls(trx, scope, keys, now);
         for (const row of rows) {
           const who = assignees.find((a) => a.id === row.assignee_id)!;
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: scope.tenantId,
-            workspaceId: scope.workspaceId,
+          await auditInScope(trx, deps.clock, context, {
             action: 'assessment.assigned',
             targetType: 'assessment',
             targetId: row.id,

@@ -1,5 +1,6 @@
 import { badRequest } from '../../platform/http/errors.js';
 import { frameworks, isFrameworkId } from '../compliance/frameworks.js';
+import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
 /**
  * Questions and answers: the question types of content/questionnaires/README.md, the checks of a
@@ -203,7 +204,6 @@ export function nextQuestionId(used: Set<string>): string {
 
 export type ParsedAnswer = { ok: true; evidenceIds: string[] } | { ok: false; message: string };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMBER = /^-?\d+(\.\d+)?$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -252,7 +252,7 @@ export function parseAnswer(question: Question, answer: string): ParsedAnswer {
     }
     case 'file_upload': {
       const ids = answer.split(',');
-      if (!ids.every((id) => UUID.test(id))) return fail('answer must be attestation-evidence ids separated by commas');
+      if (!ids.every((id) => UUID_PATTERN.test(id))) return fail('answer must be attestation-evidence ids separated by commas');
       if (new Set(ids).size !== ids.length) return fail('an evidence id is given twice');
       return { ok: true, evidenceIds: ids.map((id) => id.toLowerCase()) };
     }

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.js';
 import { inScope, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { generateSecretToken, hashSecret } from '../../platform/auth/api-key-secret.js';
-import { actorOf, writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
+import { auditInScope, writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { AppError, conflict, notFound, unauthorized } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { sendTenantMail } from '../integrations/index.js';
@@ -142,9 +142,7 @@ export function createRespondentLinks(deps: Deps) {
           })
           .returningAll()
           .executeTakeFirstOrThrow();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'assessment_link.created',
           targetType: 'assessment_link',
           targetId: inserted.id,
@@ -186,9 +184,7 @@ export function createRespondentLinks(deps: Deps) {
           .returningAll()
           .executeTakeFirst();
         if (!updated) throw conflict('the link is already revoked');
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'assessment_link.revoked',
           targetType: 'assessment_link',
           targetId: linkId,

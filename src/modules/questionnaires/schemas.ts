@@ -4,7 +4,6 @@ import { QUESTION_TYPES, UNITS } from './questions.js';
 import { CONTROL_STATUSES } from './control-status.js';
 import { LANGUAGES } from './templates.js';
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const QuestionnaireParams = Type.Object({ tenantID: Uuid, qID: Uuid });
 export const QuestionParams = Type.Object({ tenantID: Uuid, qID: Uuid, questionID: Type.String({ minLength: 1, maxLength: 80 }) });
 export const TemplateParams = Type.Object({ tenantID: Uuid, templateID: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
+import { auditInScope, writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -149,9 +149,7 @@ export function createAcceptanceService(deps: Deps) {
         },
       })),
     );
-    await writeAudit(trx, deps.clock, actorOf(context), {
-      tenantId: scope.tenantId,
-      workspaceId: scope.workspaceId,
+    await auditInScope(trx, deps.clock, context, {
       action: 'risk.accepted',
       targetType: kind === 'finding' ? 'finding' : 'finding_group',
       targetId: kind === 'finding' ? first.id : groupId,
@@ -238,9 +236,7 @@ export function createAcceptanceService(deps: Deps) {
           const reopened = await nowUncovered(trx, scope, current.snapshot.finding_ids, now);
           await emitEvents(trx, deps.clock, endedEvents(scope, current.id, reopened, 'revoked', now));
         }
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'risk.revoked',
           targetType: kind === 'finding' ? 'finding' : 'finding_group',
           targetId: key,

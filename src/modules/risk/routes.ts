@@ -1,9 +1,9 @@
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createAcceptanceService } from './acceptance-service.js';
-import { Acceptance, AcceptanceBody, AcceptanceList, AcceptanceListQuery, AcceptanceParams, FindingParams, GroupParams, TenantParams } from './schemas.js';
+import { Acceptance, AcceptanceBody, AcceptanceList, AcceptanceListQuery, AcceptanceParams, FindingParams, GroupParams } from './schemas.js';
 
 /** Risk acceptance of single findings and of root-cause groups. */
 export const riskRoutes: RoutePlugin = async (app, { deps }) => {

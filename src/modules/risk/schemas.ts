@@ -53,7 +53,6 @@ export const AcceptanceListQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 });
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const FindingParams = Type.Object({ tenantID: Uuid, findingID: Type.String({ minLength: 3, maxLength: 1200 }) });
 export const GroupParams = Type.Object({ tenantID: Uuid, groupID: Type.String({ minLength: 1, maxLength: 100 }) });
 export const AcceptanceParams = Type.Object({ tenantID: Uuid, acceptanceID: Uuid });

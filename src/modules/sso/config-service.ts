@@ -4,15 +4,15 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, forbidden, notFound } from '../../platform/http/errors.js';
 import { ROLE_LEVEL } from '../../platform/rbac/roles.js';
+import { clientSecretOf, sealClientSecret } from './client-secret.js';
 import { configOfTenant } from './config-repo.js';
 import { createConnectionTest } from './connection-test.js';
 import type { OidcClients } from './oidc-client.js';
-import { clientSecretOf, DEFAULT_SCOPES } from './oidc-service.js';
+import { DEFAULT_SCOPES } from './oidc-service.js';
 import { fetchUrlProblem, idpUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, XmlProblem } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
 import { JIT_ROLES, type SsoConfigBody } from './schemas.js';
-import { deriveSecretKey, sealSecret } from './secret-box.js';
 import type { JitRole, SsoConfigRow } from './tables.js';
 import { normaliseServiceUrl, ssoUrls } from './urls.js';
 
@@ -39,7 +39,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         return [];
       }
     });
-    const readable = oidc && config.client_secret_enc ? clientSecretOf(config, deriveSecretKey(await deps.tokenKey())) !== null : false;
+    const readable = oidc && config.client_secret_enc ? (await clientSecretOf(deps, config)) !== null : false;
     return {
       tenant_id: config.tenant_id,
       protocol: config.protocol,
@@ -149,7 +149,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
         row.client_id = body.client_id ?? null;
         row.scopes = body.scopes ?? [];
         if (body.client_secret) {
-          row.client_secret_enc = sealSecret(deriveSecretKey(await deps.tokenKey()), body.client_secret, tenantId);
+          row.client_secret_enc = await sealClientSecret(deps, body.client_secret, tenantId);
           secretChanged = true;
         } else if (keepSecret) {
           row.client_secret_enc = existing.client_secret_enc;

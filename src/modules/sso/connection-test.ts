@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
+import { clientSecretOf } from './client-secret.js';
 import { describeOidcError, oauthErrorCode, OidcClients } from './oidc-client.js';
-import { clientSecretOf } from './oidc-service.js';
 import { fetchLimited, FetchProblem, fetchUrlProblem, type SsoSettings } from './outbound.js';
 import { certificateInfo, parseIdpMetadata, type IdpMetadata } from './saml-metadata.js';
 import type { SamlService } from './saml-service.js';
-import { deriveSecretKey } from './secret-box.js';
 import type { SsoConfigRow } from './tables.js';
 import { ssoUrls } from './urls.js';
 
-type Deps = Pick<AppDeps, 'clock' | 'tokenKey'>;
+type Deps = Pick<AppDeps, 'database' | 'clock' | 'tokenKey'>;
 
 /** A certificate expiring within this many days is reported as a warning by /sso/test. */
 const CERT_WARNING_DAYS = 30;
@@ -33,7 +32,7 @@ export function createConnectionTest(deps: Deps, settings: SsoSettings, clients:
     const checks: Check[] = [];
     const problem = await fetchUrlProblem(config.issuer!, settings);
     if (problem) return [{ check: 'issuer_url', field: 'issuer', status: 'failed', message: `the issuer ${problem}` }];
-    const secret = clientSecretOf(config, deriveSecretKey(await deps.tokenKey()));
+    const secret = await clientSecretOf(deps, config);
     if (!secret) {
       checks.push({ check: 'client_secret', field: 'client_secret', status: 'failed', message: 'the stored secret cannot be decrypted (the service secret changed): enter it again' });
     }

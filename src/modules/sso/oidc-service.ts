@@ -3,12 +3,12 @@ import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
 import { unavailable } from '../../platform/http/errors.js';
 import type { TokenResponse } from '../tenancy/tokens.js';
+import { clientSecretOf } from './client-secret.js';
 import { configBySlug } from './config-repo.js';
 import { describeOidcError, isNetworkError, OidcClients } from './oidc-client.js';
 import { UrlPolicyError, type SsoSettings } from './outbound.js';
-import { deriveSecretKey, openSecret } from './secret-box.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
-import { assertSsoNotLocked } from './throttle.js';
+import { assertAddressNotLocked } from '../tenancy/login-throttle.js';
 import { ssoUrls } from './urls.js';
 import { LANDINGS, type Landing } from './schemas.js';
 import type { SsoConfigRow } from './tables.js';
@@ -69,16 +69,12 @@ function landingOf(binding: string): Landing | null {
   return (LANDINGS as readonly string[]).includes(name) ? (name as Landing) : null;
 }
 
-export function clientSecretOf(config: SsoConfigRow, key: Buffer): string | null {
-  return config.client_secret_enc ? openSecret(key, config.client_secret_enc, config.tenant_id) : null;
-}
-
 /** OpenID Connect login: authorization code flow with PKCE (S256), state and nonce. */
 export function createOidcService(deps: Deps, settings: SsoSettings, clients: OidcClients) {
   const db = deps.database.db;
 
   async function clientInput(config: SsoConfigRow) {
-    const secret = clientSecretOf(config, deriveSecretKey(await deps.tokenKey()));
+    const secret = await clientSecretOf(deps, config);
     if (!secret) throw unavailable('the SSO client secret cannot be decrypted (the service secret changed): a tenant admin must enter it again');
     return { issuer: config.issuer!, clientId: config.client_id!, clientSecret: secret };
   }
@@ -97,7 +93,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
     /** Starts a login: stores state, nonce and PKCE verifier (one-time, 10 minutes) and redirects to the IdP. */
     async login(slug: string, secureRequest: boolean, meta: RequestMeta, landing: Landing | null = null): Promise<LoginRedirect> {
       // A locked address starts no logins either: each start stores a row until the sweeper runs.
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'oidc');
       const { configuration } = await providerConfiguration(config);
       const urls = ssoUrls(config.service_url, tenant.slug);
@@ -138,7 +134,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
      * code is exchanged and the ID token validated (signature, issuer, audience, nonce, expiry).
      */
     async callback(slug: string, query: Record<string, unknown>, rawQuery: string, cookies: string | undefined, meta: RequestMeta): Promise<CallbackResult> {
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'oidc');
       const refuse = (reason: string, count = true) => refuseLogin(deps, tenant.id, 'oidc', meta, reason, { count });
       const state = typeof query.state === 'string' ? query.state : null;

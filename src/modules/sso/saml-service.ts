@@ -12,7 +12,7 @@ import { checkLogoutRequest, isSha1SigAlg, sha1AlgorithmsOf, sha1Refusal, valida
 import { assertSafeXml, MAX_METADATA_BYTES, parseIdpMetadata, XmlProblem, type IdpMetadata } from './saml-metadata.js';
 import { REQUEST_TTL_MS, requestCache, spMetadataXml } from './saml-sp.js';
 import { refuseLogin, signInExternal, type RequestMeta } from './sign-in.js';
-import { assertSsoNotLocked } from './throttle.js';
+import { assertAddressNotLocked } from '../tenancy/login-throttle.js';
 import { ssoUrls, type SsoUrls } from './urls.js';
 import { LANDINGS, type Landing } from './schemas.js';
 import type { SsoConfigRow } from './tables.js';
@@ -147,7 +147,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
     /** SP-initiated login: an AuthnRequest (HTTP-Redirect); its id is remembered for InResponseTo. */
     async login(slug: string, meta: RequestMeta, landing: Landing | null = null): Promise<string> {
       // A locked address starts no logins either: each start stores a request id until the sweeper runs.
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'saml');
       const metadata = await idpMetadata(config);
       if (!metadata.ssoUrl) throw unavailable('the IdP metadata has no HTTP-Redirect SingleSignOnService: start the login at the IdP');
@@ -160,7 +160,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
      * window and one-time use of the assertion id (here), then the sign-in.
      */
     async acs(slug: string, body: { SAMLResponse: string; RelayState?: string }, meta: RequestMeta): Promise<AcsResult> {
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'saml');
       const refuse = (reason: string) => refuseLogin(deps, tenant.id, 'saml', meta, `SAML response rejected: ${reason}`);
       let xml: string;
@@ -217,7 +217,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
      * with a LogoutResponse when it has a log-out endpoint.
      */
     async slo(slug: string, query: Record<string, unknown>, rawQuery: string, meta: RequestMeta): Promise<{ redirectTo: string | null; sessionsRevoked: number }> {
-      await assertSsoNotLocked(db, deps.clock, meta.ip);
+      await assertAddressNotLocked(db, deps.clock, meta.ip);
       const { tenant, config } = await configBySlug(db, slug, 'saml');
       const refuse = (reason: string) => refuseLogin(deps, tenant.id, 'saml', meta, `SAML logout request rejected: ${reason}`);
       if (typeof query.SAMLRequest !== 'string') {

@@ -7,7 +7,7 @@ import { writeAudit } from '../../platform/audit/audit-log.js';
 import { unauthorized, type AppError } from '../../platform/http/errors.js';
 import { subjectFor } from '../tenancy/subjects.js';
 import { issueTokens, type TokenResponse } from '../tenancy/tokens.js';
-import { recordSsoFailure } from './throttle.js';
+import { recordAddressFailure } from '../tenancy/login-throttle.js';
 import type { JitRole, SsoProtocol } from './tables.js';
 import './tables.js';
 
@@ -52,7 +52,7 @@ export async function refuseLogin(
   options: { count?: boolean } = {},
 ): Promise<AppError> {
   const db = deps.database.db;
-  if (options.count !== false) await recordSsoFailure(db, deps.clock, meta.ip);
+  if (options.count !== false) await recordAddressFailure(db, deps.clock, meta.ip);
   await writeAudit(db, deps.clock, ssoActor(protocol, meta), {
     tenantId,
     action: 'auth.sso_login_failed',

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, PageQuery, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createApiKeyService } from './api-key-service.js';
-import { ApiKey, ApiKeyCreate, CreatedApiKey, IdParams, TenantApiKeyCreate, TenantParams } from './schemas.js';
+import { ApiKey, ApiKeyCreate, CreatedApiKey, IdParams, TenantApiKeyCreate } from './schemas.js';
 
 export const apiKeyRoutes: RoutePlugin = async (app, { deps }) => {
   const keys = createApiKeyService(deps);

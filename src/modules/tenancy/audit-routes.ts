@@ -1,9 +1,9 @@
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createAuditService } from './audit-service.js';
-import { AuditLogEntry, AuditLogQuery, TenantParams } from './schemas.js';
+import { AuditLogEntry, AuditLogQuery } from './schemas.js';
 
 export const auditRoutes: RoutePlugin = async (app, { deps }) => {
   const audit = createAuditService(deps);

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, PageQuery, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createInvitationService } from './invitation-service.js';
-import { Invitation, InvitationParams, TenantInvitationParams, TenantParams } from './schemas.js';
+import { Invitation, InvitationParams, TenantInvitationParams } from './schemas.js';
 
 /**
  * Invitations into a tenant: the tenant's admins list and withdraw them; the invited user lists

@@ -30,7 +30,7 @@ export function throttleKeys(username: string, ip: string): ThrottleKeys {
 
 const retryAfter = (until: Date, now: Date) => Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
 
-/** 429 while either key is locked (the SSO endpoints check their address this way). */
+/** 429 while either key is locked. */
 export async function assertNotLocked(db: Kysely<Database>, clock: Clock, keys: ThrottleKeys): Promise<void> {
   const now = clock.now();
   const rows = await db
@@ -123,4 +123,31 @@ export async function forgiveAddressGuess(db: Kysely<Database>, keys: ThrottleKe
     .set({ failures: sql<number>`greatest(failures - 1, 0)` })
     .where('key', '=', keys.ip)
     .execute();
+}
+
+/**
+ * The public SSO endpoints share this throttle per client address: a failed SSO login (forged,
+ * tampered, replayed or expired response, unknown state) counts against the same `ip:<address>` key
+ * with the same window, threshold and lock, and a locked address gets 429 there too. There is no
+ * per-username key: the username is what the IdP vouches for, and a per-user lock would let anyone
+ * lock a user out.
+ */
+export async function assertAddressNotLocked(db: Kysely<Database>, clock: Clock, ip: string): Promise<void> {
+  const key = throttleKeys('', ip).ip;
+  await assertNotLocked(db, clock, { user: key, ip: key });
+}
+
+/** Counts a failed SSO login against its client address (after the fact: nothing is evaluated per guess). */
+export async function recordAddressFailure(db: Kysely<Database>, clock: Clock, ip: string): Promise<void> {
+  const now = clock.now();
+  const windowStart = new Date(now.getTime() - WINDOW_MS);
+  await sql`
+    INSERT INTO login_throttle AS t (key, failures, window_started_at, locked_until)
+    VALUES (${throttleKeys('', ip).ip}, 1, ${now}, NULL)
+    ON CONFLICT (key) DO UPDATE SET
+      failures = CASE WHEN t.window_started_at < ${windowStart} THEN 1 ELSE t.failures + 1 END,
+      window_started_at = CASE WHEN t.window_started_at < ${windowStart} THEN ${now} ELSE t.window_started_at END,
+      locked_until = CASE
+        WHEN (CASE WHEN t.window_started_at < ${windowStart} THEN 1 ELSE t.failures + 1 END) >= ${THRESHOLDS.ip}
+        THEN ${new Date(now.getTime() + LOCK_MS)}::timestamptz ELSE t.locked_until END`.execute(db);
 }

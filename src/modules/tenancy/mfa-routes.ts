@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
-import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createMfaService } from './mfa-service.js';
 import { MfaCodeBody, MfaEnrollment, MfaRecoveryCodes, MfaSetting, MfaStatus } from './mfa-schemas.js';
-import { TenantParams } from './schemas.js';
 
 const SIGNED_IN_USER =
   'For the signed-in user (bearer token or console session), whatever their role; API keys are refused (400). ' +

@@ -207,7 +207,6 @@ export const AuditLogQuery = Type.Object({
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
 });
 
-export const TenantParams = Type.Object({ tenantID: Uuid });
 export const TenantUserParams = Type.Object({ tenantID: Uuid, userID: Uuid });
 export const IdParams = Type.Object({ id: Uuid });
 

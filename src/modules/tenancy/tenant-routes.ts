@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, PageQuery, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createTenantService } from './tenant-service.js';
-import { Tenant, TenantCreate, TenantParams, TenantUpdate } from './schemas.js';
+import { Tenant, TenantCreate, TenantUpdate } from './schemas.js';
 
 /** The account's tenants, and each tenant's own record. */
 export const tenantRoutes: RoutePlugin = async (app, { deps }) => {

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
-import { PageQuery, Paged, withErrors } from '../../platform/http/schemas.js';
+import { Paged, PageQuery, TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createUserService, rolesList } from './user-service.js';
-import { Invitation, RoleChangeBody, RoleChangeResult, RoleInfo, TenantParams, TenantUser, TenantUserParams, UserCreate } from './schemas.js';
+import { Invitation, RoleChangeBody, RoleChangeResult, RoleInfo, TenantUser, TenantUserParams, UserCreate } from './schemas.js';
 
 /** Users of a tenant, the fixed roles, and role changes with the spec's guard rails. */
 export const userRoutes: RoutePlugin = async (app, { deps }) => {

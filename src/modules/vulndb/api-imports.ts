@@ -9,6 +9,7 @@ import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { ArtifactTooLargeError, type ArtifactStore } from '../../platform/artifacts/store.js';
 import type { Database } from '../../platform/db/schema.js';
 import { AppError, badRequest, CODE_BY_STATUS, conflict, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
+import { discardPart } from '../../platform/http/multipart.js';
 import type { JobDefinition } from '../../platform/jobs/definition.js';
 import { cancelJob, enqueueJob } from '../../platform/jobs/queue.js';
 import { isSource } from './import/detect.js';
@@ -61,17 +62,6 @@ function cleanName(raw: string | undefined, index: number): string {
     .trim()
     .slice(-200);
   return name || `file-${index + 1}`;
-}
-
-/** Drains what is left of a part so the multipart parser can reach the end of the request. */
-async function discard(stream: Readable): Promise<void> {
-  stream.resume();
-  await new Promise<void>((resolve) => {
-    if (stream.readableEnded || stream.destroyed) return resolve();
-    stream.once('end', resolve);
-    stream.once('close', resolve);
-    stream.once('error', () => resolve());
-  });
 }
 
 /** The location an upload is shown as: `upload:<name>` (and how many more files it had). */
@@ -150,7 +140,7 @@ export function createApiImports(deps: Deps) {
             continue;
           }
           if (files.length >= MAX_UPLOAD_FILES) {
-            await discard(part.file);
+            await discardPart(part.file);
             throw badRequest(`at most ${MAX_UPLOAD_FILES} files per upload`);
           }
           const name = cleanName(part.filename, files.length);
@@ -160,7 +150,7 @@ export function createApiImports(deps: Deps) {
             if (part.file.truncated) throw new ArtifactTooLargeError(maxBytes);
             total += stored.size;
           } catch (error) {
-            await discard(part.file);
+            await discardPart(part.file);
             await store.delete(key).catch(() => undefined);
             throw error;
           }

@@ -34,28 +34,6 @@ export function createKevLookup(db: Kysely<Database>): KevLookup {
   };
 }
 
-/**
- * KEV membership and EPSS probability per CVE, the shape the compliance module's risk scoring takes
- * (`ScoringSources.cveIntel`): one query for any number of CVEs; CVEs neither source knows are absent.
- */
-export type CveIntel = (cveIds: string[]) => Promise<Map<string, { kev: boolean; epss: number | null }>>;
-
-export function createCveIntel(db: Kysely<Database>): CveIntel {
-  return async (cveIds) => {
-    const ids = [...new Set(cveIds.map((id) => id.trim().toUpperCase()).filter(Boolean))];
-    const intel = new Map<string, { kev: boolean; epss: number | null }>();
-    if (ids.length === 0) return intel;
-    const rows = await sql<{ id: string; kev: boolean; epss: number | null }>`
-      SELECT q.id, k.cve_id IS NOT NULL AS kev, e.epss
-      FROM unnest(${ids}::text[]) AS q(id)
-      LEFT JOIN vulndb_kev k ON k.cve_id = q.id
-      LEFT JOIN vulndb_epss e ON e.cve_id = q.id
-      WHERE k.cve_id IS NOT NULL OR e.cve_id IS NOT NULL`.execute(db);
-    for (const row of rows.rows) intel.set(row.id, { kev: row.kev, epss: row.epss });
-    return intel;
-  };
-}
-
 export const KNOWN_EXPLOITED = 'known_exploited';
 export const NO_LONGER_KNOWN_EXPLOITED = 'no_longer_known_exploited';
 

@@ -12,8 +12,9 @@ import { outboundPolicyOf } from '../../platform/outbound/index.js';
  * Service API for other modules:
  * - `createVulnMatcher(db)`: `matchPackage`, `matchPackages` (batch), `matchCpe` (matching/matcher.ts)
  * - `packageCoverage(db, ecosystems)`: whether package advisories are loaded (for those ecosystems)
- * - `createKevLookup(db).isKnownExploited(cveIds)`, `createCveIntel(db)` (KEV + EPSS per CVE, the shape of
- *   the compliance module's `ScoringSources.cveIntel`) and `reconcileKevSeverities(trx, clock)` (escalation.ts)
+ * - `createKevLookup(db).isKnownExploited(cveIds)` and `reconcileKevSeverities(trx, clock)` (escalation.ts)
+ * - `cveIntelRecords(db, cveIds)` (KEV, EPSS and NVD facts of many CVEs) and `createCveIntel(db)` (KEV + EPSS
+ *   per CVE, the shape of the compliance module's `ScoringSources.cveIntel`) (cve-intel.ts)
  * - `vulnerabilityFacts(db, {advisoryIds, cveIds})`, `ratingsOf`, `databaseOf`, `affectedEntries`, `urgencySeverity`
  *   (vulnerability-facts.ts: what SBOMs and CVE findings say of a matched vulnerability) and `versRange` (vers.ts)
  * - `importLocation(...)`, `runSync(...)` for the CLI
@@ -36,8 +37,10 @@ export { createVulnMatcher } from './matching/matcher.js';
 export type { PackageMatches, PackageQuery, VulnerabilityMatch, VulnMatcher } from './matching/matcher.js';
 export { packageCoverage } from './matching/coverage.js';
 export type { PackageCoverage } from './matching/coverage.js';
-export { createCveIntel, createKevLookup, reconcileKevSeverities } from './escalation.js';
-export type { CveIntel, KevLookup, ReconcileResult } from './escalation.js';
+export { createKevLookup, reconcileKevSeverities } from './escalation.js';
+export type { KevLookup, ReconcileResult } from './escalation.js';
+export { createCveIntel, cveIntelRecords } from './cve-intel.js';
+export type { CveIntel, CveIntelRecord } from './cve-intel.js';
 export { importLocation } from './import/importer.js';
 export type { ImportOptions, ImportResult } from './import/importer.js';
 export { runSync, runSeed, parseSourceSpecs } from './sync.js';

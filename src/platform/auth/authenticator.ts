@@ -11,6 +11,7 @@ import { assertCsrfHeader, isUnsafeMethod, sessionCookiesOf } from './session-co
 import type { Actor, RequestContext } from './actor.js';
 import './tables.js';
 import '../http/route-config.js';
+import { UUID_PATTERN } from '../http/schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,7 +20,6 @@ declare module 'fastify' {
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface JwtRow {
   username: string;
@@ -112,7 +112,7 @@ export function createAuthenticator(deps: AppDeps) {
     } else if (claims.exp * 1000 <= deps.clock.now().getTime()) {
       throw unauthorized('token expired');
     }
-    if (![claims.user_id, claims.tenant_id, claims.workspace_id, claims.sid, claims.jti].every((v) => UUID.test(v))) {
+    if (![claims.user_id, claims.tenant_id, claims.workspace_id, claims.sid, claims.jti].every((v) => UUID_PATTERN.test(v))) {
       throw unauthorized('invalid token');
     }
     const targetTenant = pathTenant ?? claims.tenant_id;
@@ -140,7 +140,7 @@ export function createAuthenticator(deps: AppDeps) {
         s.password_only AND COALESCE((SELECT tt.mfa_required FROM tenants tt WHERE tt.id = ${claims.tenant_id}), false) AS mfa_enrollment_required
       FROM users u
       JOIN sessions s ON s.id = ${claims.sid} AND s.user_id = u.id
-      LEFT JOIN tenants t ON t.id = ${UUID.test(targetTenant) ? targetTenant : null}
+      LEFT JOIN tenants t ON t.id = ${UUID_PATTERN.test(targetTenant) ? targetTenant : null}
       WHERE u.id = ${claims.user_id}`.execute(db);
     return row.rows[0] ?? null;
   }

@@ -16,6 +16,15 @@ export const Timestamp = Type.Unsafe<string | Date>({ type: 'string', format: 'd
 export const DateOnly = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
 export const Uuid = Type.String({ format: 'uuid' });
 
+/**
+ * A UUID of any version, either case: what `format: 'uuid'` accepts, for ids checked outside a route
+ * schema (token claims, comma-separated answers, CLI flags).
+ */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The path parameters of every `/tenants/{tenantID}/…` route that has no other. */
+export const TenantParams = Type.Object({ tenantID: Uuid });
+
 /** A free-form JSON object (properties, tags, payloads). */
 export const AnyObject = Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true });
 

@@ -1,7 +1,6 @@
 import type { RoutePlugin } from '../../module.js';
 import { contextOf } from '../../../platform/auth/authenticator.js';
-import { withErrors } from '../../../platform/http/schemas.js';
-import { TenantParams } from '../schemas.js';
+import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
 import { createTracer } from './trace.js';
 import { createBlastRadius } from './blast.js';
 import { BlastBody, BlastResult, TraceBody, TraceResult } from './schemas.js';

@@ -1,7 +1,7 @@
 import { compileCondition, ConditionCompileError, type CompiledCondition } from '../rules/cel.js';
 import type { MissingJudgement } from '../rules/missing-paths.js';
 import type { UnknownReason } from '../unknowns/tables.js';
-import type { AuditNode } from './evaluate.js';
+import { resourceOf, type AuditNode } from './evaluate.js';
 import { judge } from './judge.js';
 
 /**
@@ -145,15 +145,7 @@ export function evaluateBudgeted(
     const node = nodes[n]!;
     const indexes = set.byType.get(node.type);
     if (!indexes) continue;
-    const resource = {
-      id: node.id,
-      type: node.type,
-      name: node.name,
-      region: node.region,
-      account_id: node.account_id ?? '',
-      properties: node.properties,
-      tags: node.tags,
-    };
+    const resource = resourceOf(node);
     for (const r of indexes) {
       if (skip.has(n * ruleCount + r)) continue;
       let report = reports.get(r);

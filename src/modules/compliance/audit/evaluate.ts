@@ -60,6 +60,19 @@ export interface BatchResult {
   errorSamples: Array<{ rule_id: string; resource_id: string; error: string }>;
 }
 
+/** The resource a rule's condition sees: the node's fields, a missing account id as ''. */
+export function resourceOf(node: AuditNode) {
+  return {
+    id: node.id,
+    type: node.type,
+    name: node.name,
+    region: node.region,
+    account_id: node.account_id ?? '',
+    properties: node.properties,
+    tags: node.tags,
+  };
+}
+
 /**
  * Evaluates every applicable rule against every node of a batch, in memory, as the audit's thread
  * does (judge.ts): a resource lacking a required path is judged by the rule's when_missing; an
@@ -70,15 +83,7 @@ export function evaluateBatch(nodes: AuditNode[], rulesByType: Map<string, Compi
   for (const node of nodes) {
     const rules = rulesByType.get(node.type);
     if (!rules) continue;
-    const resource = {
-      id: node.id,
-      type: node.type,
-      name: node.name,
-      region: node.region,
-      account_id: node.account_id ?? '',
-      properties: node.properties,
-      tags: node.tags,
-    };
+    const resource = resourceOf(node);
     for (const { rule, compiled, missing } of rules) {
       result.evaluations++;
       const outcome = judge(compiled, missing, resource, Infinity);

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../../deps.js';
 import type { RequestContext } from '../../../platform/auth/actor.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { actorOf, writeAudit } from '../../../platform/audit/audit-log.js';
+import { auditInScope } from '../../../platform/audit/audit-log.js';
 import { emitEvents } from '../../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors.js';
 import { toPage, type PageRequest } from '../../../platform/http/pagination.js';
@@ -87,9 +87,7 @@ export function createFindingsService(deps: Deps) {
           .where('id', '=', id)
           .execute();
         await emitEvents(trx, deps.clock, [findingResolved(scope, current, now, 'user')]);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'finding.resolved',
           targetType: 'finding',
           targetId: id,

@@ -1,7 +1,7 @@
 import type { RoutePlugin } from '../../module.js';
 import { contextOf } from '../../../platform/auth/authenticator.js';
 import { pageRequest } from '../../../platform/http/pagination.js';
-import { withErrors } from '../../../platform/http/schemas.js';
+import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
 import { notFound } from '../../../platform/http/errors.js';
 import { getNode } from '../../graph/node-repo.js';
 import { allRules } from '../rule-catalog.js';
@@ -14,7 +14,6 @@ import { requestCursor } from './findings-cursor.js';
 import {
   CursorPaged, Finding, FindingGroup, FindingListQuery, FindingParams, GroupedQuery, Paged, Patch, Remediation, ResolveBody, ScoredFinding, ScoredQuery,
 } from './schemas.js';
-import { TenantParams } from '../schemas.js';
 
 
 /** Findings: list, one, resolve, scored, grouped, remediation and Terraform patch. */

@@ -1,8 +1,7 @@
 import type { RoutePlugin } from '../../module.js';
 import { contextOf } from '../../../platform/auth/authenticator.js';
 import { pageRequest } from '../../../platform/http/pagination.js';
-import { withErrors } from '../../../platform/http/schemas.js';
-import { TenantParams } from '../schemas.js';
+import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
 import { createHistoryService } from './history-service.js';
 import { createForecast } from './forecast.js';
 import { Forecast, ForecastQuery, History, HistoryQuery, Trend, TrendQuery } from './schemas.js';

@@ -2,8 +2,8 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../../module.js';
 import { contextOf } from '../../../platform/auth/authenticator.js';
 import { pageRequest } from '../../../platform/http/pagination.js';
-import { Nullable, Paged, PageQuery, StringEnum, Timestamp, Uuid, withErrors } from '../../../platform/http/schemas.js';
-import { FrameworkMappingSchema, FrameworkName, TenantParams } from '../schemas.js';
+import { Nullable, Paged, PageQuery, StringEnum, TenantParams, Timestamp, Uuid, withErrors } from '../../../platform/http/schemas.js';
+import { FrameworkMappingSchema, FrameworkName } from '../schemas.js';
 import { UNKNOWN_REASONS } from './tables.js';
 import { listUnknowns } from './unknowns-list.js';
 

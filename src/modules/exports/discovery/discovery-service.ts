@@ -5,7 +5,7 @@ import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { RequestContext } from '../../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../../platform/audit/audit-log.js';
+import { auditInScope } from '../../../platform/audit/audit-log.js';
 import { emitEvent } from '../../../platform/events/outbox.js';
 import { cancelJob, enqueueJob } from '../../../platform/jobs/queue.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors.js';
@@ -171,9 +171,7 @@ export function createDiscoveryService(deps: Deps) {
           .executeTakeFirstOrThrow();
         await emitJobEvent(trx, deps.clock, 'job.created', job);
         // Discovery writes to the graph and reads clouds: who asked, and with whose credentials, is audited.
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: scope.tenantId,
-          workspaceId: scope.workspaceId,
+        await auditInScope(trx, deps.clock, context, {
           action: 'discovery_job.created',
           targetType: 'discovery_job',
           targetId: job.id,
@@ -215,9 +213,7 @@ export function createDiscoveryService(deps: Deps) {
         const job = await row(context.scope, id, trx);
         if (job.status !== 'pending') throw conflict(`job is ${job.status}; only a pending job can be started`, { status: job.status });
         const queued = await queue(trx, deps.clock, job);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: job.tenant_id,
-          workspaceId: job.workspace_id,
+        await auditInScope(trx, deps.clock, context, {
           action: 'discovery_job.started',
           targetType: 'discovery_job',
           targetId: job.id,
@@ -248,9 +244,7 @@ export function createDiscoveryService(deps: Deps) {
           .returningAll()
           .executeTakeFirstOrThrow();
         await emitJobEvent(trx, deps.clock, 'job.cancelled', updated);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: job.tenant_id,
-          workspaceId: job.workspace_id,
+        await auditInScope(trx, deps.clock, context, {
           action: 'discovery_job.cancelled',
           targetType: 'discovery_job',
           targetId: job.id,

@@ -3,8 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { RoutePlugin } from '../../module.js';
 import { contextOf } from '../../../platform/auth/authenticator.js';
 import { pageRequest } from '../../../platform/http/pagination.js';
-import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid, withErrors } from '../../../platform/http/schemas.js';
-import { BinaryFile, TenantParams } from '../schemas.js';
+import { AnyObject, Nullable, Paged, PageQuery, StringEnum, TenantParams, Timestamp, Uuid, withErrors } from '../../../platform/http/schemas.js';
+import { BinaryFile } from '../schemas.js';
 import { REPORT_FORMATS, createReportService } from './report-service.js';
 
 const ReportParams = Type.Object({ tenantID: Uuid, reportID: Uuid });

@@ -1,21 +1,26 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 /**
- * OIDC client secrets at rest: AES-256-GCM under a key derived (HKDF-SHA256) from the service's
- * token-signing key, i.e. CONTROLGRAPH_SECRET, or the random secret kept in system_settings when
- * that is unset. With CONTROLGRAPH_SECRET set, a copy of the database alone cannot decrypt them.
- * The tenant id is the associated data, so a ciphertext copied to another tenant's row does not
- * decrypt. Changing CONTROLGRAPH_SECRET makes stored secrets unreadable: the admin enters them again
- * (GET /sso then reports `client_secret_readable: false`, and /sso/test says so).
- *
- * Format: `v1.` + base64url(iv[12] | tag[16] | ciphertext).
+ * The format SSO client secrets were stored in before the one secret box (issue 26): `v1.` +
+ * base64url(iv[12] | tag[16] | ciphertext), AES-256-GCM, the tenant id as the associated data. Only
+ * read now: client-secret.ts opens a secret in this format and stores it again in the secret box's
+ * format (`v1.<key id>.<iv>.<ciphertext+tag>`, four parts where this has two). Delete this file once
+ * no sso_configs row holds a two-part secret. `sealSecret` stays for the tests that prove old rows
+ * still open; the service no longer writes this format.
  */
 const VERSION = 'v1';
-const SALT = Buffer.from('controlgraph/sso');
-const INFO = Buffer.from('oidc-client-secret/v1');
+/** The key's HKDF purpose; the secret box under SSO_SECRETS derives the same key. */
+export const LEGACY_SALT = 'controlgraph/sso';
+export const LEGACY_INFO = 'oidc-client-secret/v1';
 
 export function deriveSecretKey(tokenKey: Uint8Array): Buffer {
-  return Buffer.from(hkdfSync('sha256', tokenKey, SALT, INFO, 32));
+  return Buffer.from(hkdfSync('sha256', tokenKey, LEGACY_SALT, LEGACY_INFO, 32));
+}
+
+/** Whether a stored secret is in this (old) format: `v1.` and one base64url part. */
+export function isLegacySecret(box: string): boolean {
+  const parts = box.split('.');
+  return parts.length === 2 && parts[0] === VERSION;
 }
 
 export function sealSecret(key: Buffer, plaintext: string, tenantId: string): string {
