@@ -9,6 +9,7 @@ import { sessionRoutes } from './session-routes.js';
 import { tenantRoutes } from './tenant-routes.js';
 import { userRoutes } from './user-routes.js';
 import { workspaceRoutes } from './workspace-routes.js';
+import './tables.js';
 
 /** Identity and tenancy: login, tokens and the console's cookie session, tenants, workspaces, users, roles and invitations, API keys, audit log. */
 export const tenancyModule: Module = {
