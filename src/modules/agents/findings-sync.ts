@@ -3,7 +3,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { NewEvent } from '../../platform/events/outbox.js';
-import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from '../compliance/audit/finding-events.js';
+import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from '../compliance/findings/finding-events.js';
 import { findingId, groupIdOf } from '../compliance/findings/identity.js';
 import type { FrameworkMapping, Severity } from '../compliance/rules/rule-types.js';
 import '../compliance/tables.js';

@@ -9,7 +9,7 @@ import { actorOf, writeAudit, type AuditActor } from '../../platform/audit/audit
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { acceptedAt } from '../compliance/findings/accepted.js';
+import { acceptedAt } from './accepted.js';
 import { groupLabel } from '../compliance/findings/grouped.js';
 import { factsOf, present, unrevoked } from './acceptance-repo.js';
 import { MAX_ACCEPTANCE_DAYS, stateOf, isOrphaned, type AcceptanceRow } from './acceptance-state.js';

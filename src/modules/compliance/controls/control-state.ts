@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../findings/accepted.js';
+import { activeAt, hasLiveAcceptances } from '../../risk/accepted.js';
 import { ruleControls, type Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { unknownGroups, type ResourceFilter } from '../unknowns/unknown-controls.js';
