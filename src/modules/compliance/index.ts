@@ -10,9 +10,20 @@ import { readModelCheckRoutes } from './rollups/check-routes.js';
 import { slaBreachJob, slaBreachSchedule } from './sla/sla-sweeper.js';
 import { builtinRules } from './rule-catalog.js';
 import { frameworks } from './frameworks.js';
+import { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';
+
+export interface ComplianceOptions {
+  /** The business-service criticality of resources, a risk score input (the applications module's resourceCriticality). */
+  resourceCriticality: ResourceCriticality;
+}
 
 /** Frameworks, rules, audits, findings, scores, remediation. */
-export const complianceModule: Module = {
+export function createComplianceModule(options: ComplianceOptions): Module {
+  provideResourceCriticality(options.resourceCriticality);
+  return complianceModule;
+}
+
+const complianceModule: Module = {
   name: 'compliance',
   routes: async (app, options) => {
     await app.register(complianceRoutes, options);
@@ -32,3 +43,5 @@ export const complianceModule: Module = {
     builtinRules();
   },
 };
+
+export { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';
