@@ -4,6 +4,7 @@ import { tenancyModule } from './tenancy/index.js';
 import { graphModule } from './graph/index.js';
 import { createComplianceModule } from './compliance/index.js';
 import { riskModule } from './risk/index.js';
+import { discoveryModule } from './discovery/index.js';
 import { exportsModule } from './exports/index.js';
 import { integrationsModule } from './integrations/index.js';
 import { questionnairesModule } from './questionnaires/index.js';
@@ -22,6 +23,7 @@ export const modules: Module[] = [
   // The risk score weighs the business-service criticality the applications module keeps.
   createComplianceModule({ resourceCriticality }),
   riskModule,
+  discoveryModule,
   exportsModule,
   integrationsModule,
   questionnairesModule,

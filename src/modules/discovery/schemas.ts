@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../../platform/http/schemas.js';
+import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
+
+export const TenantParams = Type.Object({ tenantID: Uuid });
 
 export const DISCOVERY_PLUGINS = ['terraform-state', 'aws'] as const;
 export type DiscoveryPlugin = (typeof DISCOVERY_PLUGINS)[number];

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import type { RoutePlugin } from '../../../module.js';
-import { contextOf } from '../../../../platform/auth/authenticator.js';
-import { pageRequest } from '../../../../platform/http/pagination.js';
-import { withErrors } from '../../../../platform/http/schemas.js';
-import { TenantParams } from '../../schemas.js';
+import type { RoutePlugin } from '../../module.js';
+import { contextOf } from '../../../platform/auth/authenticator.js';
+import { pageRequest } from '../../../platform/http/pagination.js';
+import { withErrors } from '../../../platform/http/schemas.js';
+import { TenantParams } from '../schemas.js';
 import { createConnectionService } from './connection-service.js';
 import { Connection, ConnectionCreate, ConnectionList, ConnectionListQuery, ConnectionParams, ConnectionUpdate } from './schemas.js';
 

@@ -1,8 +1,8 @@
-import type { RoutePlugin } from '../../module.js';
-import { contextOf } from '../../../platform/auth/authenticator.js';
-import { pageRequest } from '../../../platform/http/pagination.js';
-import { withErrors } from '../../../platform/http/schemas.js';
-import { TenantParams } from '../schemas.js';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { pageRequest } from '../../platform/http/pagination.js';
+import { withErrors } from '../../platform/http/schemas.js';
+import { TenantParams } from './schemas.js';
 import { createDiscoveryService } from './discovery-service.js';
 import { DiscoveryJob, JobCreate, JobList, JobListQuery, JobParams } from './schemas.js';
 
