@@ -5,7 +5,6 @@ import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { AgentReport } from './report-schema.js';
 import type { HostPackage } from './packages.js';
-import '../graph/tables.js';
 
 /**
  * The host node of the graph. Id: `host:<region>:host.os.instance:<machine_id>` (the graph's

@@ -4,14 +4,13 @@ import { Type } from 'typebox';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
-import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/vulnerability-facts.js';
-import { purlType, versRange } from '../vulndb/vers.js';
+import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/index.js';
+import { purlType, versRange } from '../vulndb/index.js';
 import { readPackages } from './inventory-repo.js';
 import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from './package-vulnerabilities.js';
 import { ecosystemOf, familyOf } from './packages.js';
 import type { StoredAdvisory } from './tables.js';
 import './tables.js';
-import '../graph/tables.js';
 
 /**
  * Software bills of materials of hosts, in CycloneDX 1.5 JSON or SPDX 2.3 JSON: the SBOM of one host

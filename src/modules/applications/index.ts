@@ -3,7 +3,7 @@ import { applicationRoutes } from './application-routes.js';
 import { serviceRoutes } from './service-routes.js';
 import { assetGroupRoutes } from './asset-group-routes.js';
 import { pathTracerRoutes } from './pathtracer/routes.js';
-import { hostPackages } from '../agents/host-software.js';
+import { hostPackages } from '../agents/index.js';
 
 /**
  * Applications (defined by a filter, or derived from resource tags), business services with their

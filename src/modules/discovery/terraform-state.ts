@@ -1,5 +1,5 @@
-import type { NodeRecord } from '../graph/node-repo.js';
-import type { EdgeRecord } from '../graph/edge-repo.js';
+import type { NodeRecord } from '../graph/index.js';
+import type { EdgeRecord } from '../graph/index.js';
 import { arnParts, awsNode, regionOfZone, type Inventory } from './inventory.js';
 import { lookupTable } from '../../platform/lookup-table.js';
 

@@ -1,5 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
-import { requireFrameworkId } from '../compliance/frameworks.js';
+import { requireFrameworkId } from '../compliance/index.js';
 import {
   DEFAULT_GITHUB_API,
   DEFAULT_PAGERDUTY_EVENTS_URL,

@@ -43,3 +43,6 @@ export const integrationsModule: Module = {
 
 export { sendTenantMail, type DirectMail } from './tenant-mail.js';
 export type { MailOutcome } from './mailer.js';
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { SecretError, secretBoxFor } from './secret-box.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
-import { frameworks, isFrameworkId } from '../compliance/frameworks.js';
+import { frameworks, isFrameworkId } from '../compliance/index.js';
 
 /**
  * Questions and answers: the question types of content/questionnaires/README.md, the checks of a

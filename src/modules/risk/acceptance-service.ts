@@ -10,7 +10,7 @@ import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { acceptedAt } from './accepted.js';
-import { groupLabel } from '../compliance/findings/grouped.js';
+import { groupLabel } from '../compliance/index.js';
 import { factsOf, present, unrevoked } from './acceptance-repo.js';
 import { MAX_ACCEPTANCE_DAYS, stateOf, isOrphaned, type AcceptanceRow } from './acceptance-state.js';
 import type { AcceptanceSnapshot } from './tables.js';

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { withErrors } from '../../platform/http/schemas.js';
-import { TenantParams } from '../tenancy/schemas.js';
+import { TenantParams } from '../tenancy/index.js';
 import type { SsoConfigService } from './config-service.js';
 import { SsoConfig, SsoConfigBody, SsoTestResult } from './schemas.js';
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
 import { unavailable } from '../../platform/http/errors.js';
-import type { TokenResponse } from '../tenancy/tokens.js';
+import type { TokenResponse } from '../tenancy/index.js';
 import { configBySlug } from './config-repo.js';
 import { describeOidcError, isNetworkError, OidcClients } from './oidc-client.js';
 import { UrlPolicyError, type SsoSettings } from './outbound.js';

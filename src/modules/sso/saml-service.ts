@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, unavailable } from '../../platform/http/errors.js';
-import type { TokenResponse } from '../tenancy/tokens.js';
+import type { TokenResponse } from '../tenancy/index.js';
 import { configBySlug } from './config-repo.js';
 import { fetchLimited, FetchProblem, UrlPolicyError, type SsoSettings } from './outbound.js';
 import { checkLogoutRequest, isSha1SigAlg, sha1AlgorithmsOf, sha1Refusal, validateAssertion, type AssertionCheck } from './saml-checks.js';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Clock } from '../../platform/clock.js';
-import { assertNotLocked, throttleKeys } from '../tenancy/login-throttle.js';
+import { assertNotLocked, throttleKeys } from '../tenancy/index.js';
 
 /**
  * The public SSO endpoints share the password login's throttle per client address: a failed SSO

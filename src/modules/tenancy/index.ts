@@ -31,3 +31,12 @@ export const tenancyModule: Module = {
     await deps.tokenKey();
   },
 };
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { assertNotLocked, throttleKeys } from './login-throttle.js';
+export { TenantParams } from './schemas.js';
+export { SLUG_PATTERN } from './slug.js';
+export { subjectFor } from './subjects.js';
+export { issueTokens, type TokenResponse } from './tokens.js';
+/** The token response's schema (its type is TokenResponse). */
+export { TokenResponse as TokenResponseSchema } from './schemas.js';

@@ -5,7 +5,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { AppError, badRequest, conflict, forbidden } from '../../platform/http/errors.js';
-import { secretBoxFor, SecretError } from '../integrations/secret-box.js';
+import { secretBoxFor, SecretError } from '../integrations/index.js';
 import { admitGuess, forgiveGuesses, throttleKeys } from './login-throttle.js';
 import {
   acceptedTimeStep,

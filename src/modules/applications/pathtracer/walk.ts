@@ -1,9 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { exposedResources } from '../../compliance/findings/exposure.js';
+import { exposedResources } from '../../compliance/index.js';
 import { INTERNET_EDGE, type Traversal } from './edge-types.js';
-import '../../graph/tables.js';
 
 /** The virtual endpoint standing for the Internet. */
 export const INTERNET = 'internet';

@@ -1,11 +1,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../../risk/accepted.js';
+import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { ruleControls, type Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { unknownGroups, type ResourceFilter } from '../unknowns/unknown-controls.js';
-import { hostRules } from '../../agents/host-rules.js';
+import { hostRules } from '../../agents/index.js';
 import { activeRollup, unknownRollup } from '../rollups/active-rollup.js';
 import type { StoredBaseline } from './stored-baseline.js';
 

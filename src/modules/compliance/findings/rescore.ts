@@ -7,7 +7,6 @@ import { resourceCriticality } from './criticality-source.js';
 import { exposedAmong, exposedResources } from './exposure.js';
 import { riskScore, type RiskFactors } from './risk-score.js';
 import '../tables.js';
-import '../../vulndb/tables.js';
 
 /**
  * The stored risk score (finding_rows.risk_score, issue 23 items 1 and 2): GET /findings/scored

@@ -7,7 +7,7 @@ import type { RequestContext } from '../../../platform/auth/actor.js';
 import { auditInScope } from '../../../platform/audit/audit-log.js';
 import { badRequest, notFound } from '../../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
-import { secretBoxFor, SecretError } from '../../integrations/secret-box.js';
+import { secretBoxFor, SecretError } from '../../integrations/index.js';
 import type { ConnectionAuth } from './schemas.js';
 import type { ConnectionRow } from './table.js';
 

@@ -2,7 +2,7 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { PermanentJobError } from '../../../platform/jobs/definition.js';
-import { secretBoxFor, SecretError } from '../../integrations/secret-box.js';
+import { secretBoxFor, SecretError } from '../../integrations/index.js';
 import { findConnection, sealContext, type AccessKeys } from './connection-service.js';
 
 /** What the AWS SDK clients sign with (an AwsCredentialIdentity). */

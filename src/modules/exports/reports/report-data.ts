@@ -1,18 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { controlKey, findingsByControl } from '../../compliance/controls/control-state.js';
-import { controlStatuses, countControls, type ControlCounts } from '../../compliance/controls/control-statuses.js';
-import { activeFindingCounts, activeFindingsWhere } from '../../compliance/controls/finding-counts.js';
-import { controlTitle, frameworks as catalogs } from '../../compliance/frameworks.js';
-import { allRules } from '../../compliance/rule-catalog.js';
-import { enabledFrameworks } from '../../compliance/settings-service.js';
-import { SEVERITIES, type FrameworkId } from '../../compliance/rules/rule-types.js';
-import type { ResourceFilter } from '../../compliance/unknowns/unknown-controls.js';
-import { assetGroupPredicate } from '../../applications/asset-groups.js';
+import { controlKey, findingsByControl } from '../../compliance/index.js';
+import { controlStatuses, countControls, type ControlCounts } from '../../compliance/index.js';
+import { activeFindingCounts, activeFindingsWhere } from '../../compliance/index.js';
+import { controlTitle, frameworks as catalogs } from '../../compliance/index.js';
+import { allRules } from '../../compliance/index.js';
+import { enabledFrameworks } from '../../compliance/index.js';
+import { SEVERITIES, type FrameworkId } from '../../compliance/index.js';
+import type { ResourceFilter } from '../../compliance/index.js';
+import { assetGroupPredicate } from '../../applications/index.js';
 import { collectMethod, type ReportMethod } from './report-method.js';
-import '../../compliance/tables.js';
-import '../../applications/tables.js';
 
 export interface ReportRequest {
   /** The report's own id, printed on it so a filed copy can be traced. */
