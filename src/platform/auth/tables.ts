@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Json, NullableTimestamp, Timestamp } from '../db/schema.js';
+import type { NullableTimestamp, Timestamp } from '../db/schema.js';
 import type { Role } from '../rbac/roles.js';
 
 /**

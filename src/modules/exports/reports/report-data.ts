@@ -11,6 +11,7 @@ import { SEVERITIES, type FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
 import { assetGroupPredicate } from '../../applications/index.js';
 import { collectMethod, type ReportMethod } from './report-method.js';
+import { countNodes } from '../../graph/index.js';
 
 export interface ReportRequest {
   /** The report's own id, printed on it so a filed copy can be traced. */
@@ -97,7 +98,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   }
   const resourceCount = group
     ? group.resources
-    : Number((await db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('c')).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow()).c);
+    : await countNodes(db, scope);
 
   const rules = await allRules(db, scope.tenantId);
   const { controls } = await controlStatuses(db, scope, enabled, rules, now, { resources });
