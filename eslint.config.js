@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { boundariesPlugin } from './eslint/module-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
@@ -41,5 +42,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Module boundaries (issue 26, eslint/module-boundaries.js): another module only through its
+    // index.ts; the platform imports no module and not src/deps.ts. Tests may reach internals.
+    files: ['src/modules/**/*.ts', 'src/platform/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    plugins: { controlgraph: boundariesPlugin },
+    rules: { 'controlgraph/module-boundaries': 'error' },
   },
 );

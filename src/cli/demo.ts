@@ -1,5 +1,5 @@
-import { DEMO_ACCOUNT, DEMO_REGION } from '../modules/exports/discovery/aws-replay.js';
-import { readDemoEstate } from '../modules/exports/discovery/demo-estate.js';
+import { DEMO_ACCOUNT, DEMO_REGION } from '../modules/discovery/aws-replay.js';
+import { readDemoEstate } from '../modules/discovery/demo-estate.js';
 import { MAX_BATCH } from '../modules/graph/schemas.js';
 import { parseOptions } from './args.js';
 import { chooseTarget, CliRefusal, readToken, REMOTE_OPTIONS, ServiceClient } from './remote.js';

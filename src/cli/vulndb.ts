@@ -13,6 +13,8 @@ import { createVulnService } from '../modules/vulndb/service.js';
 import type { VulnSource } from '../modules/vulndb/tables.js';
 import { isUrl, listDataFiles, localPath, locationKind } from '../modules/vulndb/import/input.js';
 import { outboundPolicyOf } from '../platform/outbound/index.js';
+import { provideResourceCriticality } from '../modules/compliance/index.js';
+import { resourceCriticality } from '../modules/applications/index.js';
 import { parseOptions } from './args.js';
 import { chooseTarget, readToken, REMOTE_HELP, REMOTE_OPTIONS, runLocalOrRemote, ServiceClient, ServiceError, sleep } from './remote.js';
 
@@ -80,6 +82,9 @@ export async function vulndbCommand(args: string[]): Promise<void> {
   const target = await chooseTarget(values);
   const client = (needs: string) => (remote: Parameters<typeof ServiceClient.open>[0]) => ServiceClient.open(remote, readToken(values), `vulndb ${sub}`, needs);
   const admin = client("a system-admin's access token");
+  // A local import or sync rescores CVE findings, whose risk score weighs service criticality
+  // (modules/index.ts does the same for the service).
+  provideResourceCriticality(resourceCriticality);
   switch (sub) {
     case 'import': {
       const location = positional[0]!;

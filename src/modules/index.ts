@@ -2,13 +2,14 @@ import type { Module } from './module.js';
 import { systemModule } from './system/index.js';
 import { tenancyModule } from './tenancy/index.js';
 import { graphModule } from './graph/index.js';
-import { complianceModule } from './compliance/index.js';
+import { createComplianceModule } from './compliance/index.js';
 import { riskModule } from './risk/index.js';
+import { discoveryModule } from './discovery/index.js';
 import { exportsModule } from './exports/index.js';
 import { integrationsModule } from './integrations/index.js';
 import { questionnairesModule } from './questionnaires/index.js';
 import { poamModule } from './poam/index.js';
-import { applicationsModule } from './applications/index.js';
+import { applicationsModule, resourceCriticality } from './applications/index.js';
 import { ssoModule } from './sso/index.js';
 import { vulndbModule } from './vulndb/index.js';
 import { agentsModule } from './agents/index.js';
@@ -19,8 +20,10 @@ export const modules: Module[] = [
   systemModule,
   tenancyModule,
   graphModule,
-  complianceModule,
+  // The risk score weighs the business-service criticality the applications module keeps.
+  createComplianceModule({ resourceCriticality }),
   riskModule,
+  discoveryModule,
   exportsModule,
   integrationsModule,
   questionnairesModule,

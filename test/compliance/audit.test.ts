@@ -5,7 +5,7 @@ import { putNodes } from '../harness/graph.js';
 import { audit, events, fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
 import { builtinRules, type Rule } from '../../src/modules/compliance/rule-catalog.js';
 import { auditJob } from '../../src/modules/compliance/audit/audit-job.js';
-import { eventFinding } from '../../src/modules/compliance/audit/finding-events.js';
+import { eventFinding } from '../../src/modules/compliance/findings/finding-events.js';
 import { runAudit } from '../../src/modules/compliance/audit/engine.js';
 import { FRAMEWORKS } from '../../src/modules/compliance/rules/rule-types.js';
 import { randomUUID } from 'node:crypto';

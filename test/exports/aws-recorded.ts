@@ -1,11 +1,11 @@
 /**
  * The aws plugin's tests read CloudMapper's demo account from its recorded API responses, played back
- * on 127.0.0.1 by the replay server the demo command uses (src/modules/exports/discovery/aws-replay.ts;
+ * on 127.0.0.1 by the replay server the demo command uses (src/modules/discovery/aws-replay.ts;
  * recordings and their sources in content/demo/). Here: pointing every SDK client of the test process
  * at it through the AWS environment, as a deployment's AWS configuration would.
  */
-export { RECORDED, recorded, signerOf, startAwsReplay, type AwsReplay } from '../../src/modules/exports/discovery/aws-replay.js';
-import { startAwsReplay, type AwsReplay } from '../../src/modules/exports/discovery/aws-replay.js';
+export { RECORDED, recorded, signerOf, startAwsReplay, type AwsReplay } from '../../src/modules/discovery/aws-replay.js';
+import { startAwsReplay, type AwsReplay } from '../../src/modules/discovery/aws-replay.js';
 
 /** The endpoint variables of the services read (`AWS_ENDPOINT_URL_<service id>`); AWS_ENDPOINT_URL covers any other client. */
 const ENDPOINT_VARIABLES = [

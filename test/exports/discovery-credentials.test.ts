@@ -16,7 +16,7 @@ import { events } from '../harness/compliance.js';
 import { multipart } from '../questionnaires/helpers.js';
 import { projectPath } from '../../src/platform/paths.js';
 import { loadConfig } from '../../src/config.js';
-import { ownCredentialsGranted } from '../../src/modules/exports/discovery/own-credentials.js';
+import { ownCredentialsGranted } from '../../src/modules/discovery/own-credentials.js';
 import { signerOf, startAwsReplay, useAwsReplay, type AwsReplay } from './aws-recorded.js';
 import { startFakeSts, type FakeSts } from './fake-sts.js';
 

@@ -5,8 +5,8 @@ import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, fresh, type Session, type TenantFixture } from '../harness/identity.js';
 import { events } from '../harness/compliance.js';
 import { projectPath } from '../../src/platform/paths.js';
-import { AWS_SERVICES, awsInventory, type AwsService } from '../../src/modules/exports/discovery/aws.js';
-import { DISCOVERY_JOB } from '../../src/modules/exports/discovery/discovery-service.js';
+import { AWS_SERVICES, awsInventory, type AwsService } from '../../src/modules/discovery/aws.js';
+import { DISCOVERY_JOB } from '../../src/modules/discovery/discovery-service.js';
 import { recorded, startAwsReplay, useAwsReplay, type AwsReplay } from './aws-recorded.js';
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestApp } from '../harness/app.js';
 import { buildTenant, call } from '../harness/identity.js';
 import { projectPath } from '../../src/platform/paths.js';
-import { provideAwsSdkModule } from '../../src/modules/exports/discovery/aws.js';
+import { provideAwsSdkModule } from '../../src/modules/discovery/aws.js';
 import { recordedSdkModules, startS3Replay, useS3Replay } from './aws-recorded.js';
 import { parseDrawio, pngSize } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { createTestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, fresh } from '../harness/identity.js';
 import { audit, fixtureNode } from '../harness/compliance.js';
 import { projectPath } from '../../src/platform/paths.js';
-import { provideAwsSdkModule } from '../../src/modules/exports/discovery/aws.js';
+import { provideAwsSdkModule } from '../../src/modules/discovery/aws.js';
 import { buildReport, sendReport } from '../agents/helpers.js';
 import { recordedSdkModules, startS3Replay, useS3Replay } from './aws-recorded.js';
 import { pdfAllText } from './pdf-text.js';

@@ -3,11 +3,10 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { NewEvent } from '../../platform/events/outbox.js';
-import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from '../compliance/audit/finding-events.js';
-import { findingId, groupIdOf } from '../compliance/findings/identity.js';
-import type { FrameworkMapping, Severity } from '../compliance/rules/rule-types.js';
-import '../compliance/tables.js';
-import { storeFindingTexts, textIdOf, type FindingText } from '../compliance/findings/finding-texts.js';
+import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from '../compliance/index.js';
+import { findingId, groupIdOf } from '../compliance/index.js';
+import type { FrameworkMapping, Severity } from '../compliance/index.js';
+import { storeFindingTexts, textIdOf, type FindingText } from '../compliance/index.js';
 
 /**
  * Brings the findings one report decides in line with it: the ingest computes the findings that

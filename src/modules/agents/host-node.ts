@@ -5,7 +5,7 @@ import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { AgentReport } from './report-schema.js';
 import type { HostPackage } from './packages.js';
-import '../graph/tables.js';
+import { nodeIdByNativeId } from '../graph/index.js';
 
 /**
  * The host node of the graph. Id: `host:<region>:host.os.instance:<machine_id>` (the graph's
@@ -93,16 +93,8 @@ export async function upsertHostNode(
  */
 export async function linkCloudInstance(trx: Kysely<Database>, scope: Scope, now: Date, hostId: string, cloud: { provider: string; instance_id: string } | null | undefined): Promise<string | null> {
   if (!cloud) return null;
-  const instance = await trx
-    .selectFrom('nodes')
-    .select('id')
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('native_id', '=', cloud.instance_id)
-    .where('type', 'like', `${cloud.provider.replace(/[%_\\]/g, '\\$&')}.%`)
-    .where('id', '<>', hostId)
-    .orderBy('id')
-    .executeTakeFirst();
-  if (!instance) return null;
+  const instanceId = await nodeIdByNativeId(trx, scope, cloud.provider, cloud.instance_id, hostId);
+  if (!instanceId) return null;
   await trx
     .insertInto('edges')
     .values({
@@ -110,7 +102,7 @@ export async function linkCloudInstance(trx: Kysely<Database>, scope: Scope, now
       tenant_id: scope.tenantId,
       workspace_id: scope.workspaceId,
       source: hostId,
-      target: instance.id,
+      target: instanceId,
       type: 'same_as',
       properties: json({ via: 'agent' }),
       created_at: now,
@@ -118,5 +110,5 @@ export async function linkCloudInstance(trx: Kysely<Database>, scope: Scope, now
     })
     .onConflict((oc) => oc.columns(['workspace_id', 'source', 'target', 'type']).doNothing())
     .execute();
-  return instance.id;
+  return instanceId;
 }

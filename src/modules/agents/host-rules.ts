@@ -3,11 +3,11 @@ import { join, relative } from 'node:path';
 import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import YAML from 'yaml';
 import { projectPath, projectRoot } from '../../platform/paths.js';
-import { frameworks } from '../compliance/frameworks.js';
-import { FINDING_TITLE_MAX, FRAMEWORKS, NIST_SOURCES, SEVERITIES, type FrameworkId, type FrameworkMapping, type NistControl, type NistSource, type Remediation, type Severity } from '../compliance/rules/rule-types.js';
-import { splitMappings } from '../compliance/rules/primary-controls.js';
+import { frameworks } from '../compliance/index.js';
+import { FINDING_TITLE_MAX, FRAMEWORKS, NIST_SOURCES, SEVERITIES, type FrameworkId, type FrameworkMapping, type NistControl, type NistSource, type Remediation, type Severity } from '../compliance/index.js';
+import { splitMappings } from '../compliance/index.js';
 import { COLLECTIONS, type CollectionName } from './report-schema.js';
-import { WHEN_MISSING, type WhenMissing } from '../compliance/rules/when-missing.js';
+import { WHEN_MISSING, type WhenMissing } from '../compliance/index.js';
 
 /**
  * Host rules: data in `content/rules/host/*.yml` (see the README there), evaluated by the ingest

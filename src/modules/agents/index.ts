@@ -39,3 +39,8 @@ export const agentsModule: Module = {
 };
 
 export { hostInventoryDates, hostPackages, type HostPackageInfo } from './host-software.js';
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { hostRules } from './host-rules.js';
+export { SBOM_CONTENT_TYPES, type SbomDocument, type SbomFormat, type SbomHost, SbomQuery, cycloneDx, organisationOf, sbomFacts, sbomFormat, spdx } from './sbom.js';
+export type { StoredAdvisory } from './tables.js';

@@ -8,14 +8,14 @@ import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict } from '../../platform/http/errors.js';
-import { requestAudit } from '../compliance/audit/audit-service.js';
-import { allRules } from '../compliance/rule-catalog.js';
-import { enabledFrameworks } from '../compliance/settings-service.js';
+import { requestAudit } from '../compliance/index.js';
+import { allRules } from '../compliance/index.js';
+import { enabledFrameworks } from '../compliance/index.js';
 import { diffFile, driftFinding, fileState, mergeDrift, type FileChange, type FileState } from './drift.js';
 import { addCounts, emptyCounts, syncFindings, type HostResource, type SyncCounts } from './findings-sync.js';
 import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstance, upsertHostNode, type NodeChange } from './host-node.js';
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
-import { replaceResourceUnknowns } from '../compliance/unknowns/record-resource.js';
+import { replaceResourceUnknowns } from '../compliance/index.js';
 import {
   diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage,
 } from './inventory-repo.js';

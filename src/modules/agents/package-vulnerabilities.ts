@@ -1,9 +1,9 @@
-import type { Severity } from '../compliance/rules/rule-types.js';
+import type { Severity } from '../compliance/index.js';
 import {
   affectedEntries, databaseOf, distributionUrgency, nvdUrl, ratingsOf, urgencySeverity,
   type AdvisoryDatabase, type AffectedFacts, type Rating, type VulnerabilityFacts,
-} from '../vulndb/vulnerability-facts.js';
-import type { StoredRange } from '../vulndb/tables.js';
+} from '../vulndb/index.js';
+import type { StoredRange } from '../vulndb/index.js';
 import { highestVersion } from './packages.js';
 import type { StoredAdvisory } from './tables.js';
 

@@ -3,10 +3,9 @@ import type { Kysely } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
 import { createVulnMatcher, type PackageQuery } from '../vulndb/index.js';
-import { ecosystemInfo } from '../vulndb/matching/ecosystems.js';
+import { ecosystemInfo } from '../vulndb/index.js';
 import type { AgentReport, ReportPackage } from './report-schema.js';
 import type { StoredAdvisory } from './tables.js';
-import '../vulndb/tables.js';
 import { lookupTable } from '../../platform/lookup-table.js';
 
 /** The OS facts package identity depends on (os-release fields). */

@@ -4,14 +4,14 @@ import { Type } from 'typebox';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
-import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/vulnerability-facts.js';
-import { purlType, versRange } from '../vulndb/vers.js';
+import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/index.js';
+import { purlType, versRange } from '../vulndb/index.js';
 import { readPackages } from './inventory-repo.js';
 import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from './package-vulnerabilities.js';
 import { ecosystemOf, familyOf } from './packages.js';
 import type { StoredAdvisory } from './tables.js';
 import './tables.js';
-import '../graph/tables.js';
+import { nodeExists } from '../graph/index.js';
 
 /**
  * Software bills of materials of hosts, in CycloneDX 1.5 JSON or SPDX 2.3 JSON: the SBOM of one host
@@ -149,8 +149,7 @@ export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: s
     .where('h.node_id', '=', nodeId)
     .executeTakeFirst();
   if (!row) {
-    const node = await db.selectFrom('nodes').select('id').where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).where('id', '=', nodeId).executeTakeFirst();
-    throw notFound(node ? 'this node has no software inventory (no agent reports on it)' : 'node not found');
+    throw notFound((await nodeExists(db, scope, nodeId)) ? 'this node has no software inventory (no agent reports on it)' : 'node not found');
   }
   const os = (row.properties.os ?? {}) as { id?: string | null; version_id?: string | null; version?: string | null; name?: string | null; pretty_name?: string | null };
   const facts = { id: os.id ?? null, version_id: os.version_id ?? null, version: os.version ?? null, pretty_name: os.pretty_name ?? null };

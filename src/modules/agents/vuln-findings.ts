@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import type { Severity } from '../compliance/rules/rule-types.js';
+import type { Severity } from '../compliance/index.js';
 import { createKevLookup } from '../vulndb/index.js';
-import { vulnerabilityFacts } from '../vulndb/vulnerability-facts.js';
+import { vulnerabilityFacts } from '../vulndb/index.js';
 import type { DesiredFinding } from './findings-sync.js';
 import { fillTemplate, type TemplateRule } from './host-rules.js';
 import type { PackageWithMatch } from './inventory-repo.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 // The criticality of the services holding an application counts in its resources' stored risk scores.
-import { rescoreFindings } from '../compliance/findings/rescore.js';
+import { rescoreFindings } from '../compliance/index.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';

@@ -3,7 +3,7 @@ import { applicationRoutes } from './application-routes.js';
 import { serviceRoutes } from './service-routes.js';
 import { assetGroupRoutes } from './asset-group-routes.js';
 import { pathTracerRoutes } from './pathtracer/routes.js';
-import { hostPackages } from '../agents/host-software.js';
+import { hostPackages } from '../agents/index.js';
 
 /**
  * Applications (defined by a filter, or derived from resource tags), business services with their
@@ -11,7 +11,8 @@ import { hostPackages } from '../agents/host-software.js';
  * documentation: docs/applications.md; the layout of this folder: README.md.
  *
  * For other modules:
- * - `serviceCriticality(deps)` (criticality.ts): `ScoringSources.criticality` of the scored findings;
+ * - `serviceCriticality(deps)` / `resourceCriticality(db, scope, ids)` (criticality.ts): the criticality input
+ *   of the risk score (modules/index.ts hands it to the compliance module);
  * - `assetGroupPredicate(db, scope, id)` / `assetGroupNodeIds(db, scope, id)` (asset-groups.ts): scope
  *   work (reports) by an asset group;
  * - `compileFilter(text)` (filter/sql.ts): the filter language as a SQL predicate over `nodes`.
@@ -27,6 +28,6 @@ export const applicationsModule: Module = {
   },
 };
 
-export { serviceCriticality } from './criticality.js';
+export { resourceCriticality, serviceCriticality } from './criticality.js';
 export { assetGroupNodeIds, assetGroupPredicate } from './asset-groups.js';
 export { compileFilter } from './filter/sql.js';

@@ -1,9 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../compliance/findings/accepted.js';
-import '../graph/tables.js';
-import '../compliance/tables.js';
+import { activeAt, hasLiveAcceptances } from '../risk/index.js';
 
 export const SEVERITY_KEYS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SeverityKey = (typeof SEVERITY_KEYS)[number];

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { hostInventoryDates } from '../agents/host-software.js';
-import { cycloneDx, organisationOf, sbomFacts, spdx, type SbomDocument, type SbomFormat, type SbomHost } from '../agents/sbom.js';
+import { hostInventoryDates } from '../agents/index.js';
+import { cycloneDx, organisationOf, sbomFacts, spdx, type SbomDocument, type SbomFormat, type SbomHost } from '../agents/index.js';
 import { createVulnMatcher, type PackageQuery } from '../vulndb/index.js';
-import type { StoredAdvisory } from '../agents/tables.js';
+import type { StoredAdvisory } from '../agents/index.js';
 import { createBusinessServiceService, membersOf, servicePredicate } from './business-service.js';
 import { hostsOf, type Host, type HostPackageSource } from './host-software.js';
 

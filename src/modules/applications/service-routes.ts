@@ -8,7 +8,7 @@ import { createServiceSbom } from './sbom.js';
 import { createCveExposure } from './cve-exposure.js';
 import type { HostPackageSource } from './host-software.js';
 import { CveExposure, CveExposureQuery, SbomDocument } from './exposure-schemas.js';
-import { SBOM_CONTENT_TYPES, sbomFormat, SbomQuery } from '../agents/sbom.js';
+import { SBOM_CONTENT_TYPES, sbomFormat, SbomQuery } from '../agents/index.js';
 import { AddApplicationsBody, Paged, Service, ServiceBody, ServiceDetail, ServiceListQuery, ServiceMemberParams, ServiceParams, ServiceSubParams } from './schemas.js';
 
 const tags = ['business services'];

@@ -11,7 +11,7 @@ import { createRulesService } from './rules-service.js';
 import { createAuditService } from './audit/audit-service.js';
 import { createControlsService } from './controls/controls-service.js';
 import { ControlCatalogPage, ControlCatalogQuery, controlCatalog } from './controls/control-catalog.js';
-import { ControlGap, ControlsQuery, ControlsStatus, GapsQuery } from './findings/schemas.js';
+import { ControlGap, ControlsQuery, ControlsStatus, GapsQuery } from './controls/schemas.js';
 import { AuditRun, AuditRunBody, ComplianceSettings, ComplianceSettingsUpdate, RuleInput, RuleListQuery, RuleParams, RuleSchema, RuleUpdate, RunParams } from './schemas.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
 import type { FrameworkMapping, GroupBy, Remediation, Severity } from './rules/rule-types.js';
-import type { StoredBaseline } from './controls/control-state.js';
+import type { StoredBaseline } from './controls/stored-baseline.js';
 
 /** A rule's last audit run in a tenant, as GET /rules/{id} shows it (`evaluation.last_run`). */
 export interface RuleLastRun {

@@ -1,11 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../compliance/findings/accepted.js';
+import { activeAt, hasLiveAcceptances } from '../risk/index.js';
 import { SEVERITIES, type Severity } from './render/style.js';
 import { SUBNET_TYPE, VPC_TYPE, type GraphEdge, type GraphNode, type RenderGraph } from './render/model.js';
-import '../graph/tables.js';
-import '../compliance/tables.js';
 
 const PAGE = 5000;
 const ELBV2_TYPE = 'aws.elasticloadbalancingv2.load_balancer';

@@ -2,9 +2,8 @@ import type { Json, NullableTimestamp, Timestamp } from '../../platform/db/schem
 
 export type ExportKind = 'architecture_diagram' | 'drawio';
 export type ExportStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
-export type DiscoveryStatus = 'pending' | 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
-/** Export, discovery and report tables (migration 0009). */
+/** Export and report tables (migration 0009; discovery_jobs is in modules/discovery/tables.ts). */
 declare module '../../platform/db/schema.js' {
   interface Database {
     exports: {
@@ -28,25 +27,6 @@ declare module '../../platform/db/schema.js' {
       finished_at: NullableTimestamp;
       expires_at: NullableTimestamp;
       expired_at: NullableTimestamp;
-    };
-    discovery_jobs: {
-      id: string;
-      tenant_id: string;
-      workspace_id: string;
-      name: string;
-      plugins: string[];
-      config: Json<Record<string, unknown>>;
-      status: DiscoveryStatus;
-      stats: Json<Record<string, number>> | null;
-      details: Json<Record<string, unknown>> | null;
-      warnings: Json<string[]>;
-      error: string | null;
-      attempts: number;
-      created_by: string | null;
-      created_at: Timestamp;
-      queued_at: NullableTimestamp;
-      started_at: NullableTimestamp;
-      completed_at: NullableTimestamp;
     };
     reports: {
       id: string;

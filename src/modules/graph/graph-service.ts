@@ -6,7 +6,7 @@ import { toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { deleteEdge, listEdges, upsertEdges, type EdgeFilter, type EdgeRecord } from './edge-repo.js';
 import { deleteNode, getNode, listNodes, missingNodes, upsertNodes, type NodeFilter, type NodeRecord } from './node-repo.js';
 import { NODE_TYPE_PATTERN, type EdgeInput, type NodeInput } from './schemas.js';
-import { neighbourIds, rescoreAround } from '../compliance/findings/rescore.js';
+import { neighbourIds, rescoreAround } from '../compliance/index.js';
 
 const TYPE_SHAPE = new RegExp(NODE_TYPE_PATTERN);
 

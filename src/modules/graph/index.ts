@@ -6,3 +6,8 @@ export const graphModule: Module = {
   name: 'graph',
   routes: graphRoutes,
 };
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { type EdgeRecord, upsertEdges } from './edge-repo.js';
+export { type NodeRecord, getNode, upsertNodes } from './node-repo.js';
+export { countNodes, internetNodeIds, nodeExists, nodeIdByNativeId } from './node-reads.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
-import { requireFrameworkId } from '../compliance/frameworks.js';
+import { requireFrameworkId } from '../compliance/index.js';
 import { UUID_PATTERN } from '../../platform/http/schemas.js';
 import {
   DEFAULT_GITHUB_API,

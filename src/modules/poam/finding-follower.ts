@@ -4,7 +4,6 @@ import type { Database } from '../../platform/db/schema.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { formatPoamId, type PoamStatus } from './model.js';
 import { appendComment } from './poam-repo.js';
-import '../compliance/tables.js';
 
 /**
  * The automatic rule, driven by the compliance module's outbox events (that module is not ours, so we

@@ -15,3 +15,9 @@ export const poamModule: Module = {
   jobs: (deps) => [{ kind: FOLLOW_JOB, maxAttempts: 3, run: async () => followFindingEvents(deps) }],
   schedules: () => [{ name: 'poam-finding-follower', kind: FOLLOW_JOB, intervalMs: 30_000 }],
 };
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { parsePoamId } from './model.js';
+export { loadItems } from './poam-repo.js';
+export { type PoamItem, type PoamItemInput, createPoamItems } from './poam-service.js';
+export { findingsScheduledToClose } from './scheduled-closures.js';

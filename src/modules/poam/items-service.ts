@@ -6,7 +6,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { nistControlsOf } from '../compliance/rules/primary-controls.js';
+import { nistControlsOf } from '../compliance/index.js';
 import {
   LIMITS,
   POAM_SEVERITIES,
@@ -26,7 +26,6 @@ import {
 } from './model.js';
 import { appendComment, findRow, present, selectItems, todayOf, type PoamFilter, type PoamItem, type PoamRow } from './poam-repo.js';
 import { createPoamItems, type PoamItemInput } from './poam-service.js';
-import '../compliance/tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 

@@ -20,7 +20,6 @@ import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { formatPoamId, LIMITS, validateFields, type MilestoneInput, type PoamSeverity } from './model.js';
 import { appendComment, loadItems, type PoamItem } from './poam-repo.js';
-import '../compliance/tables.js';
 
 export type { PoamItem } from './poam-repo.js';
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { controlTitle, unknownFramework } from '../compliance/frameworks.js';
+import { controlTitle, unknownFramework } from '../compliance/index.js';
 import { CONTROL_STATUSES, computeControls, expiryMarks, type ControlStatus } from './control-status.js';
 import { MAPPING_FRAMEWORKS } from './questions.js';
 

@@ -5,9 +5,8 @@ import type { Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
-import { EXPIRING_SOON_DAYS } from '../compliance/controls/control-state.js';
-import { ATTESTATION_STATUSES, type AttestationStatus } from '../compliance/controls/control-statuses.js';
-import '../compliance/tables.js';
+import { EXPIRING_SOON_DAYS } from '../compliance/index.js';
+import { ATTESTATION_STATUSES, type AttestationStatus } from '../compliance/index.js';
 import './tables.js';
 import type { AssessmentStatus } from './tables.js';
 

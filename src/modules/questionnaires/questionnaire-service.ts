@@ -10,7 +10,7 @@ import { emitEvents } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { MAPPING_FRAMEWORKS, isCalendarDate, normalizeQuestion, normalizeQuestions, mappedControls, splitMapping, nextQuestionId, type Question, type QuestionInput } from './questions.js';
-import { unknownFramework } from '../compliance/frameworks.js';
+import { unknownFramework } from '../compliance/index.js';
 import { templateIn, templates, type Language } from './templates.js';
 import { actorRef, canReview, resolveMembers, today } from './people.js';
 import { keyOf, refreshControls } from './control-status.js';

@@ -1,5 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
-import { frameworks, isFrameworkId } from '../compliance/frameworks.js';
+import { frameworks, isFrameworkId } from '../compliance/index.js';
 import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
 /**

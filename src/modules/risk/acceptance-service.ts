@@ -9,8 +9,8 @@ import { auditInScope, writeAudit, type AuditActor } from '../../platform/audit/
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { acceptedAt } from '../compliance/findings/accepted.js';
-import { groupLabel } from '../compliance/findings/grouped.js';
+import { acceptedAt } from './accepted.js';
+import { groupLabel } from '../compliance/index.js';
 import { factsOf, present, unrevoked } from './acceptance-repo.js';
 import { MAX_ACCEPTANCE_DAYS, stateOf, isOrphaned, type AcceptanceRow } from './acceptance-state.js';
 import type { AcceptanceSnapshot } from './tables.js';

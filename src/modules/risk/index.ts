@@ -11,3 +11,6 @@ export const riskModule: Module = {
   jobs: (deps) => [{ kind: EXPIRY_JOB, maxAttempts: 3, run: async () => ({ recorded: await sweepExpired(deps) }) }],
   schedules: () => [{ name: 'risk-expiry-sweeper', kind: EXPIRY_JOB, intervalMs: 60_000 }],
 };
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { acceptedAt, activeAt, hasLiveAcceptances } from './accepted.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { Nullable, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
-import { SLUG_PATTERN } from '../tenancy/slug.js';
+import { SLUG_PATTERN } from '../tenancy/index.js';
 
 export const JIT_ROLES = ['read-only', 'auditor', 'security-analyst', 'tenant-admin'] as const;
 

@@ -5,9 +5,9 @@ import type { Database } from '../../platform/db/schema.js';
 import type { AuditActor } from '../../platform/audit/audit-log.js';
 import { writeAudit } from '../../platform/audit/audit-log.js';
 import { unauthorized, type AppError } from '../../platform/http/errors.js';
-import { subjectFor } from '../tenancy/subjects.js';
-import { issueTokens, type TokenResponse } from '../tenancy/tokens.js';
-import { recordAddressFailure } from '../tenancy/login-throttle.js';
+import { subjectFor } from '../tenancy/index.js';
+import { issueTokens, type TokenResponse } from '../tenancy/index.js';
+import { recordAddressFailure } from '../tenancy/index.js';
 import type { JitRole, SsoProtocol } from './tables.js';
 import './tables.js';
 

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { rateLimited } from '../../platform/http/errors.js';
-import '../../platform/auth/tables.js';
+import './tables.js';
 
 /**
  * Login guesses are counted per username and per client address in a 15-minute window; a guess past

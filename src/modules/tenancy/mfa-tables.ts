@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 import type { NullableTimestamp, Timestamp } from '../../platform/db/schema.js';
 
-/** Multi-factor sign-in (migration 0033); tenants.mfa_required and sessions.password_only are in platform/auth/tables.ts. */
+/** Multi-factor sign-in (migration 0033); tenants.mfa_required and sessions.password_only are in platform/auth/tables.ts (the authenticator reads them). */
 declare module '../../platform/db/schema.js' {
   interface Database {
     user_totp: {

@@ -4,6 +4,7 @@ import { hashSecret } from '../../platform/auth/api-key-secret.js';
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { writeAudit } from '../../platform/audit/audit-log.js';
 import '../../platform/auth/tables.js';
+import './tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'tokenKey' | 'authCache'>;
 

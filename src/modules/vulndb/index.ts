@@ -45,3 +45,9 @@ export { importLocation } from './import/importer.js';
 export type { ImportOptions, ImportResult } from './import/importer.js';
 export { runSync, runSeed, parseSourceSpecs } from './sync.js';
 export { EPSS_THRESHOLD } from './service.js';
+
+// For other modules (the lint rule in eslint.config.js lets them import only this file).
+export { ecosystemInfo } from './matching/ecosystems.js';
+export type { StoredRange } from './tables.js';
+export { purlType, versRange } from './vers.js';
+export { type AdvisoryDatabase, type AffectedFacts, type Rating, type VulnerabilityFacts, affectedEntries, databaseOf, distributionUrgency, nvdUrl, ratingsOf, urgencySeverity, vulnerabilityFacts } from './vulnerability-facts.js';

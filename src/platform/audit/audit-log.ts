@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import { json } from '../db/schema.js';
 import type { RequestContext } from '../auth/actor.js';
 import type { Clock } from '../clock.js';
-import '../auth/tables.js';
+import './tables.js';
 
 export interface AuditEntry {
   tenantId: string;

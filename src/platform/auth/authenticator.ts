@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../deps.js';
+import type { Clock } from '../clock.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { AuthCache } from './auth-cache.js';
 import { AppError, forbidden, notFound, rateLimited, unauthorized } from '../http/errors.js';
 import { isRole, permissionsOf, ROLE_LEVEL, expandKeyPermissions, type Role } from '../rbac/roles.js';
-import type { Plan } from '../ratelimit/limiter.js';
+import type { Plan, RateLimiter } from '../ratelimit/limiter.js';
 import { InvalidTokenError, verifyAccessToken, type AccessClaims } from './access-tokens.js';
 import { hashSecret, looksLikeApiKey } from './api-key-secret.js';
 import { addressAllowed } from './ip-allowlist.js';
@@ -93,7 +95,16 @@ interface Refused {
  * bearer token or the console's session cookie) or an API key, fixes the data scope (tenant from the path, workspace from the token), checks the
  * route's declared permission and the tenant's rate limit. Handlers only read `request.ctx`.
  */
-export function createAuthenticator(deps: AppDeps) {
+/** What the authenticator uses of the app's dependencies (the platform does not import src/deps.ts). */
+export interface AuthenticatorDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  tokenKey: () => Promise<Uint8Array>;
+  rateLimiter: RateLimiter | null;
+  authCache: AuthCache;
+}
+
+export function createAuthenticator(deps: AuthenticatorDeps) {
   const db = deps.database.db;
   let lastUsedWrites = new Map<string, number>();
 

@@ -1,11 +1,14 @@
 import type { Generated } from 'kysely';
-import type { Json, NullableTimestamp, Timestamp } from '../db/schema.js';
+import type { NullableTimestamp, Timestamp } from '../db/schema.js';
 import type { Role } from '../rbac/roles.js';
 
-/** Identity tables (migration 0002), read by the authenticator and written by the tenancy module. */
+/**
+ * The identity tables the authenticator reads (migration 0002); the tenancy module writes them. They
+ * are declared here, not in modules/tenancy, because the platform imports no module. The tables only
+ * the tenancy module uses are in modules/tenancy/tables.ts.
+ */
 declare module '../db/schema.js' {
   interface Database {
-    accounts: { id: string; name: string; created_at: Timestamp };
     tenants: {
       id: string;
       account_id: string;
@@ -46,16 +49,6 @@ declare module '../db/schema.js' {
       /** Opened with a password and no second factor (migration 0033). */
       password_only: Generated<boolean>;
     };
-    refresh_tokens: {
-      id: string;
-      session_id: string;
-      token_hash: string;
-      tenant_id: string;
-      workspace_id: string;
-      expires_at: Timestamp;
-      used_at: NullableTimestamp;
-      created_at: Timestamp;
-    };
     revoked_access_tokens: { jti: string; expires_at: Timestamp };
     api_keys: {
       id: string;
@@ -74,23 +67,6 @@ declare module '../db/schema.js' {
       last_used_at: NullableTimestamp;
       created_at: Timestamp;
     };
-    audit_logs: {
-      id: string;
-      tenant_id: string;
-      workspace_id: string | null;
-      actor_type: 'user' | 'api_key' | 'system' | 'respondent_link';
-      actor_id: string | null;
-      actor_name: string;
-      action: string;
-      target_type: string | null;
-      target_id: string | null;
-      details: Json<Record<string, unknown>>;
-      ip: string | null;
-      request_id: string | null;
-      created_at: Timestamp;
-    };
-    rate_limit_buckets: { key: string; tokens: number; updated_at: Timestamp };
-    login_throttle: { key: string; failures: number; window_started_at: Timestamp; locked_until: NullableTimestamp };
   }
 }
 

@@ -1,7 +1,10 @@
 import { Gauge } from 'prom-client';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../deps.js';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { DatabaseHandle } from '../db/database.js';
+import type { Metrics } from '../metrics.js';
 import { unavailable } from '../http/errors.js';
 import { EVENTS_CHANNEL } from './outbox.js';
 import { SeqGaps } from './seq-gaps.js';
@@ -90,7 +93,8 @@ export interface SseHub {
   close(): Promise<void>;
 }
 
-type HubDeps = Pick<AppDeps, 'database' | 'clock' | 'log' | 'metrics'>;
+/** What the hub uses of the app's dependencies (the platform does not import src/deps.ts). */
+type HubDeps = { database: DatabaseHandle; clock: Clock; log: Logger; metrics: Metrics };
 
 interface OutboxRow {
   seq: number | string;

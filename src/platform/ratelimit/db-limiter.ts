@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { decide, limitsOf, type RateLimiter } from './limiter.js';
-import '../auth/tables.js';
+import './tables.js';
 
 /**
  * Token buckets in the shared database, so every API process sees the same bucket. One statement per

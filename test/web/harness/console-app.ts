@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { createTestApp, type TestApp, type TestAppOptions } from '../../harness/app.js';
 import { audit } from '../../harness/compliance.js';
 import { buildTenant, call, PASSWORD, type TenantFixture } from '../../harness/identity.js';
-import { readDemoEstate } from '../../../src/modules/exports/discovery/demo-estate.js';
+import { readDemoEstate } from '../../../src/modules/discovery/demo-estate.js';
 import { MAX_BATCH } from '../../../src/modules/graph/schemas.js';
 
 export interface ConsoleApp {

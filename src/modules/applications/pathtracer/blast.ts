@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { notFound } from '../../../platform/http/errors.js';
-import { activeAt, hasLiveAcceptances } from '../../compliance/findings/accepted.js';
+import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { storedFilter } from '../filter/sql.js';
 import { emptyCounts, healthOf, type SeverityKey } from '../rollup.js';
 import { membersOf, servicePredicate } from '../business-service.js';

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { exposedResources } from '../../compliance/findings/exposure.js';
+import { exposedResources } from '../../compliance/index.js';
 import { INTERNET_EDGE, type Traversal } from './edge-types.js';
-import '../../graph/tables.js';
+import { internetNodeIds } from '../../graph/index.js';
 
 /** The virtual endpoint standing for the Internet. */
 export const INTERNET = 'internet';
@@ -43,9 +43,9 @@ const FRONTIER_CHUNK = 5000;
 export async function internetEntries(db: Kysely<Database>, scope: Scope, now: Date): Promise<Set<string>> {
   const [exposed, internetNodes] = await Promise.all([
     exposedResources(db, scope, now),
-    db.selectFrom('nodes').select('id').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId).where('type', 'like', '%.internet.%').execute(),
+    internetNodeIds(db, scope),
   ]);
-  for (const row of internetNodes) exposed.add(row.id);
+  for (const id of internetNodes) exposed.add(id);
   return exposed;
 }
 

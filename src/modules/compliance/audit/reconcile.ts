@@ -6,7 +6,7 @@ import type { FindingsTable } from '../tables.js';
 import { insertNewFindings, type NewFinding } from './insert-findings.js';
 import { groupsOf } from '../findings/grouping.js';
 import type { BatchResult } from './evaluate.js';
-import { findingReopened, findingResolved, reopening, severityChanged } from './finding-events.js';
+import { findingReopened, findingResolved, reopening, severityChanged } from '../findings/finding-events.js';
 import { recordBatchUnknowns } from './record-unknowns.js';
 import { forgetAuditState, recordAuditState } from './incremental.js';
 import type { ReadNode } from './node-pages.js';

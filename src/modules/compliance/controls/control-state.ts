@@ -1,12 +1,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../findings/accepted.js';
+import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { ruleControls, type Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { unknownGroups, type ResourceFilter } from '../unknowns/unknown-controls.js';
-import { hostRules } from '../../agents/host-rules.js';
+import { hostRules } from '../../agents/index.js';
 import { activeRollup, unknownRollup } from '../rollups/active-rollup.js';
+import type { StoredBaseline } from './stored-baseline.js';
 
 type AttestationRecordStatus = Database['control_attestations']['status'];
 
@@ -79,15 +80,6 @@ export interface ControlState {
  */
 export interface ControlBaseline extends Pick<ControlState, 'failing' | 'scores' | 'overall'> {
   unknown: ReadonlySet<string> | ReadonlyMap<string, number>;
-}
-
-/** A baseline as stored with an audit run: JSON without the NUL that joins a control key. */
-export interface StoredBaseline {
-  failing: Array<[framework: string, controlId: string]>;
-  /** Absent in baselines stored before unknown outcomes existed (read as none). */
-  unknown?: Array<[framework: string, controlId: string]>;
-  scores: Record<string, number>;
-  overall: number;
 }
 
 const splitKey = (key: string) => key.split('\u0000') as [string, string];

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { acceptedAt, hasLiveAcceptances } from './accepted.js';
+import { acceptedAt, hasLiveAcceptances } from '../../risk/index.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import '../tables.js';
 import { lookupTable } from '../../../platform/lookup-table.js';

@@ -6,7 +6,7 @@ import { emitEvents } from '../../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors.js';
 import { toPage, type PageRequest } from '../../../platform/http/pagination.js';
 import { SEVERITIES } from '../rules/rule-types.js';
-import { findingResolved } from '../audit/finding-events.js';
+import { findingResolved } from './finding-events.js';
 import { getFinding, type FindingFilter } from './findings-repo.js';
 import { listFindings } from './findings-page.js';
 import type { SlaFilter } from '../sla/sla-filter.js';

@@ -2,13 +2,11 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Severity } from '../rules/rule-types.js';
-// criticality.ts itself, not the applications module's index: the applications module calls
-// rescoreFindings when a service's criticality changes, and its index would import it back.
-import { resourceCriticality } from '../../applications/criticality.js';
+// Provided by the applications module through createComplianceModule (criticality-source.ts).
+import { resourceCriticality } from './criticality-source.js';
 import { exposedAmong, exposedResources } from './exposure.js';
 import { riskScore, type RiskFactors } from './risk-score.js';
 import '../tables.js';
-import '../../vulndb/tables.js';
 
 /**
  * The stored risk score (finding_rows.risk_score, issue 23 items 1 and 2): GET /findings/scored

@@ -3,7 +3,7 @@ import { contextOf } from '../../../platform/auth/authenticator.js';
 import { pageRequest } from '../../../platform/http/pagination.js';
 import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
 import { notFound } from '../../../platform/http/errors.js';
-import { getNode } from '../../graph/node-repo.js';
+import { getNode } from '../../graph/index.js';
 import { allRules } from '../rule-catalog.js';
 import { patchAvailable, terraformPatch } from '../remediation/terraform-patch.js';
 import { createFindingsService, filterOf } from './findings-service.js';

@@ -4,9 +4,8 @@ import { badRequest } from '../../../platform/http/errors.js';
 import { controlState } from '../controls/control-state.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
-import { findingsScheduledToClose } from '../../poam/scheduled-closures.js';
+import { findingsScheduledToClose } from '../../poam/index.js';
 import { parseTime } from './range.js';
-import '../../risk/tables.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../../deps.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
 import type { JobDefinition } from '../../../platform/jobs/definition.js';
 import type { ScheduleDefinition } from '../../../platform/jobs/scheduler.js';
-import { eventFinding, type EventFinding } from '../audit/finding-events.js';
+import { eventFinding, type EventFinding } from '../findings/finding-events.js';
 
 export const SLA_BREACH_JOB = 'compliance.record-sla-breaches';
 

@@ -1,18 +1,17 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import { controlKey, findingsByControl } from '../../compliance/controls/control-state.js';
-import { controlStatuses, countControls, type ControlCounts } from '../../compliance/controls/control-statuses.js';
-import { activeFindingCounts, activeFindingsWhere } from '../../compliance/controls/finding-counts.js';
-import { controlTitle, frameworks as catalogs } from '../../compliance/frameworks.js';
-import { allRules } from '../../compliance/rule-catalog.js';
-import { enabledFrameworks } from '../../compliance/settings-service.js';
-import { SEVERITIES, type FrameworkId } from '../../compliance/rules/rule-types.js';
-import type { ResourceFilter } from '../../compliance/unknowns/unknown-controls.js';
-import { assetGroupPredicate } from '../../applications/asset-groups.js';
+import { controlKey, findingsByControl } from '../../compliance/index.js';
+import { controlStatuses, countControls, type ControlCounts } from '../../compliance/index.js';
+import { activeFindingCounts, activeFindingsWhere } from '../../compliance/index.js';
+import { controlTitle, frameworks as catalogs } from '../../compliance/index.js';
+import { allRules } from '../../compliance/index.js';
+import { enabledFrameworks } from '../../compliance/index.js';
+import { SEVERITIES, type FrameworkId } from '../../compliance/index.js';
+import type { ResourceFilter } from '../../compliance/index.js';
+import { assetGroupPredicate } from '../../applications/index.js';
 import { collectMethod, type ReportMethod } from './report-method.js';
-import '../../compliance/tables.js';
-import '../../applications/tables.js';
+import { countNodes } from '../../graph/index.js';
 
 export interface ReportRequest {
   /** The report's own id, printed on it so a filed copy can be traced. */
@@ -99,7 +98,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   }
   const resourceCount = group
     ? group.resources
-    : Number((await db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('c')).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow()).c);
+    : await countNodes(db, scope);
 
   const rules = await allRules(db, scope.tenantId);
   const { controls } = await controlStatuses(db, scope, enabled, rules, now, { resources });

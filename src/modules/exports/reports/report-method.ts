@@ -1,14 +1,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
-import type { ControlStatusEntry } from '../../compliance/controls/control-statuses.js';
-import { ruleControls, type Rule } from '../../compliance/rule-catalog.js';
-import type { FrameworkId } from '../../compliance/rules/rule-types.js';
-import type { ResourceFilter } from '../../compliance/unknowns/unknown-controls.js';
-import { hostRules } from '../../agents/host-rules.js';
-import '../../compliance/tables.js';
-import '../../compliance/unknowns/tables.js';
-import '../../agents/tables.js';
+import type { ControlStatusEntry } from '../../compliance/index.js';
+import { ruleControls, type Rule } from '../../compliance/index.js';
+import type { FrameworkId } from '../../compliance/index.js';
+import type { ResourceFilter } from '../../compliance/index.js';
+import { hostRules } from '../../agents/index.js';
 
 /**
  * The method section of a report: what was evaluated (resources, hosts), when (the last audit run,

@@ -3,7 +3,6 @@ import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { present, selectItems, todayOf, type PoamFilter, type PoamItem } from '../poam-repo.js';
-import '../../compliance/tables.js';
 
 /** What a finding adds to an exported item (detector, asset, detection date, CVEs, remediation). */
 export interface ExportFinding {

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 // The stored risk scores of findings naming a CVE move with KEV and EPSS (compliance/findings/rescore.ts).
-import { rescoreCveFindings } from '../../compliance/findings/rescore.js';
+import { rescoreCveFindings } from '../../compliance/index.js';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Clock } from '../../../platform/clock.js';
 import { reconcileKevSeverities } from '../escalation.js';

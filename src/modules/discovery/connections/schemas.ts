@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../../../platform/http/schemas.js';
+import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../../platform/http/schemas.js';
 
 export const CONNECTION_AUTHS = ['assume_role', 'access_key'] as const;
 export type ConnectionAuth = (typeof CONNECTION_AUTHS)[number];

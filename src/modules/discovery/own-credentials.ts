@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../../../config.js';
-import type { Database } from '../../../platform/db/schema.js';
+import type { Config } from '../../config.js';
+import type { Database } from '../../platform/db/schema.js';
 
 /** The setting that grants tenants the service's own cloud credentials (README, docs/exports.md). */
 export const OWN_CREDENTIALS_SETTING = 'CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS';

@@ -1,6 +1,6 @@
-import type { NodeRecord } from '../../graph/node-repo.js';
-import type { EdgeRecord } from '../../graph/edge-repo.js';
-import { nodeTypeFromConfigType } from '../../compliance/rules/aws-node-type.js';
+import type { NodeRecord } from '../graph/index.js';
+import type { EdgeRecord } from '../graph/index.js';
+import { nodeTypeFromConfigType } from '../compliance/index.js';
 
 /** What a discovery plugin produces: nodes in the AWS Config property model, edges, and counts. */
 export interface Inventory {

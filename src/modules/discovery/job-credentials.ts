@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../../deps.js';
-import type { Scope } from '../../../platform/db/scope.js';
-import { badRequest, forbidden } from '../../../platform/http/errors.js';
-import { PermanentJobError } from '../../../platform/jobs/definition.js';
+import type { AppDeps } from '../../deps.js';
+import type { Scope } from '../../platform/db/scope.js';
+import { badRequest, forbidden } from '../../platform/http/errors.js';
+import { PermanentJobError } from '../../platform/jobs/definition.js';
 import { connectionCredentials, type AwsCredentialProvider } from './connections/credentials.js';
 import { findConnection } from './connections/connection-service.js';
 import { notGrantedMessage, ownCredentialsGranted } from './own-credentials.js';

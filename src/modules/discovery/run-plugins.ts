@@ -1,6 +1,6 @@
-import { PermanentJobError } from '../../../platform/jobs/definition.js';
-import type { NodeRecord } from '../../graph/node-repo.js';
-import type { EdgeRecord } from '../../graph/edge-repo.js';
+import { PermanentJobError } from '../../platform/jobs/definition.js';
+import type { NodeRecord } from '../graph/index.js';
+import type { EdgeRecord } from '../graph/index.js';
 import { awsInventory, type AwsConfig } from './aws.js';
 import type { AwsCredentialProvider } from './connections/credentials.js';
 import type { Inventory } from './inventory.js';

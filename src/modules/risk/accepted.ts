@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Database } from '../../../platform/db/schema.js';
-import '../../risk/tables.js';
+import type { Database } from '../../platform/db/schema.js';
+import './tables.js';
 
 /**
  * True when a live risk acceptance (not revoked, not expired at `now`) covers the finding — through

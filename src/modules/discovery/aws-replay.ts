@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NormalizedSchema } from '@smithy/core/schema';
-import { projectPath } from '../../../platform/paths.js';
+import { projectPath } from '../../platform/paths.js';
 import { AWS_SERVICES, type AwsService } from './aws.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
-import type { Database, Timestamp } from '../../../../platform/db/schema.js';
+import type { Database, Timestamp } from '../../../platform/db/schema.js';
 
 /** Cloud account connections (migration 0018). */
-declare module '../../../../platform/db/schema.js' {
+declare module '../../../platform/db/schema.js' {
   interface Database {
     cloud_connections: {
       id: string;

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import type { RoutePlugin } from '../../../module.js';
-import { contextOf } from '../../../../platform/auth/authenticator.js';
-import { pageRequest } from '../../../../platform/http/pagination.js';
-import { TenantParams, withErrors } from '../../../../platform/http/schemas.js';
+import type { RoutePlugin } from '../../module.js';
+import { contextOf } from '../../../platform/auth/authenticator.js';
+import { pageRequest } from '../../../platform/http/pagination.js';
+import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
 import { createConnectionService } from './connection-service.js';
 import { Connection, ConnectionCreate, ConnectionList, ConnectionListQuery, ConnectionParams, ConnectionUpdate } from './schemas.js';
 

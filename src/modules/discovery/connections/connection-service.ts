@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppDeps } from '../../../../deps.js';
-import type { Database } from '../../../../platform/db/schema.js';
-import { inScope, type Scope } from '../../../../platform/db/scope.js';
-import type { RequestContext } from '../../../../platform/auth/actor.js';
-import { auditInScope } from '../../../../platform/audit/audit-log.js';
-import { badRequest, notFound } from '../../../../platform/http/errors.js';
-import { offsetOf, toPage, type PageRequest } from '../../../../platform/http/pagination.js';
-import { secretBoxFor, SecretError } from '../../../../platform/crypto/secret-box.js';
+import type { AppDeps } from '../../../deps.js';
+import type { Database } from '../../../platform/db/schema.js';
+import { inScope, type Scope } from '../../../platform/db/scope.js';
+import type { RequestContext } from '../../../platform/auth/actor.js';
+import { auditInScope } from '../../../platform/audit/audit-log.js';
+import { badRequest, notFound } from '../../../platform/http/errors.js';
+import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
+import { secretBoxFor, SecretError } from '../../../platform/crypto/secret-box.js';
 import type { ConnectionAuth } from './schemas.js';
 import type { ConnectionRow } from './table.js';
 

@@ -1,6 +1,6 @@
-import { PermanentJobError } from '../../../platform/jobs/definition.js';
-import type { NodeRecord } from '../../graph/node-repo.js';
-import type { EdgeRecord } from '../../graph/edge-repo.js';
+import { PermanentJobError } from '../../platform/jobs/definition.js';
+import type { NodeRecord } from '../graph/index.js';
+import type { EdgeRecord } from '../graph/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseCredentialReport, ROOT_ROW, type CredentialReport } from './aws-credential-report.js';
 import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory } from './inventory.js';

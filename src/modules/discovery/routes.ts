@@ -1,7 +1,7 @@
-import type { RoutePlugin } from '../../module.js';
-import { contextOf } from '../../../platform/auth/authenticator.js';
-import { pageRequest } from '../../../platform/http/pagination.js';
-import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { pageRequest } from '../../platform/http/pagination.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createDiscoveryService } from './discovery-service.js';
 import { DiscoveryJob, JobCreate, JobList, JobListQuery, JobParams } from './schemas.js';
 

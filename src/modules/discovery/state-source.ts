@@ -1,5 +1,5 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { PermanentJobError } from '../../../platform/jobs/definition.js';
+import { PermanentJobError } from '../../platform/jobs/definition.js';
 import type { AwsCredentialProvider } from './connections/credentials.js';
 
 export interface StateReadOptions {

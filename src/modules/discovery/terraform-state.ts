@@ -1,7 +1,7 @@
-import type { NodeRecord } from '../../graph/node-repo.js';
-import type { EdgeRecord } from '../../graph/edge-repo.js';
+import type { NodeRecord } from '../graph/index.js';
+import type { EdgeRecord } from '../graph/index.js';
 import { arnParts, awsNode, regionOfZone, type Inventory } from './inventory.js';
-import { lookupTable } from '../../../platform/lookup-table.js';
+import { lookupTable } from '../../platform/lookup-table.js';
 
 /**
  * The terraform-state plugin: a Terraform state file (JSON, format version 4) becomes nodes in the

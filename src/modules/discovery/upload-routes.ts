@@ -1,10 +1,10 @@
 import multipart, { type Multipart } from '@fastify/multipart';
 import { Type } from 'typebox';
 import type { FastifyRequest } from 'fastify';
-import type { RoutePlugin } from '../../module.js';
-import { contextOf } from '../../../platform/auth/authenticator.js';
-import { AppError, badRequest, payloadTooLarge } from '../../../platform/http/errors.js';
-import { TenantParams, withErrors } from '../../../platform/http/schemas.js';
+import type { RoutePlugin } from '../module.js';
+import { contextOf } from '../../platform/auth/authenticator.js';
+import { AppError, badRequest, payloadTooLarge } from '../../platform/http/errors.js';
+import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createDiscoveryService } from './discovery-service.js';
 import { DiscoveryJob, JobCreate } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../../platform/http/schemas.js';
+import { AnyObject, Nullable, PageQuery, Paged, StringEnum, Timestamp, Uuid } from '../../platform/http/schemas.js';
 
 export const DISCOVERY_PLUGINS = ['terraform-state', 'aws'] as const;
 export type DiscoveryPlugin = (typeof DISCOVERY_PLUGINS)[number];

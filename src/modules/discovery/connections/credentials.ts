@@ -1,8 +1,8 @@
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import type { AppDeps } from '../../../../deps.js';
-import type { Scope } from '../../../../platform/db/scope.js';
-import { PermanentJobError } from '../../../../platform/jobs/definition.js';
-import { secretBoxFor, SecretError } from '../../../../platform/crypto/secret-box.js';
+import type { AppDeps } from '../../../deps.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import { PermanentJobError } from '../../../platform/jobs/definition.js';
+import { secretBoxFor, SecretError } from '../../../platform/crypto/secret-box.js';
 import { findConnection, sealContext, type AccessKeys } from './connection-service.js';
 
 /** What the AWS SDK clients sign with (an AwsCredentialIdentity). */
