@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { CollectionName, ReportCollector } from '../modules/agents/report-schema.js';
+import type { CollectionName, ReportCollector } from './report-schema.js';
 import { createContext, type CollectorTable } from './context.js';
 import { runCycle } from './cycle.js';
 import { hostFacts } from './host.js';

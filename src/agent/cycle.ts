@@ -6,7 +6,7 @@ import {
   COLLECTIONS, REPORT_SCHEMA_VERSION, ReportConfigCheck, ReportConnection, ReportFile, ReportFirewallPolicy, ReportFirewallRule, ReportInterface,
   ReportListeningPort, ReportLocalUser, ReportPackage, ReportProcess, ReportService, ReportSudoAccess, ReportWindowsFirewallRule,
   type AgentReport, type CollectionName, type ReportCollector,
-} from '../modules/agents/report-schema.js';
+} from './report-schema.js';
 import { createContext, Skip, type CollectorTable } from './context.js';
 import { platformCollectors } from './collectors/index.js';
 import { hostFacts } from './host.js';
