@@ -4,24 +4,24 @@
 //   dist-agent/controlgraph-agent-linux-x64        a Node single executable application (no Node needed on the host)
 //   dist-agent/controlgraph-agent-linux-arm64      the same for arm64, when --node-arm64 names an arm64 node binary
 //   dist-agent/SHA256SUMS
-// Usage: node scripts/build-agent.mjs [--js-only] [--node-x64 PATH] [--node-arm64 PATH]
+// Usage: node scripts/build-agent.mjs [--js-only] [--node-x64 PATH] [--node-arm64 PATH] [--out DIR]
 // --node-x64 defaults to the node running this script when it is linux-x64. The SEA blob carries the
 // script only (no code cache, no snapshot), so one blob serves every architecture of the same Node
 // version: the node binaries given must be the version that runs this script.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const out = join(root, 'dist-agent');
 const args = process.argv.slice(2);
 const option = (name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
+const out = option('--out') ? resolve(option('--out')) : join(root, 'dist-agent');
 const jsOnly = args.includes('--js-only');
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
 const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest('hex');
