@@ -29,14 +29,52 @@ const sha256 = (path) => createHash('sha256').update(readFileSync(path)).digest(
 /** Fails the build if anything outside src/agent (or node_modules) went into the bundle. */
 function checkInputs(metafile) {
   // (node_modules may be a symlink, so a library's path can lie outside the checkout.)
-  const foreign = Object.keys(metafile.inputs).filter((p) => !p.startsWith('src/agent/') && !/(^|\/)node_modules\//.test(p));
+  const foreign = Object.keys(metafile.inputs).filter((p) => !p.startsWith('src/agent/') && !p.startsWith('precompiled:') && !/(^|\/)node_modules\//.test(p));
   if (foreign.length) throw new Error(`the agent bundle must hold src/agent and libraries only, but it includes: ${foreign.slice(0, 10).join(', ')}`);
 }
+
+/**
+ * The item checks compiled now, not on every host every cycle (src/agent/item-checks.ts): the
+ * schemas are compiled by Ajv into standalone code, which replaces that module's `itemChecks`.
+ */
+async function precompiledItemChecks() {
+  const generator = await build({
+    absWorkingDir: root,
+    stdin: {
+      contents: `import standaloneCode from 'ajv/dist/standalone/index.js';
+        import { itemAjv } from './src/agent/item-checks.ts';
+        import { COLLECTIONS } from './src/agent/report-schema.ts';
+        const ajv = itemAjv({ code: { source: true } });
+        process.stdout.write(standaloneCode(ajv, Object.fromEntries(COLLECTIONS.map((c) => [c, c]))));`,
+      resolveDir: root,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    write: false,
+    logLevel: 'warning',
+  });
+  const code = execFileSync(process.execPath, ['-'], { input: generator.outputFiles[0].text, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return `const checks = (() => { const module = { exports: {} }; const exports = module.exports; ${code}; return module.exports; })();
+    export function itemChecks() {
+      return new Map(Object.keys(checks).filter((k) => k !== 'default').map((k) => [k, checks[k]]));
+    }`;
+}
+
+const itemChecksPlugin = (contents) => ({
+  name: 'precompiled-item-checks',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/item-checks\.js$/ }, (args) => (args.importer.endsWith(join('src', 'agent', 'cycle.ts')) ? { path: 'item-checks', namespace: 'precompiled' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'precompiled' }, () => ({ contents, loader: 'js', resolveDir: root }));
+  },
+});
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const bundle = join(out, 'controlgraph-agent.cjs');
 const result = await build({
+  plugins: [itemChecksPlugin(await precompiledItemChecks())],
   absWorkingDir: root,
   entryPoints: ['src/agent/main.ts'],
   outfile: bundle,
