@@ -19,8 +19,9 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf '\n== %s\n' "$*"; }
-in_root() { chroot "$ROOT" "$@"; }
-as_agent() { chroot --userspec=controlgraph-agent:controlgraph-agent "$ROOT" "$@"; }
+# A clean environment, as systemd gives a service: nothing of the caller's (NODE_OPTIONS, CA files) leaks in.
+in_root() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ROOT" "$@"; }
+as_agent() { env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot --userspec=controlgraph-agent:controlgraph-agent "$ROOT" "$@"; }
 
 mount -t proc proc "$ROOT/proc"
 mkdir -p "$ROOT/tmp/agent-test"
@@ -42,12 +43,14 @@ cp "$KEY" "$ROOT/etc/controlgraph-agent/api-key"
 in_root chown controlgraph-agent:controlgraph-agent /etc/controlgraph-agent/api-key
 in_root chmod 640 /etc/controlgraph-agent/api-key
 echo "a key file the group can read is refused:"
-set +e; as_agent /usr/bin/controlgraph-agent --config /etc/controlgraph-agent/agent.conf --once 2>&1 | head -1; code=$?; set -e
+set +e; as_agent /usr/bin/controlgraph-agent --config /etc/controlgraph-agent/agent.conf --once > "$WORK/refused.txt" 2>&1; code=$?; set -e
+head -1 "$WORK/refused.txt"; echo "exit status $code"
+[ "$code" = 2 ] || { echo "expected exit status 2" >&2; exit 1; }
 in_root chmod 600 /etc/controlgraph-agent/api-key
 
 step "one cycle as controlgraph-agent"
 as_agent /usr/bin/controlgraph-agent --config /etc/controlgraph-agent/agent.conf --once > "$WORK/first.json"
-node -e "const s=require('$WORK/first.json'); console.log(JSON.stringify({agent_id:s.agent_id,delivered:s.delivered,node_id:s.node_id,packages:s.collectors.packages,cpu_ms:s.cpu_ms,max_rss_mb:s.max_rss_mb,statuses:Object.fromEntries(Object.entries(s.collectors).map(([k,v])=>[k,v.status]))}, null, 1))"
+node -e "const s=require('$WORK/first.json'); console.log(JSON.stringify({agent_id:s.agent_id,delivered:s.delivered,node_id:s.node_id,packages:s.collectors.packages,cpu_ms:s.cpu_ms,process_cpu_ms:s.process_cpu_ms,max_rss_mb:s.max_rss_mb,statuses:Object.fromEntries(Object.entries(s.collectors).map(([k,v])=>[k,v.status]))}, null, 1))"
 
 step "upgrade to the same package as version +upgrade (configuration edited by the admin is kept)"
 dpkg-deb -R "$DEB" "$WORK/pkg"
