@@ -4,14 +4,17 @@
 //    per second, for a host's first report (2,000 packages written and matched against the Debian
 //    advisories of test/fixtures/agents) and for the steady state (the same hosts reporting again
 //    with a new scan: what a fleet does every 5 minutes);
-// 2. the agent's own cost for one cycle on this machine: `controlgraph agent --once` in its own
-//    process, CPU time and duration of the cycle and the process's peak resident memory (its
-//    summary's cpu_ms, duration_ms, max_rss_mb).
+// 2. the agent's own cost for one cycle on this machine, as it ships (issue 28): the bundled agent
+//    (scripts/build-agent.mjs --js-only, run by node) and, when dist-agent/ has it, the linux-x64
+//    single executable, each `--once` with every collector in its own process: CPU of the cycle and
+//    of the whole process, duration, and the process's peak resident memory (its summary's cpu_ms,
+//    process_cpu_ms, duration_ms, max_rss_mb). Goals: under 300 ms CPU a cycle, under 80 MB RSS.
 // The 2,000 packages are the 710 real dpkg packages of test/fixtures/agents plus 1,290 generated
 // ones of the same shape. Run `npm run build` first. Standalone: `node bench/agents.js`.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,9 +28,12 @@ const PACKAGES = 2_000;
 const PROCESSES = 500;
 const CONCURRENCY = 4;
 
-function run(args, env = {}) {
+const CPU_GOAL_MS = 300;
+const RSS_GOAL_MB = 80;
+
+function run(args, env = {}, command = [process.execPath, CLI]) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command[0], [...command.slice(1), ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -123,6 +129,15 @@ async function drive(base, key, bodies, durationMs) {
   return { reports: latencies.length, failed, p50_ms: pct(latencies, 0.5), p99_ms: pct(latencies, 0.99), reports_per_s: Math.round((latencies.length / seconds) * 10) / 10 };
 }
 
+/** The agent as it ships: the bundle (built here into `dir`) and the x64 executable when built. */
+function agentBuilds(dir) {
+  execFileSync(process.execPath, [join(root, 'scripts', 'build-agent.mjs'), '--js-only', '--out', join(dir, 'bundle')], { stdio: 'ignore' });
+  const builds = [['bundle (node controlgraph-agent.cjs)', [process.execPath, join(dir, 'bundle', 'controlgraph-agent.cjs')]]];
+  const exe = join(root, 'dist-agent', 'controlgraph-agent-linux-x64');
+  if (process.platform === 'linux' && process.arch === 'x64' && existsSync(exe)) builds.push(['executable (controlgraph-agent-linux-x64)', [exe]]);
+  return builds;
+}
+
 export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts = Number(process.env.BENCH_AGENT_HOSTS ?? 40) } = {}) {
   const results = {};
   const rows = [];
@@ -141,21 +156,35 @@ export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts
       const { key } = await api(server.base, login.token, 'POST', `/api/v1/tenants/${login.tenant_id}/api-keys`, { name: 'bench agents', permissions: ['agents:write'] });
       const firstRun = await drive(server.base, key, first, Math.max(duration, 60) * 1000);
       const steadyRun = await drive(server.base, key, steady.filter((b) => Number(b.agent.split('-').pop()) < Math.max(1, firstRun.reports)), duration * 1000);
-      const cycle = await run(['agent', '--once', '--server', server.base, '--state-dir', stateDir], { CONTROLGRAPH_AGENT_API_KEY: key });
-      if (cycle.code !== 0) throw new Error(`agent --once exited ${cycle.code}: ${cycle.stderr.slice(-500)}`);
-      const summary = JSON.parse(cycle.stdout);
-      const agent = {
-        packages: summary.collectors.packages.items,
-        processes: summary.collectors.processes.items,
-        cycle_ms: summary.duration_ms,
-        cpu_ms: summary.cpu_ms,
-        peak_rss_mb: summary.max_rss_mb,
-        report_gzip_bytes: summary.report_bytes.gzip,
-      };
-      results[kind] = { first_report: firstRun, steady: steadyRun, agent_cycle: agent };
+      results[kind] = { first_report: firstRun, steady: steadyRun, agent_cycle: {} };
       rows.push({ kind, case: 'first report of a host', ...firstRun });
       rows.push({ kind, case: 'steady (new scan, same host)', ...steadyRun });
-      rows.push({ kind, case: `agent --once on this machine (${agent.packages} packages, ${agent.processes} processes)`, cycle_ms: agent.cycle_ms, cpu_ms: agent.cpu_ms, peak_rss_mb: agent.peak_rss_mb });
+      const keyFile = join(stateDir, 'api-key');
+      writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+      for (const [name, command] of agentBuilds(stateDir)) {
+        const cycle = await run(['--once', '--server', server.base, '--api-key-file', keyFile, '--state-dir', join(stateDir, name)], {}, command);
+        if (cycle.code !== 0) throw new Error(`${name} --once exited ${cycle.code}: ${cycle.stderr.slice(-500)}`);
+        const summary = JSON.parse(cycle.stdout);
+        const agent = {
+          packages: summary.collectors.packages.items,
+          processes: summary.collectors.processes.items,
+          cycle_ms: summary.duration_ms,
+          cpu_ms: summary.cpu_ms,
+          process_cpu_ms: summary.process_cpu_ms,
+          peak_rss_mb: summary.max_rss_mb,
+          report_gzip_bytes: summary.report_bytes.gzip,
+          file_bytes: statSync(command.at(-1)).size,
+          cpu_goal_met: summary.cpu_ms < CPU_GOAL_MS,
+          rss_goal_met: summary.max_rss_mb < RSS_GOAL_MB,
+        };
+        results[kind].agent_cycle[name] = agent;
+        rows.push({
+          kind,
+          case: `${name} --once, every collector (${agent.packages} packages, ${agent.processes} processes)`,
+          cycle_ms: agent.cycle_ms, cpu_ms: agent.cpu_ms, process_cpu_ms: agent.process_cpu_ms, peak_rss_mb: agent.peak_rss_mb,
+          goals: `${agent.cpu_goal_met ? 'ok' : 'OVER'} cpu < ${CPU_GOAL_MS} ms, ${agent.rss_goal_met ? 'ok' : 'OVER'} rss < ${RSS_GOAL_MB} MB`,
+        });
+      }
     } finally {
       await server.stop();
       await database.drop();

@@ -1,6 +1,6 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
-import type { CollectionName, ReportCollector } from '../modules/agents/report-schema.js';
+import type { CollectionName, ReportCollector } from './report-schema.js';
 import { createContext, type CollectorTable } from './context.js';
 import { runCycle } from './cycle.js';
 import { hostFacts } from './host.js';
@@ -53,7 +53,10 @@ export interface CycleSummary {
   collectors: Record<string, { status: string; reason: string | null; items: number; duration_ms: number }>;
   report_bytes: { raw: number; gzip: number };
   duration_ms: number;
+  /** CPU of this cycle (collect, compress, spool, send). */
   cpu_ms: number;
+  /** CPU of the whole process so far (start-up included): for --once, what the run cost. */
+  process_cpu_ms: number;
   max_rss_mb: number;
 }
 
@@ -125,6 +128,7 @@ export async function runOneCycle(options: AgentOptions, prepared: Awaited<Retur
     options.log(`${what}: ${result.stopped.message}; ${result.pending} report(s) kept in the spool for the next cycle`);
   }
   const cpu = process.cpuUsage(cpu0);
+  const total = process.cpuUsage();
   const delivered = response !== null;
   const serverResponse = response as Record<string, unknown> | null;
   return {
@@ -140,6 +144,7 @@ export async function runOneCycle(options: AgentOptions, prepared: Awaited<Retur
     report_bytes: { raw: raw.length, gzip: gz.length },
     duration_ms: Math.round(performance.now() - t0),
     cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
+    process_cpu_ms: Math.round((total.user + total.system) / 1000),
     max_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
 }

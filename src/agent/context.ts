@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { CollectionName, CollectorStatus } from '../modules/agents/report-schema.js';
+import type { CollectionName, CollectorStatus } from './report-schema.js';
 
 /**
  * What every collector gets: the host root (`/`, or where a container mounts the host), memoised

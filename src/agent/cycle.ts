@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-import type { TSchema } from 'typebox';
-import {
-  COLLECTIONS, REPORT_SCHEMA_VERSION, ReportConfigCheck, ReportConnection, ReportFile, ReportFirewallPolicy, ReportFirewallRule, ReportInterface,
-  ReportListeningPort, ReportLocalUser, ReportPackage, ReportProcess, ReportService, ReportSudoAccess, ReportWindowsFirewallRule,
-  type AgentReport, type CollectionName, type ReportCollector,
-} from '../modules/agents/report-schema.js';
+import type { ValidateFunction } from 'ajv';
+import { itemChecks } from './item-checks.js';
+import { COLLECTIONS, REPORT_SCHEMA_VERSION, type AgentReport, type CollectionName, type ReportCollector } from './report-schema.js';
 import { createContext, Skip, type CollectorTable } from './context.js';
 import { platformCollectors } from './collectors/index.js';
 import { hostFacts } from './host.js';
@@ -44,33 +39,9 @@ export interface CycleResult {
   durationMs: number;
 }
 
-const ITEM_SCHEMAS: Record<CollectionName, TSchema> = {
-  packages: ReportPackage,
-  processes: ReportProcess,
-  system_services: ReportService,
-  listening_ports: ReportListeningPort,
-  connections: ReportConnection,
-  network_interfaces: ReportInterface,
-  firewall_rules: ReportFirewallRule,
-  firewall_policies: ReportFirewallPolicy,
-  windows_firewall_rules: ReportWindowsFirewallRule,
-  local_users: ReportLocalUser,
-  sudo_access: ReportSudoAccess,
-  file_integrity: ReportFile,
-  config_checks: ReportConfigCheck,
-};
-
-/**
- * Checked with Ajv like the server does (the schemas use OpenAPI's `nullable`, which Ajv knows), but
- * without the server's type coercion: what passes here passes there.
- */
 let checkers: Map<CollectionName, ValidateFunction> | null = null;
 function checker(name: CollectionName): ValidateFunction {
-  if (!checkers) {
-    const ajv = new Ajv({ allErrors: false, strict: false });
-    (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
-    checkers = new Map(COLLECTIONS.map((c) => [c, ajv.compile(ITEM_SCHEMAS[c] as object)]));
-  }
+  checkers ??= itemChecks();
   return checkers.get(name)!;
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { arch as nodeArch, hostname as nodeHostname, platform } from 'node:os';
-import type { AgentReport } from '../modules/agents/report-schema.js';
+import type { AgentReport } from './report-schema.js';
 import type { CollectContext } from './context.js';
 import { bootTime } from './collectors/processes.js';
 

@@ -8,8 +8,9 @@ import { join } from 'node:path';
  * server's out-of-order rule (a report scanned before the last processed one is ignored) never
  * discards a spooled report.
  *
- * The spool is bounded (by count and bytes) so a long outage cannot fill the disk: past the bound the
- * OLDEST reports go, and the agent logs each one it drops. Reports the server refused as malformed
+ * The spool is bounded (by count, bytes and age) so a long outage cannot fill the disk: past the bound
+ * the OLDEST reports go, and the agent logs each one it drops. A report older than the age bound
+ * would describe a host as it no longer is, and the server would take it only to supersede it. Reports the server refused as malformed
  * (400, 413) move to `rejected/` (the last few are kept for diagnosis) instead of blocking the queue.
  *
  * File names sort by scan time: `<scanned_at ms, 15 digits>-<scan_id>.json.gz`. Writes go to a
@@ -19,9 +20,11 @@ import { join } from 'node:path';
 export interface SpoolLimits {
   maxReports: number;
   maxBytes: number;
+  /** Reports scanned longer ago than this are dropped unsent. */
+  maxAgeMs: number;
 }
 
-export const DEFAULT_SPOOL_LIMITS: SpoolLimits = { maxReports: 2_000, maxBytes: 256 * 1024 * 1024 };
+export const DEFAULT_SPOOL_LIMITS: SpoolLimits = { maxReports: 2_000, maxBytes: 256 * 1024 * 1024, maxAgeMs: 7 * 86_400_000 };
 const KEEP_REJECTED = 20;
 const NAME = /^(\d{15})-([A-Za-z0-9][A-Za-z0-9._-]*)\.json\.gz$/;
 
@@ -60,7 +63,9 @@ export class Spool {
     await writeFile(`${path}.tmp`, gz, { mode: 0o600 });
     await rename(`${path}.tmp`, path);
     const entry = { name, path, scannedAt, scanId, bytes: gz.length };
-    return { entry, dropped: await this.enforce(name) };
+    // Age is measured from the new report's scan time (this cycle's clock), so a spool carried over a
+    // long outage is trimmed on the first cycle back, before its backlog is sent.
+    return { entry, dropped: await this.enforce(name, scannedAt.getTime()) };
   }
 
   /** Spooled reports, oldest first. */
@@ -98,13 +103,15 @@ export class Spool {
     }
   }
 
-  private async enforce(keep: string): Promise<SpoolEntry[]> {
+  private async enforce(keep: string, now: number): Promise<SpoolEntry[]> {
     const entries = await this.list();
     let bytes = entries.reduce((sum, e) => sum + e.bytes, 0);
     let count = entries.length;
     const dropped: SpoolEntry[] = [];
+    const oldest = now - this.limits.maxAgeMs;
     for (const e of entries) {
-      if (count <= this.limits.maxReports && bytes <= this.limits.maxBytes) break;
+      const tooOld = e.scannedAt.getTime() < oldest;
+      if (!tooOld && count <= this.limits.maxReports && bytes <= this.limits.maxBytes) break;
       if (e.name === keep) continue; // the newest report is never the one to go
       await this.remove(e);
       dropped.push(e);

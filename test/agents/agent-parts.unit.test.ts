@@ -29,7 +29,7 @@ describe('spool', () => {
   });
 
   it('stays within its limits by dropping the oldest reports, never the new one', async () => {
-    const spool = new Spool(dir, { maxReports: 2, maxBytes: 1024 });
+    const spool = new Spool(dir, { maxReports: 2, maxBytes: 1024, maxAgeMs: 86_400_000 });
     await spool.init();
     await spool.put(new Date('2026-11-23T12:00:00Z'), 'one', Buffer.alloc(10));
     await spool.put(new Date('2026-11-23T12:05:00Z'), 'two', Buffer.alloc(10));
@@ -38,6 +38,21 @@ describe('spool', () => {
     const big = await spool.put(new Date('2026-11-23T12:15:00Z'), 'big', Buffer.alloc(2000));
     expect(big.dropped.map((d) => d.scanId)).toEqual(['two', 'three']);
     expect((await spool.list()).map((e) => e.scanId)).toEqual(['big']);
+  });
+
+  it('drops reports older than its age bound, and keeps what it holds across a restart', async () => {
+    const day = 86_400_000;
+    const first = new Spool(dir, { maxReports: 100, maxBytes: 1024 * 1024, maxAgeMs: 7 * day });
+    await first.init();
+    await first.put(new Date('2026-11-01T00:00:00Z'), 'old', Buffer.from('o'));
+    await first.put(new Date('2026-11-05T00:00:00Z'), 'recent', Buffer.from('r'));
+    // A new process (the agent restarted after an outage) finds both, then trims by age on its first put.
+    const again = new Spool(dir, { maxReports: 100, maxBytes: 1024 * 1024, maxAgeMs: 7 * day });
+    await again.init();
+    expect((await again.list()).map((e) => e.scanId)).toEqual(['old', 'recent']);
+    const put = await again.put(new Date('2026-11-10T00:00:00Z'), 'now', Buffer.from('n'));
+    expect(put.dropped.map((d) => d.scanId)).toEqual(['old']);
+    expect((await again.list()).map((e) => e.scanId)).toEqual(['recent', 'now']);
   });
 
   it('moves refused reports aside with the reason, keeping the last 20', async () => {
@@ -105,26 +120,36 @@ describe('state', () => {
 });
 
 describe('agent arguments', () => {
-  const base = ['--server', 'https://cg.example.com', '--api-key', 'cg_key'];
+  const base = ['--server', 'https://cg.example.com', '--api-key-file', '/etc/controlgraph-agent/api-key'];
 
   it('takes the documented options, several --fim paths and the key from the environment', () => {
     const parsed = parseAgentArgs([...base, '--interval', '30s', '--once', '--fim', '/etc/app.conf', '/srv/app', '--fim=/opt/x', '--disable', 'processes,connections', '--region', 'eu-west-1'], {});
     expect(parsed).toMatchObject({
-      server: 'https://cg.example.com', apiKey: 'cg_key', intervalMs: 30_000, once: true, fim: ['/etc/app.conf', '/srv/app', '/opt/x'],
+      server: 'https://cg.example.com', apiKey: null, apiKeyFile: '/etc/controlgraph-agent/api-key', intervalMs: 30_000, once: true, fim: ['/etc/app.conf', '/srv/app', '/opt/x'],
       defaultFim: true, region: 'eu-west-1', root: '/', retries: 4,
     });
     expect([...parsed.disabled]).toEqual(['processes', 'connections']);
     expect(parseAgentArgs(['--server', 'http://127.0.0.1:8080'], { CONTROLGRAPH_AGENT_API_KEY: 'from-env' }).apiKey).toBe('from-env');
     expect(parseAgentArgs(base, {}).intervalMs).toBe(300_000);
     expect(parseAgentArgs(['--dry-run'], {}).dryRun).toBe(true);
+    // --collectors names what runs; everything else is disabled (and --disable still applies).
+    const only = parseAgentArgs([...base, '--collectors', 'packages,processes,local_users', '--disable', 'processes'], {});
+    expect([...only.disabled].sort()).toEqual(['config_checks', 'connections', 'file_integrity', 'firewall_policies', 'firewall_rules', 'listening_ports',
+      'network_interfaces', 'processes', 'sudo_access', 'system_services', 'windows_firewall_rules']);
+    expect(parseAgentArgs([...base, '--spool-max-mb', '64', '--spool-max-age', '3d'], {})).toMatchObject({ spoolMaxBytes: 64 * 1024 * 1024, spoolMaxAgeMs: 3 * 86_400_000 });
   });
 
   it('refuses bad input with a message naming the option', () => {
     const cases: Array<[string[], string]> = [
-      [['--api-key', 'k'], '--server is required'],
-      [['--server', 'https://x'], '--api-key is required (or set CONTROLGRAPH_AGENT_API_KEY)'],
-      [['--server', 'ftp://x', '--api-key', 'k'], '--server must be an http:// or https:// URL (got ftp:)'],
-      [['--server', 'not a url', '--api-key', 'k'], '--server "not a url" is not a URL'],
+      [['--api-key-file', '/k'], '--server is required'],
+      [['--server', 'https://x'], '--api-key-file is required (or set CONTROLGRAPH_AGENT_API_KEY)'],
+      [['--server', 'https://x', '--api-key', 'k'], '--api-key is not accepted: a key on the command line is visible to every user'],
+      [['--server', 'https://x', '--api-key-file', 'key.txt'], '--api-key-file must be an absolute path'],
+      [['--server', 'ftp://x', '--api-key-file', '/k'], '--server must be an http:// or https:// URL (got ftp:)'],
+      [['--server', 'not a url', '--api-key-file', '/k'], '--server "not a url" is not a URL'],
+      [[...base, '--collectors', 'packages,kittens'], '--collectors: unknown collection "kittens"'],
+      [[...base, '--spool-max-mb', '0'], '--spool-max-mb must be a whole number of MiB, at least 1'],
+      [[...base, '--spool-max-age', '10m'], '--spool-max-age must be at least 1h'],
       [[...base, '--interval', '5x'], '--interval: "5x" is not a duration like 30s, 5m, 1h or 7d'],
       [[...base, '--interval', '5s'], '--interval must be at least 10s'],
       [[...base, '--fim'], '--fim needs at least one path'],

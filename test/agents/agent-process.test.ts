@@ -142,7 +142,7 @@ describe('controlgraph agent', () => {
   it('refuses bad arguments with exit 2 and the usage', async () => {
     const run = await agent(['--once'], { CONTROLGRAPH_AGENT_API_KEY: '' });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/^--server is required\n\nUsage: controlgraph agent --server URL --api-key KEY/);
+    expect(run.stderr).toMatch(/^--server is required\n\nUsage: controlgraph agent --server URL --api-key-file FILE/);
     const help = await agent(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--fim PATH…/);

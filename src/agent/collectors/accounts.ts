@@ -1,6 +1,6 @@
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ReportLocalUser, ReportSudoAccess } from '../../modules/agents/report-schema.js';
+import type { ReportLocalUser, ReportSudoAccess } from '../report-schema.js';
 import { Skip, type CollectContext, type CollectionResult } from '../context.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
-import type { ReportConfigCheck, ReportFile } from '../../modules/agents/report-schema.js';
+import type { ReportConfigCheck, ReportFile } from '../report-schema.js';
 import type { CollectContext, CollectionResult } from '../context.js';
 import { idNames } from './accounts.js';
 

@@ -1,4 +1,4 @@
-import type { ReportFirewallPolicy, ReportFirewallRule } from '../../modules/agents/report-schema.js';
+import type { ReportFirewallPolicy, ReportFirewallRule } from '../report-schema.js';
 import { firstLine, Skip, type CollectContext, type CollectionResult } from '../context.js';
 
 /**

@@ -1,5 +1,5 @@
 import { platform } from 'node:os';
-import type { CollectionName } from '../../modules/agents/report-schema.js';
+import type { CollectionName } from '../report-schema.js';
 import { Skip, type Collector, type CollectorTable } from '../context.js';
 import { collectLocalUsers, collectSudo } from './accounts.js';
 import { collectConfigChecks, collectFileIntegrity } from './files.js';

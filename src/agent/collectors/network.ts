@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import { readdir } from 'node:fs/promises';
-import type { ReportConnection, ReportInterface, ReportListeningPort } from '../../modules/agents/report-schema.js';
-import { TCP_STATES } from '../../modules/agents/report-schema.js';
+import type { ReportConnection, ReportInterface, ReportListeningPort } from '../report-schema.js';
+import { TCP_STATES } from '../report-schema.js';
 import { Skip, type CollectContext, type CollectionResult } from '../context.js';
 import { socketOwners } from './processes.js';
 

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { ReportPackage } from '../../modules/agents/report-schema.js';
+import type { ReportPackage } from '../report-schema.js';
 import { firstLine, Skip, type CollectContext, type CollectionResult } from '../context.js';
 
 /**

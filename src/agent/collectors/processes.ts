@@ -1,5 +1,5 @@
 import { readdir, readFile, readlink } from 'node:fs/promises';
-import type { ReportProcess } from '../../modules/agents/report-schema.js';
+import type { ReportProcess } from '../report-schema.js';
 import { Skip, type CollectContext, type CollectionResult } from '../context.js';
 import { idNames } from './accounts.js';
 

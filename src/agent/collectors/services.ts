@@ -1,5 +1,5 @@
 import { readdir, readlink } from 'node:fs/promises';
-import type { ReportService } from '../../modules/agents/report-schema.js';
+import type { ReportService } from '../report-schema.js';
 import { firstLine, Skip, type CollectContext, type CollectionResult } from '../context.js';
 
 /**
