@@ -151,7 +151,7 @@ async function serve() {
   const { openDeps, createWorker, createScheduler } = await import('../dist/runtime.js');
   const { buildApp } = await import('../dist/app.js');
   const { modules } = await import('../dist/modules/index.js');
-  const { vulndbModule } = await import('../dist/modules/vulndb/index.js');
+  const { vulndbModule } = await import('../dist/modules/vulndb/module.js');
   const all = modules.some((m) => m.name === 'vulndb') ? modules : [...modules, vulndbModule];
   const config = loadConfig();
   const deps = await openDeps(config);

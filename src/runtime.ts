@@ -5,7 +5,7 @@ import type { AppDeps } from './deps.js';
 import { buildApp } from './app.js';
 import { modules as allModules } from './modules/index.js';
 import type { Module } from './modules/module.js';
-import { systemModule } from './modules/system/index.js';
+import { systemModule } from './modules/system/module.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import { openDatabase } from './platform/db/database.js';
 import { migrate } from './platform/db/migrator.js';

@@ -1,19 +1,20 @@
 import type { Module } from './module.js';
-import { systemModule } from './system/index.js';
-import { tenancyModule } from './tenancy/index.js';
-import { graphModule } from './graph/index.js';
-import { createComplianceModule } from './compliance/index.js';
-import { riskModule } from './risk/index.js';
-import { discoveryModule } from './discovery/index.js';
-import { exportsModule } from './exports/index.js';
-import { integrationsModule } from './integrations/index.js';
-import { questionnairesModule } from './questionnaires/index.js';
-import { poamModule } from './poam/index.js';
-import { applicationsModule, resourceCriticality } from './applications/index.js';
-import { ssoModule } from './sso/index.js';
-import { vulndbModule } from './vulndb/index.js';
-import { agentsModule } from './agents/index.js';
-import { consoleModule } from './console/index.js';
+import { systemModule } from './system/module.js';
+import { tenancyModule } from './tenancy/module.js';
+import { graphModule } from './graph/module.js';
+import { createComplianceModule } from './compliance/module.js';
+import { riskModule } from './risk/module.js';
+import { discoveryModule } from './discovery/module.js';
+import { exportsModule } from './exports/module.js';
+import { integrationsModule } from './integrations/module.js';
+import { questionnairesModule } from './questionnaires/module.js';
+import { poamModule } from './poam/module.js';
+import { applicationsModule } from './applications/module.js';
+import { resourceCriticality } from './applications/index.js';
+import { ssoModule } from './sso/module.js';
+import { vulndbModule } from './vulndb/module.js';
+import { agentsModule } from './agents/module.js';
+import { consoleModule } from './console/module.js';
 
 /** Every domain module of the service, in start-up order. */
 export const modules: Module[] = [

@@ -5,7 +5,7 @@ import { buildTenant, call, fresh, type TenantFixture } from '../harness/identit
 import { putNodes } from '../harness/graph.js';
 import { audit, events, fixtureNode, nodeIdOf } from '../harness/compliance.js';
 import { enqueueJob } from '../../src/platform/jobs/queue.js';
-import { FOLLOW_JOB, poamModule } from '../../src/modules/poam/index.js';
+import { FOLLOW_JOB, poamModule } from '../../src/modules/poam/module.js';
 import { followFindingEvents } from '../../src/modules/poam/finding-follower.js';
 import { auditOf, manualItem, poamApi } from './helpers.js';
 

@@ -13,7 +13,7 @@ import { projectPath } from '../../src/platform/paths.js';
 import { importLocation, type ImportOptions, type ImportResult } from '../../src/modules/vulndb/import/importer.js';
 import { modules } from '../../src/modules/index.js';
 import type { Module } from '../../src/modules/module.js';
-import { vulndbModule } from '../../src/modules/vulndb/index.js';
+import { vulndbModule } from '../../src/modules/vulndb/module.js';
 
 /** The vulndb module for createTestApp's extraModules, unless the module list already has it. */
 export function vulndbModules(): Module[] {

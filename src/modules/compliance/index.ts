@@ -1,56 +1,13 @@
-import type { Module } from '../module.js';
-import { complianceRoutes } from './routes.js';
-import { findingRoutes } from './findings/routes.js';
-import { findingStreamRoutes } from './stream-routes.js';
-import { unknownRoutes } from './unknowns/routes.js';
-import { auditJob } from './audit/audit-job.js';
-import { historyJob, historySchedule } from './history/history-job.js';
-import { historyRoutes } from './history/routes.js';
-import { readModelCheckRoutes } from './rollups/check-routes.js';
-import { slaBreachJob, slaBreachSchedule } from './sla/sla-sweeper.js';
-import { builtinRules } from './rule-catalog.js';
-import { frameworks } from './frameworks.js';
-import { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';
-
-export interface ComplianceOptions {
-  /** The business-service criticality of resources, a risk score input (the applications module's resourceCriticality). */
-  resourceCriticality: ResourceCriticality;
-}
-
-/** Frameworks, rules, audits, findings, scores, remediation. */
-export function createComplianceModule(options: ComplianceOptions): Module {
-  provideResourceCriticality(options.resourceCriticality);
-  return complianceModule;
-}
-
-const complianceModule: Module = {
-  name: 'compliance',
-  routes: async (app, options) => {
-    await app.register(complianceRoutes, options);
-    // The risk score is stored (findings/rescore.ts): its inputs' writers keep it.
-    await app.register(findingRoutes(), options);
-    await app.register(findingStreamRoutes, options);
-    await app.register(unknownRoutes, options);
-    await app.register(historyRoutes, options);
-    await app.register(readModelCheckRoutes, options);
-  },
-  jobs: (deps) => [auditJob(deps), slaBreachJob(deps), historyJob(deps)],
-  // finding.sla_breached events, by the application clock; history day points and thinning.
-  schedules: () => [slaBreachSchedule, historySchedule()],
-  // Content is checked at start: a malformed rule file or catalog stops the service with its location.
-  onStart: async () => {
-    frameworks();
-    builtinRules();
-  },
-};
-
+// What other modules may use of the compliance module (the lint rule in eslint.config.js lets them import
+// only this file). The module itself (routes, jobs, schedules) is in module.ts, which only
+// src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
+// modules those import.
 export { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';
-
-// For other modules (the lint rule in eslint.config.js lets them import only this file).
 export { requestAudit } from './audit/audit-service.js';
 export { runAudit } from './audit/engine.js';
 export { databaseAuditLock } from './audit/workspace-lock.js';
-export { EXPIRING_SOON_DAYS, controlKey, findingsByControl } from './controls/control-state.js';
+export { controlKey, findingsByControl } from './controls/control-state.js';
+export { EXPIRING_SOON_DAYS } from './controls/expiring-soon.js';
 export { ATTESTATION_STATUSES, type AttestationStatus, type ControlCounts, type ControlStatusEntry, controlStatuses, countControls } from './controls/control-statuses.js';
 export { activeFindingCounts, activeFindingsWhere } from './controls/finding-counts.js';
 export { exposedResources } from './findings/exposure.js';

@@ -1,22 +1,7 @@
-import type { Module } from '../module.js';
-import { poamRoutes } from './routes.js';
-import { followFindingEvents } from './finding-follower.js';
-
-export const FOLLOW_JOB = 'poam.follow-finding-events';
-
-/**
- * POA&M items (issue 11): routes, and the follower of finding events that moves items to verification
- * when an audit resolves their finding (and back to in_progress when it reappears). Other modules
- * create items through `createPoamItems` in poam-service.ts.
- */
-export const poamModule: Module = {
-  name: 'poam',
-  routes: poamRoutes,
-  jobs: (deps) => [{ kind: FOLLOW_JOB, maxAttempts: 3, run: async () => followFindingEvents(deps) }],
-  schedules: () => [{ name: 'poam-finding-follower', kind: FOLLOW_JOB, intervalMs: 30_000 }],
-};
-
-// For other modules (the lint rule in eslint.config.js lets them import only this file).
+// What other modules may use of the poam module (the lint rule in eslint.config.js lets them import
+// only this file). The module itself (routes, jobs, schedules) is in module.ts, which only
+// src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
+// modules those import.
 export { parsePoamId } from './model.js';
 export { loadItems } from './poam-repo.js';
 export { type PoamItem, type PoamItemInput, createPoamItems } from './poam-service.js';

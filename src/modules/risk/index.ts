@@ -1,16 +1,5 @@
-import type { Module } from '../module.js';
-import { riskRoutes } from './routes.js';
-import { sweepExpired } from './acceptance-service.js';
-
-export const EXPIRY_JOB = 'risk.record-expiries';
-
-/** Risk acceptance; a sweeper records expiries (their effect is already computed on read). */
-export const riskModule: Module = {
-  name: 'risk',
-  routes: riskRoutes,
-  jobs: (deps) => [{ kind: EXPIRY_JOB, maxAttempts: 3, run: async () => ({ recorded: await sweepExpired(deps) }) }],
-  schedules: () => [{ name: 'risk-expiry-sweeper', kind: EXPIRY_JOB, intervalMs: 60_000 }],
-};
-
-// For other modules (the lint rule in eslint.config.js lets them import only this file).
+// What other modules may use of the risk module (the lint rule in eslint.config.js lets them import
+// only this file). The module itself (routes, jobs, schedules) is in module.ts, which only
+// src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
+// modules those import.
 export { acceptedAt, activeAt, hasLiveAcceptances } from './accepted.js';

@@ -22,11 +22,6 @@ export function countedControls(row: { framework: string; control_id: string; fr
   return [controlKey(row.framework, row.control_id), ...row.framework_mappings.map((m) => controlKey(m.framework, m.control_id))];
 }
 
-/**
- * Within this many days of its expiry an attestation is "expiring soon" (the spec's 7-day stage:
- * "urgent alert, score shows expiring soon"), in /controls/status and /controls/attestations alike.
- */
-export const EXPIRING_SOON_DAYS = 7;
 
 /**
  * Findings per (framework, control) among those `where` selects from `findings f`, with the highest

@@ -4,7 +4,8 @@ import type { Scope } from '../../../platform/db/scope.js';
 import type { Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';
 import { frameworks } from '../frameworks.js';
-import { controlKey, controlState, EXPIRING_SOON_DAYS, type ControlState, type ControlStateOptions } from './control-state.js';
+import { controlKey, controlState, type ControlState, type ControlStateOptions } from './control-state.js';
+import { EXPIRING_SOON_DAYS } from './expiring-soon.js';
 
 /** Attestation status of a control (contracts section 5). */
 export const ATTESTATION_STATUSES = ['not_assessed', 'questionnaire_assigned', 'in_progress', 'submitted', 'changes_requested', 'attested'] as const;

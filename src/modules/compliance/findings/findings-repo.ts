@@ -24,7 +24,7 @@ export interface FindingFilter {
   sla?: SlaFilter;
 }
 
-export const FINDING_SORTS = ['severity', 'created_at', 'resource_id', 'last_seen', 'first_seen'] as const;
+export { FINDING_SORTS } from './sorts.js';
 
 /**
  * Whether findings queries of a workspace must check acceptances at `now`; false when it has no live

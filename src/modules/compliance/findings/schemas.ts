@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { AnyObject, Nullable, Paged, StringEnum, Timestamp, Uuid, PageNumber } from '../../../platform/http/schemas.js';
 import { FrameworkMappingSchema, FrameworkName, SeverityName } from '../schemas.js';
-import { FINDING_SORTS } from './findings-repo.js';
+import { FINDING_SORTS } from './sorts.js';
 import { SLA_FILTERS } from '../sla/sla-filter.js';
 
 export const Finding = Type.Object({
