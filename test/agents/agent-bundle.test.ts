@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { runToExit, type ProcessRun } from '../harness/run-to-exit.js';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,11 +26,27 @@ let base: string;
 let dir: string;
 let bundle: string;
 
-type Run = ProcessRun;
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function agent(args: string[]): Promise<Run> {
-  // No inherited environment: the key must come from the file, not CONTROLGRAPH_AGENT_API_KEY.
-  return runToExit(process.execPath, [bundle, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
+  return new Promise((resolve, reject) => {
+    // No inherited environment: the key must come from the file, not CONTROLGRAPH_AGENT_API_KEY.
+    const child = spawn(process.execPath, [bundle, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 function keyFile(name: string, mode: number): string {

@@ -1,4 +1,4 @@
-import { runToExit, type ProcessRun } from '../harness/run-to-exit.js';
+import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,14 +32,30 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-type Run = ProcessRun;
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Runs the agent CLI (as nobody when root); the key goes through the environment, not argv. */
 function agent(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return runToExit(process.execPath, [CLI, 'agent', ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CONTROLGRAPH_AGENT_API_KEY: apiKey, ...env },
-    ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
-    timeoutMs: 120_000,
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'agent', ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CONTROLGRAPH_AGENT_API_KEY: apiKey, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

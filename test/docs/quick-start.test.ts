@@ -1,4 +1,4 @@
-import { runToExit, type ProcessRun } from '../harness/run-to-exit.js';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,10 +43,22 @@ function startEnvironment(block: string): Record<string, string> {
   );
 }
 
-function runSession(script: string, cwd: string): Promise<ProcessRun> {
-  // A clean environment: nothing of the test process (CONTROLGRAPH_*, AWS_*) leaks into the session.
-  // stdin from /dev/null: a socket there makes Debian's bash read /etc/bash.bashrc, as under sshd.
-  return runToExit('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' } });
+function runSession(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // A clean environment: nothing of the test process (CONTROLGRAPH_*, AWS_*) leaks into the session.
+    // stdin from /dev/null: a socket there makes Debian's bash read /etc/bash.bashrc, as under sshd.
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 describe.runIf(dbKind() === 'pglite')('README quick start', () => {
