@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse';
 import type { OpenedInput } from './input.js';
 import type { InputFormat } from './detect.js';
-import { jsonItems, JsonSyntaxError } from './json-stream.js';
+import { jsonItems, JsonSyntaxError } from '../../../platform/json/json-items.js';
 import {
   epssRow,
   kevRow,

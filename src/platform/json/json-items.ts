@@ -2,12 +2,13 @@ import { pipeline, Transform, type Readable, type TransformCallback } from 'node
 
 /**
  * Streams the items of one JSON array out of a document of any size, in constant memory (the full
- * NVD is several GB):
- * - a top-level array: each element is an item (OSV exports);
- * - a top-level object: the elements of its `itemsKey` array are the items (KEV and NVD
- *   `vulnerabilities`, osv.dev's `vulns`); its other members are parsed into `header`
- *   (catalogVersion, count, totalResults, ...). An object without that array is itself the header
- *   (a single OSV record).
+ * NVD is several GB, a scanner's export hundreds of MB):
+ * - a top-level array: each element is an item (OSV exports, Prowler's OCSF output);
+ * - a top-level object: the elements of the array at one of the `itemsAt` key paths are the items
+ *   (KEV and NVD `vulnerabilities`, osv.dev's `vulns`, Security Hub's `Findings` or, in a recorded
+ *   API call, `data.Findings`); the first path met wins. Its other members are parsed into `header`
+ *   (catalogVersion, count, totalResults, ...). An object without such an array is itself the
+ *   header (a single OSV record).
  *
  * How: a byte-level scanner follows strings, escapes and nesting depth only to find where each item
  * starts and ends, and hands each item's bytes to the native JSON.parse. A token-by-token parser
@@ -54,12 +55,16 @@ export class ItemExtractor extends Transform {
   private item: Buffer[] | null = null;
   private itemStart = 0;
   private itemBytes = 0;
+  /** The key each open container outside the records was the value of, by depth (null: an array element). */
+  private keys: Array<string | null> = [];
+  private readonly paths: string[][];
   /** Everything outside the items array (its brackets included): the header. */
   private headerParts: Buffer[] = [];
   private headerBytes = 0;
 
-  constructor(private readonly itemsKey: string | null) {
+  constructor(itemsAt: ItemsAt) {
     super({ readableObjectMode: true });
+    this.paths = itemsAt === null ? [] : typeof itemsAt === 'string' ? [[itemsAt]] : itemsAt.map((p) => (typeof p === 'string' ? [p] : p));
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -87,11 +92,11 @@ export class ItemExtractor extends Transform {
     this.headerParts.push(bytes);
   }
 
-  /** The key of the member whose value is the array just opened (the header ends with `"key": [`). */
+  /** The key of the member whose value is the container just opened (the header ends with `"key": [` or `"key": {`). */
   private lastKey(): string | null {
     let tail = '';
     for (let k = this.headerParts.length - 1; k >= 0 && tail.length < 512; k--) tail = this.headerParts[k]!.toString('utf8') + tail;
-    const match = /"((?:[^"\\]|\\.)*)"\s*:\s*\[$/.exec(tail);
+    const match = /"((?:[^"\\]|\\.)*)"\s*:\s*[[{]$/.exec(tail);
     if (!match) return null;
     try {
       return JSON.parse(`"${match[1]}"`) as string;
@@ -189,9 +194,11 @@ export class ItemExtractor extends Transform {
         case OPEN_OBJECT:
         case OPEN_ARRAY:
           i++;
-          if (c === OPEN_ARRAY && this.depth === 1 && this.topLevel === 'object' && !this.item && !this.itemsDone && this.itemsKey !== null) {
+          if (this.topLevel === 'object' && !this.item && !this.itemsDone && this.paths.length) {
+            // Outside the records the document is small: each container's key is read from the header's tail.
             route(i);
-            if (this.lastKey() === this.itemsKey) this.itemDepth = 2;
+            this.keys[this.depth] = this.lastKey();
+            if (c === OPEN_ARRAY && this.isItemsPath()) this.itemDepth = this.depth + 1;
           }
           this.depth++;
           break;
@@ -225,6 +232,11 @@ export class ItemExtractor extends Transform {
     }
     route(chunk.length);
     this.offset += chunk.length;
+  }
+
+  /** The container just opened (at this.depth) is at one of the items paths: its keys from depth 1 match. */
+  private isItemsPath(): boolean {
+    return this.paths.some((path) => path.length === this.depth && path.every((key, n) => this.keys[n + 1] === key));
   }
 
   private completeItem(): void {
@@ -263,9 +275,16 @@ export class ItemExtractor extends Transform {
   }
 }
 
+/**
+ * Where the records are in a top-level object: a key (`"vulnerabilities"`), or alternative key
+ * paths (`[['Findings'], ['data', 'Findings']]`); null for a document whose records are a top-level
+ * array only.
+ */
+export type ItemsAt = string | null | Array<string | string[]>;
+
 /** Streams the items of a JSON document (see ItemExtractor); the extractor carries the header. */
-export function jsonItems(input: Readable, itemsKey: string | null): ItemExtractor {
-  const extractor = new ItemExtractor(itemsKey);
+export function jsonItems(input: Readable, itemsAt: ItemsAt): ItemExtractor {
+  const extractor = new ItemExtractor(itemsAt);
   pipeline(input, extractor, () => undefined);
   return extractor;
 }

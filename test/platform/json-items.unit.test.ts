@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { jsonItems, MAX_RECORD_BYTES } from '../../src/modules/vulndb/import/json-stream.js';
-import { KEV_JSON, NVD_FEED } from './helpers.js';
+import { jsonItems, MAX_RECORD_BYTES, type ItemsAt } from '../../src/platform/json/json-items.js';
+import { projectPath } from '../../src/platform/paths.js';
+
+// Real feeds the vulndb importer reads (test/fixtures/vulndb/SOURCES.md).
+const KEV_JSON = projectPath('test', 'fixtures', 'vulndb', 'known_exploited_vulnerabilities.json');
+const NVD_FEED = projectPath('test', 'fixtures', 'vulndb', 'nvd-cve-2.0-sample-feed.json');
 
 /** Feeds the text in chunks of `size` bytes (1 puts every boundary everywhere). */
-async function extract(text: string | Buffer, itemsKey: string | null, size = 1) {
+async function extract(text: string | Buffer, itemsKey: ItemsAt, size = 1) {
   const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
   const chunks: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
@@ -40,6 +44,21 @@ describe('streaming JSON record extraction', () => {
       header: { count: 2, vulnerabilities: [], title: 'after' },
       topLevel: 'object',
     });
+  });
+
+  it('finds the records at the first of several key paths, nested in objects (a recorded API call wraps them in data)', async () => {
+    const paths: ItemsAt = [['Findings'], ['findings'], ['data', 'Findings']];
+    const recorded = '{"status_code": 200, "other": [{"Findings": [0]}], "data": {"Findings": [{"Id": "a"}, {"Id": "b"}], "NextToken": "t"}}';
+    for (const size of [1, 5, 100_000]) {
+      expect(await extract(recorded, paths, size), `chunks of ${size}`).toEqual({
+        items: [{ Id: 'a' }, { Id: 'b' }],
+        header: { status_code: 200, other: [{ Findings: [0] }], data: { Findings: [], NextToken: 't' } },
+        topLevel: 'object',
+      });
+    }
+    expect((await extract('{"findings": [{"Id": "c"}]}', paths)).items).toEqual([{ Id: 'c' }]);
+    // A path matches from the top: Findings under another key is header.
+    expect((await extract('{"meta": {"Findings": [1]}}', paths)).items).toEqual([]);
   });
 
   it('is not fooled by brackets, quotes, escapes and multi-byte characters in strings, at any chunk boundary', async () => {
