@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prowlerAsffParser, requirementsOf, securityHubAsffParser } from '../../src/modules/discovery/imports/asff.js';
 import { MalformedImportError } from '../../src/modules/discovery/imports/import-record.js';
-import { collect, collectUntilError, countBy, errorsOf, fileStream, findingsOf, fixtureText, head, textStream } from './parse-helpers.js';
+import { collect, collectUntilError, countBy, errorsOf, fileStream, findingsOf, fixtureText, generatedArray, head, take, textStream } from './parse-helpers.js';
 
 /**
  * ASFF parsers on the real samples (test/fixtures/imports, see SOURCES-asff-sarif.md): Prowler 3.3.0
@@ -199,6 +199,24 @@ describe('Security Hub ASFF', () => {
       { framework: 'NIST.800-53.r5', requirement: 'AC-2(1)' },
       { framework: 'PCI DSS v3.2.1', requirement: '8.3.1' },
     ]);
+  });
+
+  it("reads a consolidated control finding's SecurityControlId as the check", async () => {
+    const [control] = JSON.parse(fixtureText('securityhub-fsbp-config-controls.json')).findings;
+    const { ControlId: _controlId, ...productFields } = control.ProductFields;
+    const consolidated = { ...control, GeneratorId: 'security-control/IAM.6', ProductFields: productFields, Compliance: { Status: 'FAILED', SecurityControlId: 'IAM.6' } };
+    const [finding] = findingsOf(await collect(securityHubAsffParser, textStream(JSON.stringify([consolidated]))));
+    expect(finding).toMatchObject({ source: 'securityhub', check_id: 'IAM.6', status: 'fail' });
+  });
+});
+
+describe('ASFF streaming', () => {
+  it('yields the first findings of a large export long before the end of the file', async () => {
+    const [record] = JSON.parse(fixtureText('securityhub-guardduty.json')).Findings;
+    const file = generatedArray('{"Findings": [', record, 200_000, ']}');
+    const items = await take(securityHubAsffParser, file.stream, 100);
+    expect(findingsOf(items)).toHaveLength(100);
+    expect(file.produced()).toBeLessThan(2_000);
   });
 });
 

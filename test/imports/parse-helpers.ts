@@ -42,3 +42,32 @@ export async function collectUntilError(parser: ImportParser, input: Readable): 
   }
   return { items, error: null };
 }
+
+/**
+ * A JSON array of `count` copies of a record, produced on demand, and how much of it was produced:
+ * a parser that streams reads a little ahead of what it yields, one that reads the file whole
+ * drains it all first.
+ */
+export function generatedArray(open: string, record: unknown, count: number, close: string): { stream: Readable; produced: () => number } {
+  let produced = 0;
+  const text = JSON.stringify(record);
+  async function* chunks() {
+    yield Buffer.from(open);
+    for (let n = 0; n < count; n++) {
+      produced++;
+      yield Buffer.from(n ? `,${text}` : text);
+    }
+    yield Buffer.from(close);
+  }
+  return { stream: Readable.from(chunks(), { objectMode: false }), produced: () => produced };
+}
+
+/** The first `n` items, then stop (the parser's stream is closed by the loop's return). */
+export async function take(parser: ImportParser, input: Readable, n: number): Promise<ImportItem[]> {
+  const items: ImportItem[] = [];
+  for await (const item of parser.parse(input)) {
+    items.push(item);
+    if (items.length >= n) break;
+  }
+  return items;
+}

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MalformedImportError } from '../../src/modules/discovery/imports/import-record.js';
 import { normalizeUri, sarifParser, sourceName } from '../../src/modules/discovery/imports/sarif.js';
-import { collect, collectUntilError, countBy, errorsOf, fileStream, findingsOf, fixtureText, head, textStream } from './parse-helpers.js';
+import { collect, collectUntilError, countBy, errorsOf, fileStream, findingsOf, fixtureText, generatedArray, head, take, textStream } from './parse-helpers.js';
 
 /**
  * SARIF 2.1.0 on the real samples (test/fixtures/imports, see SOURCES-asff-sarif.md): Trivy config
@@ -191,6 +191,42 @@ describe('SARIF mapping', () => {
     ]);
     expect(normalizeUri('file:///home/ci/repo/main%20file.tf')).toBe('/home/ci/repo/main file.tf');
     expect(normalizeUri('./infra\\prod\\main.tf')).toBe('infra/prod/main.tf');
+  });
+});
+
+describe('SARIF runs', () => {
+  it('reads artifacts and logical locations a result gives by index into its run', async () => {
+    const run = {
+      tool: { driver: { name: 'checkov', rules: [{ id: 'R1' }] } },
+      artifacts: [{ location: { uri: 'infra/main.tf' } }],
+      logicalLocations: [{ name: 'logs', kind: 'aws_s3_bucket' }],
+      results: [{ ruleId: 'R1', message: { text: 'x' }, locations: [{ physicalLocation: { artifactLocation: { index: 0 }, region: { startLine: 2 } }, logicalLocations: [{ index: 0 }] }] }],
+    };
+    const [finding] = findingsOf(await collect(sarifParser, textStream(JSON.stringify({ version: '2.1.0', runs: [run] }))));
+    expect(finding!.location).toEqual({ uri: 'infra/main.tf', start_line: 2 });
+    expect(finding!.details.terraform_address).toBe('aws_s3_bucket.logs');
+  });
+
+  it('says when a run failed: null results are an error, a failed invocation warns that its results may be incomplete', async () => {
+    const result = { ruleId: 'R1', message: { text: 'x' }, locations: at('main.tf') };
+    const runs = [
+      { tool: { driver: { name: 'tfsec' } }, results: null },
+      { tool: { driver: { name: 'tfsec' } }, invocations: [{ executionSuccessful: false }], results: [result] },
+    ];
+    const items = await collect(sarifParser, textStream(JSON.stringify({ version: '2.1.0', runs })));
+    expect(items.map((i) => i.kind)).toEqual(['error', 'error', 'finding']);
+    expect(errorsOf(items).map((e) => e.message)).toEqual([
+      'run 0: results is null: the tool did not complete',
+      'run 1 (tfsec): the tool reports its execution failed, so its results may be incomplete',
+    ]);
+  });
+
+  it('streams the runs: the first run is read before the file ends', async () => {
+    const run = { tool: { driver: { name: 'kics' } }, results: [{ ruleId: 'R1', message: { text: 'x' }, locations: at('main.tf') }] };
+    const file = generatedArray('{"version": "2.1.0", "runs": [', run, 100_000, ']}');
+    const items = await take(sarifParser, file.stream, 10);
+    expect(findingsOf(items)).toHaveLength(10);
+    expect(file.produced()).toBeLessThan(2_000);
   });
 });
 

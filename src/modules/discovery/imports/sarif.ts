@@ -31,6 +31,9 @@ interface RunContext {
   version: string;
   rules: Obj[];
   rulesById: Map<string, Obj>;
+  /** run.artifacts and run.logicalLocations: a result may point into them by index instead of repeating them. */
+  artifacts: unknown[];
+  logicalLocations: unknown[];
 }
 
 /** SARIF result levels when no numeric security-severity says more. */
@@ -88,7 +91,7 @@ function runContext(run: Obj): RunContext | string {
   const rulesById = new Map<string, Obj>();
   for (const rule of rules) if (text(rule.id) && !rulesById.has(text(rule.id))) rulesById.set(text(rule.id), rule);
   const version = text(at(driver, 'semanticVersion')) || text(at(driver, 'version'));
-  return { source: name, version, rules, rulesById };
+  return { source: name, version, rules, rulesById, artifacts: list(run.artifacts), logicalLocations: list(run.logicalLocations) };
 }
 
 /** The result's rule: by index (result.rule.index or ruleIndex), else by id; a hierarchical id `A/B` falls back to `A`. */
@@ -146,9 +149,17 @@ export function normalizeUri(uri: string): string {
   return path;
 }
 
-function locationOf(first: unknown): ImportedLocation | null {
+/** The artifact's uri, given inline or by index into run.artifacts. */
+function uriOf(artifactLocation: unknown, run: RunContext): string {
+  const inline = text(at(artifactLocation, 'uri'));
+  if (inline) return inline;
+  const index = at(artifactLocation, 'index');
+  return typeof index === 'number' ? text(at(run.artifacts[index], 'location', 'uri')) : '';
+}
+
+function locationOf(first: unknown, run: RunContext): ImportedLocation | null {
   const physical = at(first, 'physicalLocation');
-  const uri = normalizeUri(text(at(physical, 'artifactLocation', 'uri')));
+  const uri = normalizeUri(uriOf(at(physical, 'artifactLocation'), run));
   if (!uri) return null;
   const start = at(physical, 'region', 'startLine');
   const end = at(physical, 'region', 'endLine');
@@ -169,8 +180,13 @@ const TF_ADDRESS = /^(?:module\.[A-Za-z_][\w-]*(?:\[[^\]]+\])?\.)*(?:data\.)?[a-
 const TF_BLOCK_IN_TEXT = /resource\s+"([a-z][a-z0-9]*_[a-z0-9_]+)"\s+"([A-Za-z_][\w-]*)"/;
 const TF_ADDRESS_IN_TEXT = /(?:^|[\s'"`(])((?:module\.[A-Za-z_][\w-]*\.)*(?:data\.)?[a-z][a-z0-9]*_[a-z0-9_]+\.[A-Za-z_][\w-]*)(?=$|[\s'"`),:;])/;
 
-/** The first logical location as SARIF gives it (inline, or by index into run.logicalLocations: not kept, so inline only). */
-const logicalOf = (first: unknown): Obj | undefined => list(at(first, 'logicalLocations')).find(isObject);
+/** The first logical location, inline or by index into run.logicalLocations (then the run's entry, with the inline fields over it). */
+function logicalOf(first: unknown, run: RunContext): Obj | undefined {
+  const inline = list(at(first, 'logicalLocations')).find(isObject);
+  const index = inline?.index;
+  const shared = typeof index === 'number' ? run.logicalLocations[index] : undefined;
+  return isObject(shared) ? { ...shared, ...inline } : inline;
+}
 
 /**
  * The Terraform resource address, so the pipeline can link the finding to the Terraform node:
@@ -297,14 +313,14 @@ function sarifFinding(result: unknown, run: RunContext, index: number): Imported
   const ruleId = text(result.ruleId) || text(at(result, 'rule', 'id'));
   if (!ruleId) return error('a result without ruleId');
   const first = list(result.locations)[0];
-  const location = locationOf(first);
+  const location = locationOf(first, run);
   if (!location) return error(`result of ${ruleId}: no location (locations[0].physicalLocation.artifactLocation.uri)`);
   const suppression = suppressionOf(result);
   const status = statusOf(result, suppression);
   if (!status) return error(`result of ${ruleId}: unknown kind ${JSON.stringify(result.kind)}`);
   const rule = ruleOf(result, run, ruleId);
   const message = text(at(result, 'message', 'text'));
-  const logical = logicalOf(first);
+  const logical = logicalOf(first, run);
   const address = terraformAddressOf(location.uri, logical, message);
   const logicalName = address ?? (text(logical?.fullyQualifiedName) || text(logical?.name));
   const what = headline(message) || text(at(rule, 'shortDescription', 'text')) || text(rule?.name) || ruleId;
@@ -336,16 +352,33 @@ function sarifFinding(result: unknown, run: RunContext, index: number): Imported
   };
 }
 
-/** The results of one run; a run that cannot be read is one error and the next run goes on. */
+/** The run's context, or why it cannot be read. */
+function readRun(run: unknown): RunContext | string {
+  if (!isObject(run)) return `expected a run object, got ${kindOf(run)}`;
+  // SARIF: null results mean the tool did not run to the end, which is not the same as "no findings".
+  if (run.results === null) return 'results is null: the tool did not complete';
+  if (run.results !== undefined && !Array.isArray(run.results)) return 'results is not an array';
+  return runContext(run);
+}
+
+const executionFailed = (run: Obj) => list(run.invocations).some((invocation) => at(invocation, 'executionSuccessful') === false);
+
+/**
+ * The results of one run; a run that cannot be read is one error and the next run goes on. A run
+ * whose invocation failed still has its results read, with an error saying they may be incomplete:
+ * the import must not take what is missing from it as fixed.
+ */
 function* runItems(run: unknown, runIndex: number, firstRecord: number): Generator<ImportItem, number> {
-  const context = isObject(run) ? runContext(run) : `expected a run object, got ${kindOf(run)}`;
-  const results = isObject(run) ? run.results : undefined;
-  if (typeof context === 'string' || (results !== undefined && !Array.isArray(results))) {
-    yield { kind: 'error', record: firstRecord, message: `run ${runIndex}: ${typeof context === 'string' ? context : 'results is not an array'}` };
-    return firstRecord + 1;
-  }
+  const context = readRun(run);
   let record = firstRecord;
-  for (const result of list(results)) yield sarifFinding(result, context, record++);
+  if (typeof context === 'string') {
+    yield { kind: 'error', record: record++, message: `run ${runIndex}: ${context}` };
+    return record;
+  }
+  if (executionFailed(run as Obj)) {
+    yield { kind: 'error', record: record++, message: `run ${runIndex} (${context.source}): the tool reports its execution failed, so its results may be incomplete` };
+  }
+  for (const result of list((run as Obj).results)) yield sarifFinding(result, context, record++);
   return record;
 }
 
