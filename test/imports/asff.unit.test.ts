@@ -284,6 +284,12 @@ describe('broken ASFF files', () => {
     expect(await collect(prowlerAsffParser, textStream('[]'))).toEqual([]);
   });
 
+  it('reads a lone finding object (the shape BatchImportFindings takes one of) as one record', async () => {
+    const [record] = JSON.parse(fixtureText('securityhub-guardduty.json')).Findings;
+    const items = await collect(securityHubAsffParser, textStream(JSON.stringify(record)));
+    expect(findingsOf(items).map((f) => f.source_finding_id)).toEqual([record.Id]);
+  });
+
   it('refuses a file that is not JSON at byte 0', async () => {
     const { error } = await collectUntilError(securityHubAsffParser, textStream('SchemaVersion,Id\n'));
     expect(error).toBeInstanceOf(MalformedImportError);

@@ -180,6 +180,12 @@ describe('SARIF mapping', () => {
     expect(finding!.source).toBe('checkov');
   });
 
+  it('finds the rule by its position among all the rules the driver lists, a bad entry included', async () => {
+    const rules = ['not a rule', { id: 'R2', shortDescription: { text: 'Rule two' }, properties: { 'security-severity': '9.1' } }];
+    const [finding] = findingsOf(await collect(sarifParser, textStream(log([{ ruleId: 'R2', ruleIndex: 1, locations: at('x.tf', 1) }], rules))));
+    expect(finding).toMatchObject({ title: 'x.tf:1: Rule two', severity: 'critical' });
+  });
+
   it('names the source after the tool, without its edition', () => {
     expect(['Trivy', 'Semgrep OSS', 'KICS', 'checkov', 'terrascan', 'Microsoft Code Analysis'].map(sourceName)).toEqual([
       'trivy',

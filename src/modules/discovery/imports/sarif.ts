@@ -29,7 +29,8 @@ import { at, isObject, kindOf, list, rethrowMalformed, text, type Obj } from './
 interface RunContext {
   source: string;
   version: string;
-  rules: Obj[];
+  /** As the driver lists them (unfiltered: results point to a rule by its position). */
+  rules: unknown[];
   rulesById: Map<string, Obj>;
   /** run.artifacts and run.logicalLocations: a result may point into them by index instead of repeating them. */
   artifacts: unknown[];
@@ -87,9 +88,9 @@ function runContext(run: Obj): RunContext | string {
   const driver = at(run, 'tool', 'driver');
   const name = sourceName(text(at(driver, 'name')));
   if (!name) return 'a run without tool.driver.name';
-  const rules = list(at(driver, 'rules')).filter(isObject);
+  const rules = list(at(driver, 'rules'));
   const rulesById = new Map<string, Obj>();
-  for (const rule of rules) if (text(rule.id) && !rulesById.has(text(rule.id))) rulesById.set(text(rule.id), rule);
+  for (const rule of rules.filter(isObject)) if (text(rule.id) && !rulesById.has(text(rule.id))) rulesById.set(text(rule.id), rule);
   const version = text(at(driver, 'semanticVersion')) || text(at(driver, 'version'));
   return { source: name, version, rules, rulesById, artifacts: list(run.artifacts), logicalLocations: list(run.logicalLocations) };
 }
@@ -97,7 +98,8 @@ function runContext(run: Obj): RunContext | string {
 /** The result's rule: by index (result.rule.index or ruleIndex), else by id; a hierarchical id `A/B` falls back to `A`. */
 function ruleOf(result: Obj, run: RunContext, ruleId: string): Obj | undefined {
   const index = at(result, 'rule', 'index') ?? result.ruleIndex;
-  if (typeof index === 'number' && isObject(run.rules[index])) return run.rules[index];
+  const byIndex = typeof index === 'number' ? run.rules[index] : undefined;
+  if (isObject(byIndex)) return byIndex;
   return run.rulesById.get(ruleId) ?? run.rulesById.get(ruleId.split('/')[0]!);
 }
 
