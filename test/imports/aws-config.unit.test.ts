@@ -134,9 +134,9 @@ describe('awsConfigParser', () => {
     // The history page lists the newest item first: the newer one (captured at 06:04:03) is kept.
     const history = JSON.parse(read('c7n-test_sg_config_diff.GetResourceConfigHistory.json')).data.configurationItems;
     const [sg] = nodes(await parse(read('c7n-test_sg_config_diff.GetResourceConfigHistory.json')));
-    expect(sg!.node.properties.configuration).toEqual(JSON.parse(history[0].configuration));
+    expect(sg!.node.properties.configuration).toMatchObject(JSON.parse(history[0].configuration));
     const reversed = nodes(await parse(JSON.stringify({ configurationItems: [...history].reverse() })));
-    expect(reversed.at(-1)!.node.properties.configuration).toEqual(JSON.parse(history[0].configuration));
+    expect(reversed.at(-1)!.node.properties.configuration).toMatchObject(JSON.parse(history[0].configuration));
     const dated = nodes(await parse(JSON.stringify({ ...history[0], configuration: { createdAt: { __class__: 'datetime', year: 2016, month: 12, day: 11, hour: 6, minute: 4, second: 3, microsecond: 800000 } } })));
     expect(dated[0]!.node.properties.configuration).toEqual({ createdAt: '2016-12-11T06:04:03.800Z' });
     const [bucket] = nodes(await parse(read('rdk-example_ci-AWS_S3_Bucket.json')));
@@ -197,5 +197,14 @@ describe('awsConfigParser', () => {
     expect(awsConfigParser.detect('{"Findings": [{"SchemaVersion": "2018-10-08", "Resources": [{"Type": "AwsS3Bucket"}]}]}')).toBe(false);
     expect(awsConfigParser.detect('{"version": "2.1.0", "runs": []}')).toBe(false);
     expect(awsConfigParser.detect('{"Results": [], "QueryInfo": {"SelectFields": []}}')).toBe(true);
+  });
+});
+
+describe('security groups of configuration item version 1.2', () => {
+  it('get the ipv4Ranges of later versions from their ipRanges, which rules read', async () => {
+    const [sg] = nodes(await parse(read('rdk-example_ci-AWS_EC2_SecurityGroup.json')));
+    const configuration = sg!.node.properties.configuration as Record<string, any>;
+    expect(configuration.ipPermissions[0]).toMatchObject({ fromPort: 22, ipRanges: ['0.0.0.0/0'], ipv4Ranges: [{ cidrIp: '0.0.0.0/0' }] });
+    expect(configuration.ipPermissionsEgress[0].ipv4Ranges).toEqual([{ cidrIp: '0.0.0.0/0' }]);
   });
 });

@@ -74,6 +74,22 @@ function tagsOf(value: unknown): Obj {
   return out;
 }
 
+/**
+ * Security groups recorded before AWS Config added `ipv4Ranges` (configuration item version 1.2, as
+ * in the RDK's example) list their CIDRs only as `ipRanges` strings; current items carry both, and
+ * rules read `ipv4Ranges` (the aws plugin writes both too). The older form gets the newer field.
+ */
+function withIpv4Ranges(configType: string, configuration: Obj): Obj {
+  if (configType !== 'AWS::EC2::SecurityGroup') return configuration;
+  const upgrade = (rules: unknown) =>
+    Array.isArray(rules)
+      ? rules.map((r) => (isObject(r) && r.ipv4Ranges === undefined && Array.isArray(r.ipRanges) ? { ...r, ipv4Ranges: r.ipRanges.filter((c) => typeof c === 'string').map((cidrIp) => ({ cidrIp })) } : r))
+      : rules;
+  const out = { ...configuration };
+  for (const key of ['ipPermissions', 'ipPermissionsEgress']) if (key in out) out[key] = upgrade(out[key]);
+  return out;
+}
+
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
@@ -101,7 +117,7 @@ export function configItemNode(raw: unknown): ImportedNode {
     region,
     account: text(item.accountId) ?? text(item.awsAccountId) ?? fromArn.account,
     arn: arn ?? null,
-    configuration,
+    configuration: withIpv4Ranges(configType!, configuration),
     supplementaryConfiguration: objectMember(item, 'supplementaryConfiguration'),
     relationships: Array.isArray(item.relationships) ? (item.relationships as Obj[]) : [],
     tags: tagsOf(item.tags),

@@ -23,8 +23,8 @@ const ITEMS_AT = [...LISTS.map((k) => [k]), ...LISTS.map((k) => ['data', k]), ['
 const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A configuration item's own shape: what no other format's record has. */
-function looksLikeItem(value: unknown): value is Obj {
-  return isObject(value) && (typeof value.configurationItemCaptureTime !== 'undefined' || (typeof value.resourceType === 'string' && value.resourceType.startsWith('AWS::')));
+function looksLikeItem(value: unknown): boolean {
+  return isObject(value) && (value.configurationItemCaptureTime !== undefined || (typeof value.resourceType === 'string' && value.resourceType.startsWith('AWS::')));
 }
 
 /** The document held its records in one of the lists (maybe empty): the header keeps the list's brackets. */
@@ -92,8 +92,8 @@ async function* parse(input: Readable): AsyncIterable<ImportItem> {
   }
   if (extractor.topLevel !== 'object' || index > 0 || hasList(extractor.header)) return;
   // No list of items: the document is one configuration item, or a recorded call returning one.
-  const header = extractor.header;
-  const single = looksLikeItem(header) ? header : looksLikeItem(header.data) ? header.data : null;
+  const header: Obj = extractor.header;
+  const single = looksLikeItem(header) ? header : looksLikeItem(header.data) ? (header.data as Obj) : null;
   if (!single) {
     throw new MalformedImportError('not an AWS Config document: no configurationItems, baseConfigurationItems or Results list, and not a configuration item (resourceType "AWS::…", configurationItemCaptureTime)', 0);
   }
