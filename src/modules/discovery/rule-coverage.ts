@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { lookupTable } from '../../platform/lookup-table.js';
 import { projectPath } from '../../platform/paths.js';
 import { builtinRules, propertyModel, type Rule } from '../compliance/index.js';
 import { MAPPED_TYPES } from './terraform-state.js';
@@ -26,9 +27,9 @@ export interface RuleCoverage {
  * kind): an AWS Config item or a Terraform state never holds them, so a rule reading one is
  * provided by the aws plugin alone.
  */
-export const PLUGIN_ONLY_PATHS: Record<string, string> = {
+export const PLUGIN_ONLY_PATHS = lookupTable<string>({
   'supplementaryConfiguration.CredentialReport': "IAM's credential report (GetCredentialReport), which neither AWS Config nor a Terraform state holds",
-};
+});
 
 /**
  * The AWS Config types the aws plugin writes: the `configType` of every node it builds in aws.ts.

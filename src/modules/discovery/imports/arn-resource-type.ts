@@ -1,3 +1,5 @@
+import { lookupTable } from '../../../platform/lookup-table.js';
+
 /**
  * The AWS Config resource type an ARN names, for `select-resource-config` results that were selected
  * without `resourceType` (Cloud Custodian's queries select only `resourceId, configuration,
@@ -7,7 +9,7 @@
  */
 
 /** `<service>:<resource kind>` (the resource part up to its first `/` or `:`) → AWS Config type. */
-const BY_KIND: Record<string, string> = {
+const BY_KIND = lookupTable<string>({
   'ec2:instance': 'AWS::EC2::Instance',
   'ec2:security-group': 'AWS::EC2::SecurityGroup',
   'ec2:vpc': 'AWS::EC2::VPC',
@@ -37,14 +39,14 @@ const BY_KIND: Record<string, string> = {
   'eks:cluster': 'AWS::EKS::Cluster',
   'ecs:task-definition': 'AWS::ECS::TaskDefinition',
   'elasticloadbalancing:listener': 'AWS::ElasticLoadBalancingV2::Listener',
-};
+});
 
 /** Services whose ARN resource part is the resource's bare name: one type per service. */
-const BY_SERVICE: Record<string, string> = {
+const BY_SERVICE = lookupTable<string>({
   sns: 'AWS::SNS::Topic',
   sqs: 'AWS::SQS::Queue',
   s3: 'AWS::S3::Bucket',
-};
+});
 
 export function configTypeOfArn(arn: string): string | undefined {
   const parts = arn.split(':');
