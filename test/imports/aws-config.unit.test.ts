@@ -208,3 +208,16 @@ describe('security groups of configuration item version 1.2', () => {
     expect(configuration.ipPermissionsEgress[0].ipv4Ranges).toEqual([{ cidrIp: '0.0.0.0/0' }]);
   });
 });
+
+describe('supplementary configuration as the configuration API returns it (text)', () => {
+  it('becomes the values of the property model, as in snapshots', async () => {
+    const bucket = JSON.parse(read('rdk-example_ci-AWS_S3_Bucket.json'));
+    const asText = Object.fromEntries(Object.entries(bucket.supplementaryConfiguration).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+    const [fromText] = nodes(await parse(JSON.stringify({ baseConfigurationItems: [{ ...bucket, supplementaryConfiguration: asText, configuration: JSON.stringify(bucket.configuration) }] })));
+    const [fromObjects] = nodes(await parse(read('rdk-example_ci-AWS_S3_Bucket.json')));
+    expect(fromText).toEqual(fromObjects);
+    const key = { resourceType: 'AWS::KMS::Key', resourceId: 'k-1', awsRegion: 'eu-west-1', configuration: '{"keyManager":"CUSTOMER"}', supplementaryConfiguration: { KeyRotationStatus: 'true' } };
+    const [kms] = nodes(await parse(JSON.stringify(key)));
+    expect(kms!.node.properties.supplementaryConfiguration).toEqual({ KeyRotationStatus: true });
+  });
+});

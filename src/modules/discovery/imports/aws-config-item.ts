@@ -1,3 +1,4 @@
+import { propertyModel } from '../../compliance/index.js';
 import { arnParts, awsNode } from '../inventory.js';
 import { relationshipEdges } from '../config-relationships.js';
 import type { ImportedNode } from './import-record.js';
@@ -90,6 +91,42 @@ function withIpv4Ranges(configType: string, configuration: Obj): Obj {
   return out;
 }
 
+/**
+ * The configuration API (history, batch-get) returns each supplementary configuration as text
+ * (`"BucketVersioningConfiguration": "{\"status\":\"Enabled\"}"`, `"KeyRotationStatus": "true"`), where
+ * S3 snapshots and Config rule events hold values. Text is turned into the value the property model
+ * (content/aws-config-schema) gives the member: an object or list, a boolean, a number. A member the
+ * model does not know (S3's BucketPolicy) becomes the object its text holds, except S3's
+ * AccessControlList, which AWS Config keeps as text in every form (and the aws plugin too).
+ */
+const KEPT_AS_TEXT = new Set(['AccessControlList']);
+
+function typedSupplementary(configType: string, supplementary: Obj): Obj {
+  const model = propertyModel();
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(supplementary)) {
+    if (typeof value !== 'string' || KEPT_AS_TEXT.has(key)) {
+      out[key] = value;
+      continue;
+    }
+    const type = model.typeOf(configType, `supplementaryConfiguration.${key}`) ?? (/^\s*[[{]/.test(value) ? 'object' : 'string');
+    out[key] = typedText(value, type);
+  }
+  return out;
+}
+
+function typedText(value: string, type: string): unknown {
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  if ((type === 'integer' || type === 'number') && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  if (type !== 'object') return value;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed !== null && typeof parsed === 'object' ? isoDates(parsed) : value;
+  } catch {
+    return value;
+  }
+}
+
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
@@ -118,7 +155,7 @@ export function configItemNode(raw: unknown): ImportedNode {
     account: text(item.accountId) ?? text(item.awsAccountId) ?? fromArn.account,
     arn: arn ?? null,
     configuration: withIpv4Ranges(configType!, configuration),
-    supplementaryConfiguration: objectMember(item, 'supplementaryConfiguration'),
+    supplementaryConfiguration: typedSupplementary(configType!, objectMember(item, 'supplementaryConfiguration')),
     relationships: Array.isArray(item.relationships) ? (item.relationships as Obj[]) : [],
     tags: tagsOf(item.tags),
   });
