@@ -3,5 +3,5 @@
 // src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
 // modules those import.
 export { type EdgeRecord, upsertEdges } from './edge-repo.js';
-export { type NodeRecord, getNode, upsertNodes } from './node-repo.js';
-export { countNodes, internetNodeIds, nodeExists, nodeIdByNativeId } from './node-reads.js';
+export { type NodeRecord, getNode, missingNodes, upsertNodes } from './node-repo.js';
+export { countNodes, internetNodeIds, nodeExists, nodeIdByNativeId, nodeStates } from './node-reads.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
+import type { NodeSource } from './tables.js';
 import './tables.js';
 
 /*
@@ -38,4 +39,25 @@ export async function nodeIdByNativeId(db: Kysely<Database>, scope: Scope, provi
     .orderBy('id')
     .executeTakeFirst();
   return row?.id ?? null;
+}
+
+/**
+ * What an importer needs to know of nodes it is about to write, by id (absent: not a node of the
+ * workspace): the digest of their content (migration 0031), to tell which ones a write changed, and
+ * their source, which a write from another source should not erase (a Terraform source makes patches possible).
+ */
+export async function nodeStates(db: Kysely<Database>, scope: Scope, ids: string[]): Promise<Map<string, { content_hash: string; source: NodeSource | null }>> {
+  const unique = [...new Set(ids)];
+  const out = new Map<string, { content_hash: string; source: NodeSource | null }>();
+  for (let i = 0; i < unique.length; i += 5000) {
+    const rows = await db
+      .selectFrom('nodes')
+      .select(['id', 'content_hash', 'source'])
+      .where('tenant_id', '=', scope.tenantId)
+      .where('workspace_id', '=', scope.workspaceId)
+      .where('id', '=', (eb) => eb.fn.any(eb.val(unique.slice(i, i + 5000))))
+      .execute();
+    for (const row of rows) out.set(row.id, { content_hash: row.content_hash, source: row.source as NodeSource | null });
+  }
+  return out;
 }

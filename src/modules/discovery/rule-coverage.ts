@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import { lookupTable } from '../../platform/lookup-table.js';
+import { projectPath } from '../../platform/paths.js';
+import { builtinRules, propertyModel, type Rule } from '../compliance/index.js';
+import { MAPPED_TYPES } from './terraform-state.js';
+
+/**
+ * Which source can give each built-in rule the resources it evaluates (issue 27, item 3): the `aws`
+ * plugin, the Terraform state plugin, or an AWS Config import. Built from the code and the content,
+ * so docs/coverage.md (generated from it) and its test follow every new rule and every new type a
+ * plugin reads. Used by the docs and their test only, never at run time.
+ */
+
+export type Provider = 'aws plugin' | 'Terraform state' | 'AWS Config import';
+
+export interface RuleCoverage {
+  rule: string;
+  nodeType: string;
+  configType: string | null;
+  providers: Provider[];
+  /** Why a provider that has the type cannot give what the rule reads. */
+  notes: string[];
+}
+
+/**
+ * Property paths only the aws plugin writes (content/aws-config-schema/SOURCES.md, "Additions", second
+ * kind): an AWS Config item or a Terraform state never holds them, so a rule reading one is
+ * provided by the aws plugin alone.
+ */
+export const PLUGIN_ONLY_PATHS = lookupTable<string>({
+  'supplementaryConfiguration.CredentialReport': "IAM's credential report (GetCredentialReport), which neither AWS Config nor a Terraform state holds",
+});
+
+/**
+ * The AWS Config types the aws plugin writes: the `configType` of every node it builds in aws.ts.
+ * Read from the plugin's source, so a service added there shows here without a list to keep.
+ */
+export function awsPluginConfigTypes(source = readFileSync(projectPath('src', 'modules', 'discovery', 'aws.ts'), 'utf8')): string[] {
+  return [...new Set([...source.matchAll(/configType:\s*'(AWS::[A-Za-z0-9]+::[A-Za-z0-9]+)'/g)].map((m) => m[1]!))].sort();
+}
+
+/** The AWS Config types the Terraform state plugin maps, with the Terraform resource types mapped to each. */
+export function terraformConfigTypes(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [tfType, mapping] of Object.entries(MAPPED_TYPES)) out.set(mapping.configType, [...(out.get(mapping.configType) ?? []), tfType]);
+  return out;
+}
+
+/** A rule reads a path only the aws plugin writes. */
+function pluginOnlyReads(rule: Rule): string[] {
+  const reads = rule.definition?.reads ?? [];
+  return Object.entries(PLUGIN_ONLY_PATHS)
+    .filter(([path]) => reads.some((r) => r === path || r.startsWith(`${path}.`)))
+    .map(([, why]) => why);
+}
+
+export function ruleCoverage(rules: Rule[] = builtinRules()): RuleCoverage[] {
+  const plugin = new Set(awsPluginConfigTypes());
+  const terraform = terraformConfigTypes();
+  const model = propertyModel();
+  return rules.map((rule) => {
+    const configType = rule.definition?.config_resource_type ?? null;
+    const onlyPlugin = pluginOnlyReads(rule);
+    const providers: Provider[] = [];
+    const notes: string[] = [];
+    if (configType && plugin.has(configType)) providers.push('aws plugin');
+    // A path only the plugin writes rules out the other sources, even when they have the type.
+    if (configType && terraform.has(configType) && onlyPlugin.length === 0) providers.push('Terraform state');
+    if (configType && model.hasResourceType(configType) && onlyPlugin.length === 0) providers.push('AWS Config import');
+    if (onlyPlugin.length) notes.push(`reads ${onlyPlugin.join('; ')}`);
+    return { rule: rule.id, nodeType: rule.resource_type, configType, providers, notes };
+  });
+}
+
+const mark = (yes: boolean, detail = '') => (yes ? `yes${detail}` : '—');
+
+function typeTable(rows: RuleCoverage[]): string[] {
+  const plugin = new Set(awsPluginConfigTypes());
+  const terraform = terraformConfigTypes();
+  const byType = new Map<string, RuleCoverage[]>();
+  for (const r of rows) byType.set(r.nodeType, [...(byType.get(r.nodeType) ?? []), r]);
+  const lines = ['| Node type | AWS Config type | Rules | aws plugin | Terraform state | AWS Config import |', '|---|---|---|---|---|---|'];
+  for (const [nodeType, list] of [...byType].sort(([a], [b]) => a.localeCompare(b))) {
+    const configType = list[0]!.configType;
+    const tf = configType ? terraform.get(configType) : undefined;
+    const importable = list.some((r) => r.providers.includes('AWS Config import'));
+    const notImported = list.filter((r) => !r.providers.includes('AWS Config import')).length;
+    const partial = importable && notImported ? ` (${notImported} of the rules read what only the aws plugin writes)` : '';
+    lines.push(
+      `| \`${nodeType}\` | ${configType ? `\`${configType}\`` : '—'} | ${list.length} | ${mark(configType !== null && plugin.has(configType))} | ${mark(tf !== undefined, tf ? ` (${tf.map((t) => `\`${t}\``).join(', ')})` : '')} | ${mark(importable, partial)} |`,
+    );
+  }
+  return lines;
+}
+
+function ruleTable(rows: RuleCoverage[]): string[] {
+  const lines = ['| Rule | Node type | Provided by | Note |', '|---|---|---|---|'];
+  for (const r of rows) {
+    const note = r.notes.join('; ');
+    lines.push(`| \`${r.rule}\` | \`${r.nodeType}\` | ${r.providers.join(', ') || '**nothing**'} |${note ? ` ${note} ` : ' '}|`);
+  }
+  return lines;
+}
+
+/** The rule types the aws plugin does not read: issue 27 item 3's work list. */
+export function pluginGaps(rows: RuleCoverage[]): Array<{ nodeType: string; rules: number }> {
+  const counts = new Map<string, number>();
+  for (const r of rows) if (!r.providers.includes('aws plugin')) counts.set(r.nodeType, (counts.get(r.nodeType) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([nodeType, rules]) => ({ nodeType, rules }));
+}
+
+export function coverageMarkdown(rows: RuleCoverage[] = ruleCoverage()): string {
+  const gaps = pluginGaps(rows);
+  const count = (p: Provider) => rows.filter((r) => r.providers.includes(p)).length;
+  return [
+    '# Rule coverage',
+    '',
+    '<!-- Generated by src/modules/discovery/rule-coverage.ts: do not edit. Regenerate with',
+    '     UPDATE_COVERAGE=1 npx vitest run --project unit src/modules/discovery/rule-coverage.unit.test.ts -->',
+    '',
+    'Which source can put into the graph the resources each built-in rule (`content/rules/aws/*.yaml`) evaluates. A rule',
+    'evaluates the nodes of one type; the nodes come from a discovery job (the `aws` plugin reading an account, the',
+    '`terraform-state` plugin reading a state) or from an import of AWS Config output (`POST /imports`, format `aws-config`),',
+    'which gives every AWS Config resource type. The Terraform state plugin fills the attributes its mapping knows',
+    '(`src/modules/discovery/terraform-state.ts`); a rule reading a property the source did not give judges the resource',
+    'as its `when_missing` says. Host rules (`content/rules/host/`) read the agents\' reports, not the graph, and are not listed.',
+    '',
+    `${rows.length} rules on ${new Set(rows.map((r) => r.nodeType)).size} node types: the aws plugin provides ${count('aws plugin')}, Terraform state ${count('Terraform state')}, AWS Config imports ${count('AWS Config import')}; ${rows.filter((r) => r.providers.length === 0).length} have no source.`,
+    '',
+    '## By node type',
+    '',
+    ...typeTable(rows),
+    '',
+    '## Types the aws plugin does not read yet',
+    '',
+    `The plugin reads ${awsPluginConfigTypes().length} AWS Config types (\`src/modules/discovery/aws.ts\`). Rules on these types fire on a real account only through Terraform state or an AWS Config import:`,
+    '',
+    ...gaps.map((g) => `- \`${g.nodeType}\` (${g.rules} ${g.rules === 1 ? 'rule' : 'rules'})`),
+    '',
+    '## By rule',
+    '',
+    ...ruleTable(rows),
+    '',
+  ].join('\n');
+}
