@@ -9,7 +9,7 @@ import './tables.js';
 import { cvss3BaseScore, cvssSeverity } from './cvss.js';
 import { CVE_ID } from './import/records.js';
 import { SOURCES } from './import/detect.js';
-import { displayLocation, parseSourceSpecs, SYNC_SCHEDULE } from './sync.js';
+import { displayLocation, parseSourceSpecs, SYNC_SCHEDULE } from './sync-job.js';
 import { NO_PACKAGE_ADVISORIES } from './matching/coverage.js';
 import { outboundPolicyOf } from '../../platform/outbound/index.js';
 import { lookupTable } from '../../platform/lookup-table.js';
