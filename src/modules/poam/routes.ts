@@ -31,6 +31,7 @@ function attachment(filename: string): string {
 }
 
 /** POA&M items: CRUD, status flow, comments, evidence, summary, overdue and exports. */
+// eslint-disable-next-line max-lines-per-function -- the module's route table, one short handler per route; splitting it into <thing>-routes.ts files is a follow-up of issue 26 not done in time
 export const poamRoutes: RoutePlugin = async (app, { deps }) => {
   // Registered here, so only these routes parse multipart bodies.
   await app.register(multipart, {

@@ -38,6 +38,7 @@ const ID_CHUNK = 20_000;
  * count and time. Besides the reached nodes it answers what they hold: node types, active findings
  * by severity, and the applications and business services hit.
  */
+// eslint-disable-next-line max-lines-per-function -- one algorithm over shared local state; not split in time (issue 26 follow-up)
 export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
 
