@@ -44,6 +44,13 @@ export default tseslint.config(
     },
   },
   {
+    // Long functions hide their steps (issue 26): a function over 150 lines is split into named steps.
+    // The ones not split yet carry a disable comment saying why.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     // Module boundaries (issue 26, eslint/module-boundaries.js): another module only through its
     // index.ts; the platform imports no module and not src/deps.ts. Tests may reach internals.
     files: ['src/modules/**/*.ts', 'src/platform/**/*.ts'],

@@ -8,7 +8,7 @@ import { createStderrLogger } from '../platform/logger.js';
 import { isSource } from '../modules/vulndb/import/detect.js';
 import { importLocation, type ImportResult } from '../modules/vulndb/import/importer.js';
 import { importLimitsOf } from '../modules/vulndb/import/archive.js';
-import { runSync } from '../modules/vulndb/sync.js';
+import { runSync } from '../modules/vulndb/sync-job.js';
 import { createVulnService } from '../modules/vulndb/service.js';
 import type { VulnSource } from '../modules/vulndb/tables.js';
 import { isUrl, listDataFiles, localPath, locationKind } from '../modules/vulndb/import/input.js';

@@ -6,7 +6,7 @@ import { putNodes } from '../harness/graph.js';
 import { audit, events, fixtureNode } from '../harness/compliance.js';
 import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
 import { reconcileKevSeverities } from '../../src/modules/vulndb/escalation.js';
-import { sweepSlaBreaches } from '../../src/modules/compliance/sla/sla-sweeper.js';
+import { sweepSlaBreaches } from '../../src/modules/compliance/sla/sla-breach-job.js';
 import { Scheduler } from '../../src/platform/jobs/scheduler.js';
 import { testDns } from '../integrations/helpers.js';
 

@@ -5,7 +5,7 @@ import { createDatabaseForChild, dbKind } from '../harness/database.js';
 import { startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { api, until } from '../harness/remote.js';
 import { fixtureNode } from '../harness/compliance.js';
-import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery.js';
+import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery-job.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
 import { assertNoFaultDamage, expectHonestHealth, watchHealth } from '../harness/fault-checks.js';
 import { reply, startReceiver, type Receiver } from './helpers.js';

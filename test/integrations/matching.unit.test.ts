@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { factsOf, matches, needsLookup, type Candidate } from '../../src/modules/integrations/matching.js';
 import { mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, joinSecrets } from '../../src/modules/integrations/config.js';
 import { SecretBox } from '../../src/platform/crypto/secret-box.js';
-import { retryAfterMs } from '../../src/modules/integrations/delivery.js';
+import { retryAfterMs } from '../../src/modules/integrations/delivery-job.js';
 import { truncate } from '../../src/modules/integrations/http-client.js';
 
 const candidate = (overrides: Partial<Candidate> = {}): Candidate => ({

@@ -9,7 +9,7 @@ import { createMetrics } from '../../src/platform/metrics.js';
 import { assembleDeps, createWorker } from '../../src/runtime.js';
 import type { JobRow } from '../../src/platform/jobs/queue.js';
 import { DELIVER_JOB, dispatch } from '../../src/modules/integrations/dispatcher.js';
-import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery.js';
+import { DELIVERY_LEASE_MS } from '../../src/modules/integrations/delivery-job.js';
 import { verifyWebhook } from '../../src/modules/integrations/receiver.js';
 import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, removeIntegrations, startReceiver, waitFor, type Receiver } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestApp } from '../harness/app.js';
 import { buildTenant, call, fresh, type TenantFixture } from '../harness/identity.js';
-import { AUTO_DISABLE_WINDOW } from '../../src/modules/integrations/delivery.js';
+import { AUTO_DISABLE_WINDOW } from '../../src/modules/integrations/delivery-job.js';
 import { createDeliveryApp, createIntegration, deliveriesOf, emit, findingCreated, removeIntegrations, reply, startReceiver, type Receiver } from './helpers.js';
 
 /**

@@ -145,7 +145,7 @@ describe('SAML assertion consumer', () => {
     const id = /ID="(_a[0-9a-f]+)"/.exec(xml)![1]!;
     expect(await t.db.handle.db.selectFrom('sso_saml_assertions').select('assertion_id').where('assertion_id', '=', id).execute()).toHaveLength(1);
     t.clock.advance(10 * 60_000);
-    const { sweepSso } = await import('../../src/modules/sso/module.js');
+    const { sweepSso } = await import('../../src/modules/sso/sweep-job.js');
     await sweepSso(t.deps);
     expect(await t.db.handle.db.selectFrom('sso_saml_assertions').select('assertion_id').where('assertion_id', '=', id).execute()).toHaveLength(0);
   });

@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { call, loginAdmin, type Session } from '../harness/identity.js';
-import { runSync } from '../../src/modules/vulndb/sync.js';
+import { runSync } from '../../src/modules/vulndb/sync-job.js';
 import { count, KEV_JSON, NVD_FEED, NVD_ZIP, OSV_NPM_ZIP, osvEntries, readJson, scratchDir, silentLog, tarGzOf, vulndbModules, zipOf } from './helpers.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/modules/vulndb/import/detect.js';
 import { epssRow, kevRow, nvdRows, osvRows, parseEpssComment, RecordError } from '../../src/modules/vulndb/import/records.js';
-import { displayLocation } from '../../src/modules/vulndb/sync.js';
+import { displayLocation } from '../../src/modules/vulndb/sync-job.js';
 import { EPSS_KEV, KEV_CSV, KEV_JSON, NVD_FEED, OSV_NPM, readJson } from './helpers.js';
 
 const head = (path: string) => readFileSync(path).subarray(0, 65536).toString('utf8');

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../harness/app.js';
 import { call, fresh, loginAdmin } from '../harness/identity.js';
 import { Scheduler } from '../../src/platform/jobs/scheduler.js';
 import { vulndbModule } from '../../src/modules/vulndb/module.js';
-import { OFFICIAL_SOURCES, parseSourceSpecs } from '../../src/modules/vulndb/sync.js';
+import { OFFICIAL_SOURCES, parseSourceSpecs } from '../../src/modules/vulndb/sync-job.js';
 import { createOutboundPolicy } from '../../src/platform/outbound/index.js';
 import { count, EPSS_KEV, EPSS_SAMPLE_GZ, KEV_JSON, NVD_FEED, OSV_NPM, readJson, scratchDir, silentLog, vulndbModules } from './helpers.js';
 

@@ -1,22 +1,8 @@
 import type { Module } from '../module.js';
-import type { JobDefinition } from '../../platform/jobs/definition.js';
 import { hostRules } from './host-rules.js';
 import { agentRoutes } from './routes.js';
+import { PRUNE_JOB, pruneJob } from './prune-job.js';
 import './tables.js';
-
-export const PRUNE_JOB = 'agents.prune-reports';
-/** Received-report log rows are kept this long (hosts report every 5 minutes: 8,640 rows per host). */
-export const REPORT_LOG_RETENTION_MS = 30 * 24 * 3600_000;
-
-const pruneJob = (): JobDefinition => ({
-  kind: PRUNE_JOB,
-  maxAttempts: 3,
-  async run(_payload, ctx) {
-    const cutoff = new Date(ctx.clock.now().getTime() - REPORT_LOG_RETENTION_MS);
-    const result = await ctx.db.deleteFrom('agent_reports').where('received_at', '<', cutoff).executeTakeFirst();
-    return { deleted: Number(result.numDeletedRows) };
-  },
-});
 
 /**
  * Host agent reports (issue 9): `POST /api/v1/agents/{agentID}/report` (gzip JSON, API key with

@@ -7,7 +7,7 @@ import { auditJob } from './audit/audit-job.js';
 import { historyJob, historySchedule } from './history/history-job.js';
 import { historyRoutes } from './history/routes.js';
 import { readModelCheckRoutes } from './rollups/check-routes.js';
-import { slaBreachJob, slaBreachSchedule } from './sla/sla-sweeper.js';
+import { slaBreachJob, slaBreachSchedule } from './sla/sla-breach-job.js';
 import { builtinRules } from './rule-catalog.js';
 import { frameworks } from './frameworks.js';
 import { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';

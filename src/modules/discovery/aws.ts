@@ -125,318 +125,368 @@ const inlinePolicies = (list: unknown) => (Array.isArray(list) ? list : []).map(
 export const CREDENTIAL_REPORT_POLLS = 15;
 export const CREDENTIAL_REPORT_POLL_MS = 2000;
 
-export async function awsInventory(config: AwsConfig, options: AwsPluginOptions = {}, signal?: AbortSignal): Promise<Inventory> {
+/**
+ * What the steps of one inventory share: the nodes and edge references read so far, the warnings,
+ * the account being read, and the SDK calls (paginated `all`, optional-configuration `one`).
+ */
+interface AwsReader {
+  nodes: NodeRecord[];
+  counts: Record<string, number>;
+  warnings: string[];
+  /** Native ids and ARNs to node ids, for the edges. */
+  lookup: Map<string, string>;
+  links: Array<{ source: string; ref: string; type: string }>;
+  account: string | null;
+  signal: AbortSignal | undefined;
+  /** Records a node under its lookup keys; returns its id. */
+  add(node: NodeRecord, ...keys: Array<string | undefined | null>): string;
+  /** An edge of `type` from `source` to whatever `refs` name, resolved once everything is read. */
+  refer(source: string, refs: unknown, type: string): void;
+  clientFor(service: AwsService, region: string): Promise<{ mod: Any; client: SdkClient }>;
+  all(service: AwsService, region: string, command: string, input?: Any): Promise<Any[]>;
+  one(service: AwsService, region: string, command: string, input: Any, what: string): Promise<Any | null>;
+}
+
+/**
+ * The next page's request token of a list call, by the API's convention: EC2's NextToken; ELB,
+ * ELBv2 and Lambda answer NextMarker for the request's Marker; IAM answers Marker with IsTruncated
+ * (IsTruncated false ends the list); RDS answers Marker alone, present only while pages remain;
+ * S3's ListBuckets a ContinuationToken.
+ */
+function nextPage(out: Any): Any | null {
+  if (out.NextToken) return { NextToken: out.NextToken };
+  if (out.NextMarker) return { Marker: out.NextMarker };
+  if (out.Marker && out.IsTruncated !== false) return { Marker: out.Marker };
+  if (out.ContinuationToken) return { ContinuationToken: out.ContinuationToken };
+  return null;
+}
+
+function awsReader(config: AwsConfig, options: AwsPluginOptions, signal: AbortSignal | undefined): AwsReader {
   const load = options.loadSdk ?? defaultLoadSdk;
+  const byId = new Map<string, NodeRecord>();
+  const clients = new Map<string, { mod: Any; client: SdkClient }>();
+  const r: AwsReader = {
+    nodes: [],
+    counts: {},
+    warnings: [],
+    lookup: new Map<string, string>(),
+    links: [],
+    account: config.account_id ?? null,
+    signal,
+    add(node, ...keys) {
+      // Two different resources under one id (two roles recorded with the same RoleId, as CloudMapper's
+      // demo account has) would leave only the last: the later one is kept under its ARN instead.
+      const arn = (node.properties as Any).arn as string | undefined;
+      const prior = byId.get(node.id);
+      const priorArn = prior && ((prior.properties as Any).arn as string | undefined);
+      if (arn && priorArn && priorArn !== arn) {
+        r.warnings.push(`${node.type} ${node.native_id} is the id of both ${priorArn} and ${arn}; the second is kept under its ARN`);
+        node.id = `aws:${node.region}:${node.type}:${arn}`;
+      }
+      byId.set(node.id, node);
+      r.nodes.push(node);
+      r.counts[node.type] = (r.counts[node.type] ?? 0) + 1;
+      for (const k of keys) if (k) r.lookup.set(k, node.id);
+      return node.id;
+    },
+    refer(source, refs, type) {
+      for (const ref of Array.isArray(refs) ? refs : [refs]) if (typeof ref === 'string' && ref) r.links.push({ source, ref, type });
+    },
+    async clientFor(service, region) {
+      const key = `${service}|${region}`;
+      if (!clients.has(key)) {
+        const spec = AWS_SERVICES[service];
+        // Every client package is a dependency: one missing is a broken install, not a service to skip
+        // (reading the account without it would drop that service's resources from the graph).
+        let mod: Any | null;
+        try {
+          mod = await load(spec.pkg);
+        } catch (error) {
+          throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} failed to load (${(error as Error).message}); reinstall the dependencies (npm ci)`);
+        }
+        if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
+        const client = new mod[spec.client]({
+          region,
+          ...(options.credentials ? { credentials: options.credentials } : {}),
+          // Path-style S3 requests: a bucket name cannot be a host name of a loopback endpoint.
+          ...(options.endpoint ? { endpoint: options.endpoint, ...(service === 's3' ? { forcePathStyle: true } : {}) } : {}),
+        }) as SdkClient;
+        options.configureClient?.(client, service, region);
+        clients.set(key, { mod, client });
+      }
+      return clients.get(key)!;
+    },
+    /** Every page of a list call (see nextPage for the conventions). */
+    async all(service, region, command, input = {}) {
+      const c = await r.clientFor(service, region);
+      const pages: Any[] = [];
+      const seen = new Set<string>();
+      let next: Any = { ...input };
+      for (let page = 0; page < 1000; page++) {
+        signal?.throwIfAborted();
+        const out = await c.client.send(new c.mod[`${command}Command`](next), { abortSignal: signal });
+        pages.push(out);
+        const token = nextPage(out);
+        // A token seen before would read the same pages again, without end.
+        const key = token && JSON.stringify(token);
+        if (!key || seen.has(key)) break;
+        seen.add(key);
+        next = { ...input, ...token };
+      }
+      return pages;
+    },
+    /**
+     * One call for a resource's optional configuration. Absent configuration (no policy, no encryption
+     * rule: NoSuch…/…NotFound) is null; a refused call (AccessDenied, a call the endpoint does not
+     * implement) is null too, with a warning, so one unreadable bucket policy does not fail the job.
+     */
+    async one(service, region, command, input, what) {
+      const c = await r.clientFor(service, region);
+      signal?.throwIfAborted();
+      try {
+        return await c.client.send(new c.mod[`${command}Command`](input));
+      } catch (error) {
+        const name = (error as { name?: string }).name ?? '';
+        if (/NoSuch|NotFound/.test(name)) return null;
+        if (/AccessDenied|NotImplemented|MethodNotAllowed|UnsupportedOperation|AuthorizationError/.test(name)) {
+          r.warnings.push(`${service} ${command} ${what}: ${name}`);
+          return null;
+        }
+        throw error;
+      }
+    },
+  };
+  return r;
+}
+
+export async function awsInventory(config: AwsConfig, options: AwsPluginOptions = {}, signal?: AbortSignal): Promise<Inventory> {
   const regions = config.regions?.length ? config.regions : ['us-east-1'];
   const wanted = (config.services?.length ? config.services : Object.keys(AWS_SERVICES)) as AwsService[];
-  const nodes: NodeRecord[] = [];
-  const edges: EdgeRecord[] = [];
-  const counts: Record<string, number> = {};
-  const warnings: string[] = [];
-  const lookup = new Map<string, string>();
-  const links: Array<{ source: string; ref: string; type: string }> = [];
-  let account = config.account_id ?? null;
-
-  const byId = new Map<string, NodeRecord>();
-  const add = (node: NodeRecord, ...keys: Array<string | undefined | null>) => {
-    // Two different resources under one id (two roles recorded with the same RoleId, as CloudMapper's
-    // demo account has) would leave only the last: the later one is kept under its ARN instead.
-    const arn = (node.properties as Any).arn as string | undefined;
-    const prior = byId.get(node.id);
-    const priorArn = prior && ((prior.properties as Any).arn as string | undefined);
-    if (arn && priorArn && priorArn !== arn) {
-      warnings.push(`${node.type} ${node.native_id} is the id of both ${priorArn} and ${arn}; the second is kept under its ARN`);
-      node.id = `aws:${node.region}:${node.type}:${arn}`;
-    }
-    byId.set(node.id, node);
-    nodes.push(node);
-    counts[node.type] = (counts[node.type] ?? 0) + 1;
-    for (const k of keys) if (k) lookup.set(k, node.id);
-    return node.id;
-  };
-  const refer = (source: string, refs: unknown, type: string) => {
-    for (const ref of Array.isArray(refs) ? refs : [refs]) if (typeof ref === 'string' && ref) links.push({ source, ref, type });
-  };
-
-  const clients = new Map<string, { mod: Any; client: SdkClient }>();
-  async function clientFor(service: AwsService, region: string) {
-    const key = `${service}|${region}`;
-    if (!clients.has(key)) {
-      const spec = AWS_SERVICES[service];
-      // Every client package is a dependency: one missing is a broken install, not a service to skip
-      // (reading the account without it would drop that service's resources from the graph).
-      let mod: Any | null;
-      try {
-        mod = await load(spec.pkg);
-      } catch (error) {
-        throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} failed to load (${(error as Error).message}); reinstall the dependencies (npm ci)`);
-      }
-      if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
-      const client = new mod[spec.client]({
-        region,
-        ...(options.credentials ? { credentials: options.credentials } : {}),
-        // Path-style S3 requests: a bucket name cannot be a host name of a loopback endpoint.
-        ...(options.endpoint ? { endpoint: options.endpoint, ...(service === 's3' ? { forcePathStyle: true } : {}) } : {}),
-      }) as SdkClient;
-      options.configureClient?.(client, service, region);
-      clients.set(key, { mod, client });
-    }
-    return clients.get(key)!;
-  }
-
-  /**
-   * The next page's request token of a list call, by the API's convention: EC2's NextToken; ELB,
-   * ELBv2 and Lambda answer NextMarker for the request's Marker; IAM answers Marker with IsTruncated
-   * (IsTruncated false ends the list); RDS answers Marker alone, present only while pages remain;
-   * S3's ListBuckets a ContinuationToken.
-   */
-  function nextPage(out: Any): Any | null {
-    if (out.NextToken) return { NextToken: out.NextToken };
-    if (out.NextMarker) return { Marker: out.NextMarker };
-    if (out.Marker && out.IsTruncated !== false) return { Marker: out.Marker };
-    if (out.ContinuationToken) return { ContinuationToken: out.ContinuationToken };
-    return null;
-  }
-
-  /** Every page of a list call (see nextPage for the conventions). */
-  async function all(service: AwsService, region: string, command: string, input: Any = {}): Promise<Any[]> {
-    const c = await clientFor(service, region);
-    const pages: Any[] = [];
-    const seen = new Set<string>();
-    let next: Any = { ...input };
-    for (let page = 0; page < 1000; page++) {
-      signal?.throwIfAborted();
-      const out = await c.client.send(new c.mod[`${command}Command`](next), { abortSignal: signal });
-      pages.push(out);
-      const token = nextPage(out);
-      // A token seen before would read the same pages again, without end.
-      const key = token && JSON.stringify(token);
-      if (!key || seen.has(key)) break;
-      seen.add(key);
-      next = { ...input, ...token };
-    }
-    return pages;
-  }
-  /**
-   * One call for a resource's optional configuration. Absent configuration (no policy, no encryption
-   * rule: NoSuch…/…NotFound) is null; a refused call (AccessDenied, a call the endpoint does not
-   * implement) is null too, with a warning, so one unreadable bucket policy does not fail the job.
-   */
-  async function one(service: AwsService, region: string, command: string, input: Any, what: string): Promise<Any | null> {
-    const c = await clientFor(service, region);
-    signal?.throwIfAborted();
-    try {
-      return await c.client.send(new c.mod[`${command}Command`](input));
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? '';
-      if (/NoSuch|NotFound/.test(name)) return null;
-      if (/AccessDenied|NotImplemented|MethodNotAllowed|UnsupportedOperation|AuthorizationError/.test(name)) {
-        warnings.push(`${service} ${command} ${what}: ${name}`);
-        return null;
-      }
-      throw error;
-    }
-  }
+  const r = awsReader(config, options, signal);
 
   for (const service of wanted) {
     if (!Object.hasOwn(AWS_SERVICES, service)) {
-      warnings.push(`unknown service ${service}`);
+      r.warnings.push(`unknown service ${service}`);
       continue;
     }
     // Loads every wanted client before the first call: a missing package fails the job at once.
-    await clientFor(service, regions[0]!);
+    await r.clientFor(service, regions[0]!);
   }
 
   for (const region of regions) {
-    if (wanted.includes('ec2')) {
-      for (const page of await all('ec2', region, 'DescribeVpcs')) {
-        for (const v of page.Vpcs ?? []) {
-          account ??= v.OwnerId ?? null;
-          const tags = tagObject(v.Tags);
-          add(awsNode({ configType: 'AWS::EC2::VPC', nativeId: v.VpcId, name: nameTag(tags, v.VpcId), region, account: v.OwnerId ?? account, configuration: configCase(v) as Any, tags }), v.VpcId);
-        }
-      }
-      for (const page of await all('ec2', region, 'DescribeSubnets')) {
-        for (const s of page.Subnets ?? []) {
-          const tags = tagObject(s.Tags);
-          const id = add(awsNode({ configType: 'AWS::EC2::Subnet', nativeId: s.SubnetId, name: nameTag(tags, s.SubnetId), region, account: s.OwnerId ?? account, configuration: configCase(s) as Any, tags, relationships: [{ resourceType: 'AWS::EC2::VPC', resourceId: s.VpcId, relationshipName: 'Is contained in Vpc' }] }), s.SubnetId);
-          refer(id, s.VpcId, 'in_vpc');
-        }
-      }
-      for (const page of await all('ec2', region, 'DescribeSecurityGroups')) {
-        for (const g of page.SecurityGroups ?? []) {
-          const tags = tagObject(g.Tags);
-          const configuration = { ...(configCase(g) as Any), ipPermissions: sgRules(g.IpPermissions), ipPermissionsEgress: sgRules(g.IpPermissionsEgress) };
-          const id = add(awsNode({ configType: 'AWS::EC2::SecurityGroup', nativeId: g.GroupId, name: g.GroupName ?? g.GroupId, region, account: g.OwnerId ?? account, configuration, tags }), g.GroupId);
-          for (const rule of g.IpPermissions ?? []) refer(id, (rule.UserIdGroupPairs ?? []).map((p: Any) => p.GroupId), 'allows_from');
-        }
-      }
-      for (const page of await all('ec2', region, 'DescribeInstances')) {
-        for (const reservation of page.Reservations ?? []) {
-          for (const i of reservation.Instances ?? []) {
-            const tags = tagObject(i.Tags);
-            const id = add(awsNode({ configType: 'AWS::EC2::Instance', nativeId: i.InstanceId, name: nameTag(tags, i.InstanceId), region: regionOfZone(i.Placement?.AvailabilityZone) ?? region, account: reservation.OwnerId ?? account, configuration: configCase(i) as Any, tags }), i.InstanceId);
-            refer(id, (i.SecurityGroups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
-            refer(id, i.IamInstanceProfile?.Arn, 'has_instance_profile');
-          }
-        }
-      }
-      for (const page of await all('ec2', region, 'DescribeNetworkInterfaces')) {
-        for (const n of page.NetworkInterfaces ?? []) {
-          const tags = tagObject(n.TagSet);
-          const id = add(awsNode({ configType: 'AWS::EC2::NetworkInterface', nativeId: n.NetworkInterfaceId, name: nameTag(tags, n.NetworkInterfaceId), region, account: n.OwnerId ?? account, configuration: configCase(n) as Any, tags }), n.NetworkInterfaceId);
-          refer(id, (n.Groups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
-          refer(id, n.Attachment?.InstanceId, 'attached_to');
-        }
-      }
-    }
-    if (wanted.includes('elbv2')) {
-      for (const page of await all('elbv2', region, 'DescribeLoadBalancers')) {
-        for (const lb of page.LoadBalancers ?? []) {
-          const id = add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer', nativeId: lb.LoadBalancerArn, name: lb.LoadBalancerName, region, account: arnParts(lb.LoadBalancerArn).account ?? account, arn: lb.LoadBalancerArn, configuration: configCase(lb) as Any }), lb.LoadBalancerArn);
-          refer(id, lb.SecurityGroups, 'uses_security_group');
-        }
-      }
-    }
-    if (wanted.includes('elb')) {
-      for (const page of await all('elb', region, 'DescribeLoadBalancers')) {
-        for (const lb of page.LoadBalancerDescriptions ?? []) {
-          const configuration = { ...(configCase(lb) as Any), vpcId: lb.VPCId };
-          const id = add(awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account, configuration }), `elb:${lb.LoadBalancerName}`);
-          refer(id, lb.SecurityGroups, 'uses_security_group');
-          refer(id, (lb.Instances ?? []).map((i: Any) => i.InstanceId), 'routes_to');
-        }
-      }
-    }
-    if (wanted.includes('rds')) {
-      for (const page of await all('rds', region, 'DescribeDBInstances')) {
-        for (const db of page.DBInstances ?? []) {
-          const nativeId = db.DbiResourceId ?? db.DBInstanceIdentifier;
-          const id = add(awsNode({ configType: 'AWS::RDS::DBInstance', nativeId, name: db.DBInstanceIdentifier, region, account: arnParts(db.DBInstanceArn).account ?? account, arn: db.DBInstanceArn ?? null, configuration: configCase(db) as Any }), nativeId, db.DBInstanceArn);
-          refer(id, (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
-        }
-      }
-    }
-    if (wanted.includes('lambda')) {
-      for (const page of await all('lambda', region, 'ListFunctions')) {
-        for (const f of page.Functions ?? []) {
-          const configuration = { ...(configCase(f) as Any), kmskeyArn: f.KMSKeyArn };
-          const id = add(awsNode({ configType: 'AWS::Lambda::Function', nativeId: f.FunctionName, name: f.FunctionName, region, account: arnParts(f.FunctionArn).account ?? account, arn: f.FunctionArn, configuration }), f.FunctionArn);
-          refer(id, f.Role, 'assumes_role');
-          refer(id, f.VpcConfig?.SecurityGroupIds, 'uses_security_group');
-        }
-      }
-    }
+    if (wanted.includes('ec2')) await readEc2(r, region);
+    if (wanted.includes('elbv2')) await readElbv2(r, region);
+    if (wanted.includes('elb')) await readElb(r, region);
+    if (wanted.includes('rds')) await readRds(r, region);
+    if (wanted.includes('lambda')) await readLambda(r, region);
   }
 
   // Global services, read once from the first region.
   const home = regions[0]!;
-  if (wanted.includes('s3')) {
-    for (const page of await all('s3', home, 'ListBuckets')) {
-      for (const b of page.Buckets ?? []) {
-        const get = (command: string) => one('s3', home, command, { Bucket: b.Name }, b.Name);
-        const location = await get('GetBucketLocation');
-        // us-east-1 answers an empty constraint; EU is the legacy name of eu-west-1.
-        const constraint = location?.LocationConstraint || 'us-east-1';
-        const region = constraint === 'EU' ? 'eu-west-1' : constraint;
-        const acl = await get('GetBucketAcl');
-        const policy = await get('GetBucketPolicy');
-        const encryption = await get('GetBucketEncryption');
-        const versioning = await get('GetBucketVersioning');
-        const supplementary: Any = {};
-        if (acl) supplementary.AccessControlList = JSON.stringify(configCase({ Owner: acl.Owner, Grants: acl.Grants }));
-        if (policy?.Policy) supplementary.BucketPolicy = { policyText: policy.Policy };
-        if (encryption?.ServerSideEncryptionConfiguration) supplementary.ServerSideEncryptionConfiguration = configCase(encryption.ServerSideEncryptionConfiguration);
-        if (versioning) supplementary.BucketVersioningConfiguration = { status: versioning.Status ?? 'Off', isMfaDeleteEnabled: versioning.MFADelete === 'Enabled' };
-        add(awsNode({ configType: 'AWS::S3::Bucket', nativeId: b.Name, name: b.Name, region, account, configuration: { name: b.Name, creationDate: configCase(b.CreationDate), owner: configCase(page.Owner) as Any }, supplementaryConfiguration: supplementary }), `arn:aws:s3:::${b.Name}`);
-      }
-    }
-  }
-  /**
-   * IAM's credential report (access keys, console passwords, MFA, the root user), generated when
-   * needed. Null, with a warning, when it cannot be had: the user nodes then carry no
-   * CredentialReport and the rules that read it report them as not evaluated.
-   */
-  async function credentialReport(): Promise<Map<string, CredentialReport> | null> {
-    const poll = options.credentialReportPoll ?? { attempts: CREDENTIAL_REPORT_POLLS, intervalMs: CREDENTIAL_REPORT_POLL_MS };
-    for (let attempt = 1; ; attempt++) {
-      const generated = await one('iam', home, 'GenerateCredentialReport', {}, 'the account');
-      if (!generated) return null;
-      if (generated.State === 'COMPLETE') break;
-      if (attempt >= poll.attempts) {
-        warnings.push(`iam GenerateCredentialReport: the credential report was still ${generated.State ?? 'not ready'} after ${attempt} requests; users are read without it`);
-        return null;
-      }
-      await sleep(poll.intervalMs, undefined, { signal });
-    }
-    const c = await clientFor('iam', home);
-    signal?.throwIfAborted();
-    try {
-      const out = await c.client.send(new c.mod.GetCredentialReportCommand({}), { abortSignal: signal });
-      return parseCredentialReport(Buffer.from(out.Content ?? []).toString('utf8'), out.GeneratedTime ?? new Date(0));
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? '';
-      // Not present, expired or not ready (IAM's three report errors), or refused: read users without it.
-      if (/CredentialReport|AccessDenied|NotImplemented|UnsupportedOperation/.test(name)) {
-        warnings.push(`iam GetCredentialReport the account: ${name}; users are read without the credential report`);
-        return null;
-      }
-      throw error;
-    }
-  }
+  if (wanted.includes('s3')) await readS3(r, home);
+  if (wanted.includes('iam')) await readIam(r, home, options);
 
-  if (wanted.includes('iam')) {
-    const report = await credentialReport();
-    const reported = new Set<string>();
-    for (const page of await all('iam', home, 'GetAccountAuthorizationDetails')) {
-      for (const p of page.Policies ?? []) {
-        account ??= principalAccount(p.Arn);
-        const config = configCase(p) as Any;
-        config.policyVersionList = (p.PolicyVersionList ?? []).map((v: Any) => ({ ...(configCase(v) as Any), document: encodedDocument(v.Document) }));
-        add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? account, arn: p.Arn, configuration: config }), p.Arn);
-      }
-      for (const g of page.GroupDetailList ?? []) {
-        const config = { ...(configCase(g) as Any), groupPolicyList: inlinePolicies(g.GroupPolicyList) };
-        const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? account, arn: g.Arn, configuration: config }), g.Arn, `group:${g.GroupName}`);
-        refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
-      }
-      for (const u of page.UserDetailList ?? []) {
-        const config = { ...(configCase(u) as Any), userPolicyList: inlinePolicies(u.UserPolicyList) };
-        // IAM user names are unique regardless of case, so the report's row is the user's whatever its case.
-        const row = report?.get(String(u.UserName).toLowerCase());
-        if (row) reported.add(row.user.toLowerCase());
-        const supplementaryConfiguration = row ? { CredentialReport: row } : {};
-        const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? account, arn: u.Arn, configuration: config, supplementaryConfiguration, tags: tagObject(u.Tags) }), u.Arn);
-        refer(id, (u.GroupList ?? []).map((name: string) => `group:${name}`), 'member_of');
-        refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
-      }
-      for (const r of page.RoleDetailList ?? []) {
-        const config = {
-          ...(configCase(r) as Any),
-          assumeRolePolicyDocument: encodedDocument(r.AssumeRolePolicyDocument),
-          rolePolicyList: inlinePolicies(r.RolePolicyList),
-        };
-        const id = add(awsNode({ configType: 'AWS::IAM::Role', nativeId: r.RoleId, name: r.RoleName, region: 'global', account: principalAccount(r.Arn) ?? account, arn: r.Arn, configuration: config, tags: tagObject(r.Tags) }), r.Arn);
-        refer(id, (r.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
-        for (const profile of r.InstanceProfileList ?? []) lookup.set(profile.Arn, id);
-      }
-    }
-    // The report's other rows: the root user, which IAM lists nowhere else, and users the report
-    // knows and the authorization details did not (created between the two calls). Each gets a user
-    // node with what the report tells; the root user has no IAM policies, groups or inline policies.
-    for (const row of report?.values() ?? []) {
-      if (reported.has(row.user.toLowerCase())) continue;
-      const owner = principalAccount(row.arn) ?? account;
-      const root = row.user === ROOT_ROW;
-      const configuration: Any = { userName: row.user, arn: row.arn, createDate: row.userCreationTime, path: '/' };
-      if (root) Object.assign(configuration, { userId: owner, attachedManagedPolicies: [], userPolicyList: [], groupList: [] });
-      add(awsNode({ configType: 'AWS::IAM::User', nativeId: root ? (owner ?? ROOT_ROW) : `${owner ?? 'unknown'}:user/${row.user}`, name: row.user, region: 'global', account: owner, arn: row.arn, configuration, supplementaryConfiguration: { CredentialReport: row } }), row.arn);
+  return finishInventory(r, config);
+}
+
+async function readEc2(r: AwsReader, region: string): Promise<void> {
+  const { add, refer } = r;
+  for (const page of await r.all('ec2', region, 'DescribeVpcs')) {
+    for (const v of page.Vpcs ?? []) {
+      r.account ??= v.OwnerId ?? null;
+      const tags = tagObject(v.Tags);
+      add(awsNode({ configType: 'AWS::EC2::VPC', nativeId: v.VpcId, name: nameTag(tags, v.VpcId), region, account: v.OwnerId ?? r.account, configuration: configCase(v) as Any, tags }), v.VpcId);
     }
   }
+  for (const page of await r.all('ec2', region, 'DescribeSubnets')) {
+    for (const s of page.Subnets ?? []) {
+      const tags = tagObject(s.Tags);
+      const id = add(awsNode({ configType: 'AWS::EC2::Subnet', nativeId: s.SubnetId, name: nameTag(tags, s.SubnetId), region, account: s.OwnerId ?? r.account, configuration: configCase(s) as Any, tags, relationships: [{ resourceType: 'AWS::EC2::VPC', resourceId: s.VpcId, relationshipName: 'Is contained in Vpc' }] }), s.SubnetId);
+      refer(id, s.VpcId, 'in_vpc');
+    }
+  }
+  for (const page of await r.all('ec2', region, 'DescribeSecurityGroups')) {
+    for (const g of page.SecurityGroups ?? []) {
+      const tags = tagObject(g.Tags);
+      const configuration = { ...(configCase(g) as Any), ipPermissions: sgRules(g.IpPermissions), ipPermissionsEgress: sgRules(g.IpPermissionsEgress) };
+      const id = add(awsNode({ configType: 'AWS::EC2::SecurityGroup', nativeId: g.GroupId, name: g.GroupName ?? g.GroupId, region, account: g.OwnerId ?? r.account, configuration, tags }), g.GroupId);
+      for (const rule of g.IpPermissions ?? []) refer(id, (rule.UserIdGroupPairs ?? []).map((p: Any) => p.GroupId), 'allows_from');
+    }
+  }
+  for (const page of await r.all('ec2', region, 'DescribeInstances')) {
+    for (const reservation of page.Reservations ?? []) {
+      for (const i of reservation.Instances ?? []) {
+        const tags = tagObject(i.Tags);
+        const id = add(awsNode({ configType: 'AWS::EC2::Instance', nativeId: i.InstanceId, name: nameTag(tags, i.InstanceId), region: regionOfZone(i.Placement?.AvailabilityZone) ?? region, account: reservation.OwnerId ?? r.account, configuration: configCase(i) as Any, tags }), i.InstanceId);
+        refer(id, (i.SecurityGroups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+        refer(id, i.IamInstanceProfile?.Arn, 'has_instance_profile');
+      }
+    }
+  }
+  for (const page of await r.all('ec2', region, 'DescribeNetworkInterfaces')) {
+    for (const n of page.NetworkInterfaces ?? []) {
+      const tags = tagObject(n.TagSet);
+      const id = add(awsNode({ configType: 'AWS::EC2::NetworkInterface', nativeId: n.NetworkInterfaceId, name: nameTag(tags, n.NetworkInterfaceId), region, account: n.OwnerId ?? r.account, configuration: configCase(n) as Any, tags }), n.NetworkInterfaceId);
+      refer(id, (n.Groups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+      refer(id, n.Attachment?.InstanceId, 'attached_to');
+    }
+  }
+}
 
+async function readElbv2(r: AwsReader, region: string): Promise<void> {
+  for (const page of await r.all('elbv2', region, 'DescribeLoadBalancers')) {
+    for (const lb of page.LoadBalancers ?? []) {
+      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer', nativeId: lb.LoadBalancerArn, name: lb.LoadBalancerName, region, account: arnParts(lb.LoadBalancerArn).account ?? r.account, arn: lb.LoadBalancerArn, configuration: configCase(lb) as Any }), lb.LoadBalancerArn);
+      r.refer(id, lb.SecurityGroups, 'uses_security_group');
+    }
+  }
+}
+
+async function readElb(r: AwsReader, region: string): Promise<void> {
+  for (const page of await r.all('elb', region, 'DescribeLoadBalancers')) {
+    for (const lb of page.LoadBalancerDescriptions ?? []) {
+      const configuration = { ...(configCase(lb) as Any), vpcId: lb.VPCId };
+      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account: r.account, configuration }), `elb:${lb.LoadBalancerName}`);
+      r.refer(id, lb.SecurityGroups, 'uses_security_group');
+      r.refer(id, (lb.Instances ?? []).map((i: Any) => i.InstanceId), 'routes_to');
+    }
+  }
+}
+
+async function readRds(r: AwsReader, region: string): Promise<void> {
+  for (const page of await r.all('rds', region, 'DescribeDBInstances')) {
+    for (const db of page.DBInstances ?? []) {
+      const nativeId = db.DbiResourceId ?? db.DBInstanceIdentifier;
+      const id = r.add(awsNode({ configType: 'AWS::RDS::DBInstance', nativeId, name: db.DBInstanceIdentifier, region, account: arnParts(db.DBInstanceArn).account ?? r.account, arn: db.DBInstanceArn ?? null, configuration: configCase(db) as Any }), nativeId, db.DBInstanceArn);
+      r.refer(id, (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
+    }
+  }
+}
+
+async function readLambda(r: AwsReader, region: string): Promise<void> {
+  for (const page of await r.all('lambda', region, 'ListFunctions')) {
+    for (const f of page.Functions ?? []) {
+      const configuration = { ...(configCase(f) as Any), kmskeyArn: f.KMSKeyArn };
+      const id = r.add(awsNode({ configType: 'AWS::Lambda::Function', nativeId: f.FunctionName, name: f.FunctionName, region, account: arnParts(f.FunctionArn).account ?? r.account, arn: f.FunctionArn, configuration }), f.FunctionArn);
+      r.refer(id, f.Role, 'assumes_role');
+      r.refer(id, f.VpcConfig?.SecurityGroupIds, 'uses_security_group');
+    }
+  }
+}
+
+async function readS3(r: AwsReader, home: string): Promise<void> {
+  for (const page of await r.all('s3', home, 'ListBuckets')) {
+    for (const b of page.Buckets ?? []) {
+      const get = (command: string) => r.one('s3', home, command, { Bucket: b.Name }, b.Name);
+      const location = await get('GetBucketLocation');
+      // us-east-1 answers an empty constraint; EU is the legacy name of eu-west-1.
+      const constraint = location?.LocationConstraint || 'us-east-1';
+      const region = constraint === 'EU' ? 'eu-west-1' : constraint;
+      const acl = await get('GetBucketAcl');
+      const policy = await get('GetBucketPolicy');
+      const encryption = await get('GetBucketEncryption');
+      const versioning = await get('GetBucketVersioning');
+      const supplementary: Any = {};
+      if (acl) supplementary.AccessControlList = JSON.stringify(configCase({ Owner: acl.Owner, Grants: acl.Grants }));
+      if (policy?.Policy) supplementary.BucketPolicy = { policyText: policy.Policy };
+      if (encryption?.ServerSideEncryptionConfiguration) supplementary.ServerSideEncryptionConfiguration = configCase(encryption.ServerSideEncryptionConfiguration);
+      if (versioning) supplementary.BucketVersioningConfiguration = { status: versioning.Status ?? 'Off', isMfaDeleteEnabled: versioning.MFADelete === 'Enabled' };
+      r.add(awsNode({ configType: 'AWS::S3::Bucket', nativeId: b.Name, name: b.Name, region, account: r.account, configuration: { name: b.Name, creationDate: configCase(b.CreationDate), owner: configCase(page.Owner) as Any }, supplementaryConfiguration: supplementary }), `arn:aws:s3:::${b.Name}`);
+    }
+  }
+}
+
+/**
+ * IAM's credential report (access keys, console passwords, MFA, the root user), generated when
+ * needed. Null, with a warning, when it cannot be had: the user nodes then carry no
+ * CredentialReport and the rules that read it report them as not evaluated.
+ */
+async function credentialReport(r: AwsReader, home: string, options: AwsPluginOptions): Promise<Map<string, CredentialReport> | null> {
+  const { signal } = r;
+  const poll = options.credentialReportPoll ?? { attempts: CREDENTIAL_REPORT_POLLS, intervalMs: CREDENTIAL_REPORT_POLL_MS };
+  for (let attempt = 1; ; attempt++) {
+    const generated = await r.one('iam', home, 'GenerateCredentialReport', {}, 'the account');
+    if (!generated) return null;
+    if (generated.State === 'COMPLETE') break;
+    if (attempt >= poll.attempts) {
+      r.warnings.push(`iam GenerateCredentialReport: the credential report was still ${generated.State ?? 'not ready'} after ${attempt} requests; users are read without it`);
+      return null;
+    }
+    await sleep(poll.intervalMs, undefined, { signal });
+  }
+  const c = await r.clientFor('iam', home);
+  signal?.throwIfAborted();
+  try {
+    const out = await c.client.send(new c.mod.GetCredentialReportCommand({}), { abortSignal: signal });
+    return parseCredentialReport(Buffer.from(out.Content ?? []).toString('utf8'), out.GeneratedTime ?? new Date(0));
+  } catch (error) {
+    const name = (error as { name?: string }).name ?? '';
+    // Not present, expired or not ready (IAM's three report errors), or refused: read users without it.
+    if (/CredentialReport|AccessDenied|NotImplemented|UnsupportedOperation/.test(name)) {
+      r.warnings.push(`iam GetCredentialReport the account: ${name}; users are read without the credential report`);
+      return null;
+    }
+    throw error;
+  }
+}
+
+async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): Promise<void> {
+  const { add, refer } = r;
+  const report = await credentialReport(r, home, options);
+  const reported = new Set<string>();
+  for (const page of await r.all('iam', home, 'GetAccountAuthorizationDetails')) {
+    for (const p of page.Policies ?? []) {
+      r.account ??= principalAccount(p.Arn);
+      const config = configCase(p) as Any;
+      config.policyVersionList = (p.PolicyVersionList ?? []).map((v: Any) => ({ ...(configCase(v) as Any), document: encodedDocument(v.Document) }));
+      add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? r.account, arn: p.Arn, configuration: config }), p.Arn);
+    }
+    for (const g of page.GroupDetailList ?? []) {
+      const config = { ...(configCase(g) as Any), groupPolicyList: inlinePolicies(g.GroupPolicyList) };
+      const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? r.account, arn: g.Arn, configuration: config }), g.Arn, `group:${g.GroupName}`);
+      refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+    }
+    for (const u of page.UserDetailList ?? []) {
+      const config = { ...(configCase(u) as Any), userPolicyList: inlinePolicies(u.UserPolicyList) };
+      // IAM user names are unique regardless of case, so the report's row is the user's whatever its case.
+      const row = report?.get(String(u.UserName).toLowerCase());
+      if (row) reported.add(row.user.toLowerCase());
+      const supplementaryConfiguration = row ? { CredentialReport: row } : {};
+      const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? r.account, arn: u.Arn, configuration: config, supplementaryConfiguration, tags: tagObject(u.Tags) }), u.Arn);
+      refer(id, (u.GroupList ?? []).map((name: string) => `group:${name}`), 'member_of');
+      refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+    }
+    for (const role of page.RoleDetailList ?? []) {
+      const config = {
+        ...(configCase(role) as Any),
+        assumeRolePolicyDocument: encodedDocument(role.AssumeRolePolicyDocument),
+        rolePolicyList: inlinePolicies(role.RolePolicyList),
+      };
+      const id = add(awsNode({ configType: 'AWS::IAM::Role', nativeId: role.RoleId, name: role.RoleName, region: 'global', account: principalAccount(role.Arn) ?? r.account, arn: role.Arn, configuration: config, tags: tagObject(role.Tags) }), role.Arn);
+      refer(id, (role.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      for (const profile of role.InstanceProfileList ?? []) r.lookup.set(profile.Arn, id);
+    }
+  }
+  // The report's other rows: the root user, which IAM lists nowhere else, and users the report
+  // knows and the authorization details did not (created between the two calls). Each gets a user
+  // node with what the report tells; the root user has no IAM policies, groups or inline policies.
+  for (const row of report?.values() ?? []) {
+    if (reported.has(row.user.toLowerCase())) continue;
+    const owner = principalAccount(row.arn) ?? r.account;
+    const root = row.user === ROOT_ROW;
+    const configuration: Any = { userName: row.user, arn: row.arn, createDate: row.userCreationTime, path: '/' };
+    if (root) Object.assign(configuration, { userId: owner, attachedManagedPolicies: [], userPolicyList: [], groupList: [] });
+    add(awsNode({ configType: 'AWS::IAM::User', nativeId: root ? (owner ?? ROOT_ROW) : `${owner ?? 'unknown'}:user/${row.user}`, name: row.user, region: 'global', account: owner, arn: row.arn, configuration, supplementaryConfiguration: { CredentialReport: row } }), row.arn);
+  }
+}
+
+/** The edges from the references, the owner of resources read without one, one node per id. */
+function finishInventory(r: AwsReader, config: AwsConfig): Inventory {
+  const { nodes } = r;
+  const edges: EdgeRecord[] = [];
   const seen = new Set<string>();
-  for (const l of links) {
-    const target = lookup.get(l.ref);
+  for (const l of r.links) {
+    const target = r.lookup.get(l.ref);
     if (!target || target === l.source) continue;
     const key = `${l.source}|${target}|${l.type}`;
     if (seen.has(key)) continue;
@@ -455,5 +505,5 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
   }
   // Nodes can repeat across paginated reads; the last one wins.
   const unique = [...new Map(nodes.map((n) => [n.id, n])).values()];
-  return { nodes: unique, edges, counts: { resources: unique.length, ...counts }, warnings };
+  return { nodes: unique, edges, counts: { resources: unique.length, ...r.counts }, warnings: r.warnings };
 }

@@ -17,7 +17,7 @@ import {
  * fields. The result carries every default, so what is stored is what is used. Messages name the
  * field (`config.url is required`), and an unknown field is an error (a typo must not pass silently).
  */
-export type Config = Record<string, unknown>;
+export type IntegrationConfig = Record<string, unknown>;
 
 export interface Filters {
   severity?: string[];
@@ -50,7 +50,7 @@ const RESERVED_HEADERS = new Set([
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 class Fields {
-  readonly out: Config = {};
+  readonly out: IntegrationConfig = {};
   private readonly seen = new Set<string>();
   constructor(
     private readonly input: Record<string, unknown>,
@@ -147,7 +147,7 @@ class Fields {
     return value;
   }
 
-  object(key: string, read: (fields: Fields) => void): Config | undefined {
+  object(key: string, read: (fields: Fields) => void): IntegrationConfig | undefined {
     const value = this.take(key);
     if (value === undefined) return undefined;
     if (!isObject(value)) throw badRequest(`${this.name(key)} must be an object`);
@@ -273,7 +273,7 @@ const TYPE_FIELDS: Record<IntegrationType, (fields: Fields) => void> = {
 };
 
 /** Validates and normalises a full configuration of the type; throws 400 naming the first problem. */
-export function normaliseConfig(type: IntegrationType, config: unknown): Config {
+export function normaliseConfig(type: IntegrationType, config: unknown): IntegrationConfig {
   if (!isObject(config)) throw badRequest('config must be an object');
   const fields = new Fields(config, 'config');
   TYPE_FIELDS[type](fields);
@@ -287,7 +287,7 @@ export function normaliseConfig(type: IntegrationType, config: unknown): Config 
  * A nested object given whole keeps the nested secrets it leaves out (`smtp` without `password` keeps
  * the stored password): secrets are never shown, so no client can send them back.
  */
-export function mergeConfig(current: Config, patch: Record<string, unknown>, secretPaths: readonly string[] = []): Record<string, unknown> {
+export function mergeConfig(current: IntegrationConfig, patch: Record<string, unknown>, secretPaths: readonly string[] = []): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...current };
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete merged[key];
@@ -303,20 +303,20 @@ export function mergeConfig(current: Config, patch: Record<string, unknown>, sec
   return merged;
 }
 
-function getPath(config: Config, path: string): unknown {
+function getPath(config: IntegrationConfig, path: string): unknown {
   let value: unknown = config;
   for (const part of path.split('.')) value = isObject(value) ? value[part] : undefined;
   return value;
 }
 
-function deletePath(config: Config, path: string): void {
+function deletePath(config: IntegrationConfig, path: string): void {
   const parts = path.split('.');
   let target: unknown = config;
   for (const part of parts.slice(0, -1)) target = isObject(target) ? target[part] : undefined;
   if (isObject(target)) delete target[parts.at(-1)!];
 }
 
-function setPath(config: Config, path: string, value: unknown): void {
+function setPath(config: IntegrationConfig, path: string, value: unknown): void {
   const parts = path.split('.');
   let target: Record<string, unknown> = config;
   for (const part of parts.slice(0, -1)) {
@@ -327,7 +327,7 @@ function setPath(config: Config, path: string, value: unknown): void {
 }
 
 /** Splits a normalised configuration into what may be shown and what is sealed. */
-export function splitSecrets(type: IntegrationType, config: Config): { visible: Config; secrets: Record<string, unknown> } {
+export function splitSecrets(type: IntegrationType, config: IntegrationConfig): { visible: IntegrationConfig; secrets: Record<string, unknown> } {
   const visible = structuredClone(config);
   const secrets: Record<string, unknown> = {};
   for (const path of SECRET_FIELDS[type]) {
@@ -339,7 +339,7 @@ export function splitSecrets(type: IntegrationType, config: Config): { visible: 
 }
 
 /** The full configuration again, for sending. */
-export function joinSecrets(visible: Config, secrets: Record<string, unknown>): Config {
+export function joinSecrets(visible: IntegrationConfig, secrets: Record<string, unknown>): IntegrationConfig {
   const config = structuredClone(visible);
   for (const [path, value] of Object.entries(secrets)) setPath(config, path, value);
   return config;
@@ -349,8 +349,8 @@ export function joinSecrets(visible: Config, secrets: Record<string, unknown>): 
  * What responses show of the secret fields after creation: secret URLs by their origin only, header
  * names with the values masked; signing secrets, tokens and passwords not at all.
  */
-export function redactedSecrets(type: IntegrationType, secrets: Record<string, unknown>): Config {
-  const shown: Config = {};
+export function redactedSecrets(type: IntegrationType, secrets: Record<string, unknown>): IntegrationConfig {
+  const shown: IntegrationConfig = {};
   for (const [path, value] of Object.entries(secrets)) {
     if (path === 'url' && typeof value === 'string') {
       try {
@@ -366,6 +366,6 @@ export function redactedSecrets(type: IntegrationType, secrets: Record<string, u
   return shown;
 }
 
-export function filtersOf(config: Config): Filters {
+export function filtersOf(config: IntegrationConfig): Filters {
   return (isObject(config.filters) ? config.filters : {}) as Filters;
 }

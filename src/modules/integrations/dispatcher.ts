@@ -6,7 +6,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import { SeqGaps } from '../../platform/events/seq-gaps.js';
 import { JOBS_CHANNEL } from '../../platform/jobs/queue.js';
-import type { Config } from './config.js';
+import type { IntegrationConfig } from './config.js';
 import { factsOf, findingIdOf, matches, needsLookup, type Candidate, type EventFacts } from './matching.js';
 import './tables.js';
 
@@ -162,7 +162,7 @@ async function createDeliveries(trx: Kysely<Database>, deps: DispatchDeps, optio
     .execute();
   const byTenant = new Map<string, Candidate[]>();
   for (const i of integrations) {
-    const config = i.config as Config;
+    const config = i.config as IntegrationConfig;
     const workspaces = Array.isArray(config.workspaces) && config.workspaces.length ? new Set(config.workspaces as string[]) : null;
     const candidate: Candidate = {
       id: i.id,

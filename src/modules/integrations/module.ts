@@ -1,5 +1,5 @@
 import type { Module } from '../module.js';
-import { deliveryJob } from './delivery.js';
+import { deliveryJob } from './delivery-job.js';
 import { sweepDeliveries } from './delivery-service.js';
 import { dispatch, DISPATCH_JOB } from './dispatcher.js';
 import { createHttpClient, type HttpClient } from './http-client.js';

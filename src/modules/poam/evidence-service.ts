@@ -64,7 +64,7 @@ export interface Upload {
  * Evidence files of POA&M items: uploaded through the artifact store (streamed, at most 50 MiB, with
  * its SHA-256), linked to the item, listed and downloaded. Closing an item needs at least one.
  */
-export function createEvidenceService(deps: Deps) {
+export function createPoamEvidenceService(deps: Deps) {
   const db = deps.database.db;
 
   function store(): ArtifactStore {

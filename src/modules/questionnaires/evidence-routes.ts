@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/http/errors.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { assigneeRespondent } from './assessment-service.js';
-import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
+import { createQuestionnaireEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { presentEvidence } from './assessment-view.js';
 import { FILE_TYPES } from './file-types.js';
 import { Binary, DownloadQuery, Evidence, EvidenceList, EvidenceListQuery, EvidenceParams, EvidenceUploadForm } from './schemas.js';
@@ -33,7 +33,7 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
     // One byte over the limit reaches the store's meter, which refuses it (413) and keeps nothing.
     limits: { fileSize: MAX_EVIDENCE_BYTES + 1, files: 1, fields: 10, fieldSize: 10_000, parts: 12 },
   });
-  const evidence = createEvidenceService(deps);
+  const evidence = createQuestionnaireEvidenceService(deps);
   const tags = ['attestation-evidence'];
 
   app.post(

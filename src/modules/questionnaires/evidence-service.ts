@@ -34,7 +34,7 @@ function cleanFilename(raw: string | undefined): string {
   return name.slice(-255);
 }
 
-export function createEvidenceService(deps: Deps) {
+export function createQuestionnaireEvidenceService(deps: Deps) {
   const db = deps.database.db;
 
   /** The assessment and question a file is for, and whether the caller may add it (before reading any byte). */

@@ -74,6 +74,21 @@ const linkActor = (row: AssessmentLinkRow, meta: RequestMeta): AuditActor => ({
 /** The 401 of a link that ended: its own code, so the respondent knows to ask for a new link. */
 const linkEnded = (code: 'LINK_EXPIRED' | 'LINK_REVOKED', message: string) => new AppError(401, code, message);
 
+/** Mails a new link to its recipient, when the service knows its public URL and the tenant can send mail. */
+async function mailLink(
+  deps: Deps,
+  context: RequestContext,
+  assessment: { questionnaire_id: string; due_date: Parameters<typeof linkMail>[0]['dueDate'] },
+  link: { recipient: string; name: string; url: string | null; expiresAt: Date },
+): Promise<{ mailed: boolean; emailError: string | null }> {
+  if (!link.url) return { mailed: false, emailError: 'CONTROLGRAPH_PUBLIC_URL is not set: the service mails no links without its public address' };
+  const q = await deps.database.db.selectFrom('questionnaires').select(['title']).where('id', '=', assessment.questionnaire_id).executeTakeFirstOrThrow();
+  const outcome = await sendTenantMail(deps, context.scope.tenantId, linkMail({ to: link.recipient, name: link.name, title: q.title, url: link.url, expiresAt: link.expiresAt, dueDate: assessment.due_date, sender: context.actor.name }));
+  if (outcome === null) return { mailed: false, emailError: 'the tenant has no active e-mail integration' };
+  if (!outcome.ok) return { mailed: false, emailError: outcome.error ?? 'the mail was not accepted' };
+  return { mailed: true, emailError: null };
+}
+
 export function createRespondentLinks(deps: Deps) {
   const db = deps.database.db;
 
@@ -109,17 +124,7 @@ export function createRespondentLinks(deps: Deps) {
       // The fragment never reaches a server or its logs: the console reads it and sends it as a header.
       const url = deps.config.publicUrl ? `${deps.config.publicUrl}/respond#${token}` : null;
       const recipient = body.recipient_email?.trim() || null;
-      let mailed = false;
-      let emailError: string | null = null;
-      if (recipient && !url) {
-        emailError = 'CONTROLGRAPH_PUBLIC_URL is not set: the service mails no links without its public address';
-      } else if (recipient && url) {
-        const q = await db.selectFrom('questionnaires').select(['title']).where('id', '=', assessment.questionnaire_id).executeTakeFirstOrThrow();
-        const outcome = await sendTenantMail(deps, scope.tenantId, linkMail({ to: recipient, name: body.name, title: q.title, url, expiresAt, dueDate: assessment.due_date, sender: context.actor.name }));
-        if (outcome === null) emailError = 'the tenant has no active e-mail integration';
-        else if (!outcome.ok) emailError = outcome.error ?? 'the mail was not accepted';
-        else mailed = true;
-      }
+      const { mailed, emailError } = recipient ? await mailLink(deps, context, assessment, { recipient, name: body.name, url, expiresAt }) : { mailed: false, emailError: null };
       const row = await db.transaction().execute(async (trx) => {
         // Re-read under lock: the assessment may have been submitted or approved meanwhile.
         const current = await loadAssessment(trx, scope, assessmentId, true);

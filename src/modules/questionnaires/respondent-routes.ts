@@ -5,7 +5,7 @@ import { badRequest } from '../../platform/http/errors.js';
 import { offsetOf, pageRequest, toPage } from '../../platform/http/pagination.js';
 import { withErrors } from '../../platform/http/schemas.js';
 import { createAssessmentService } from './assessment-service.js';
-import { createEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
+import { createQuestionnaireEvidenceService, MAX_EVIDENCE_BYTES, requireStore } from './evidence-service.js';
 import { createRespondentLinks } from './respondent-links.js';
 import { createRespondentRateLimit } from './respondent-rate-limit.js';
 import { RespondentAssessment, RespondentEvidence, RespondentEvidenceList, RespondentEvidenceQuery, RespondentUploadForm } from './respondent-schemas.js';
@@ -34,7 +34,7 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
   await app.register(multipart, { limits: { fileSize: MAX_EVIDENCE_BYTES + 1, files: 1, fields: 10, fieldSize: 10_000, parts: 12 } });
   const links = createRespondentLinks(deps);
   const assessments = createAssessmentService(deps);
-  const evidence = createEvidenceService(deps);
+  const evidence = createQuestionnaireEvidenceService(deps);
   const db = deps.database.db;
   const tags = ['respondent'];
   // What a respondent reads holds their answers: no cache keeps it.

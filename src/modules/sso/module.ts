@@ -1,4 +1,3 @@
-import type { AppDeps } from '../../deps.js';
 import type { Module } from '../module.js';
 import { ssoConfigRoutes } from './config-routes.js';
 import { createSsoConfigService } from './config-service.js';
@@ -7,23 +6,9 @@ import { OidcClients } from './oidc-client.js';
 import { createOidcService } from './oidc-service.js';
 import { loadSsoSettings } from './outbound.js';
 import { createSamlService } from './saml-service.js';
+import { SSO_SWEEP_JOB, sweepSso } from './sweep-job.js';
 import './tables.js';
 
-export const SSO_SWEEP_JOB = 'sso.sweep';
-
-/** Deletes what has expired: pending OIDC logins, SAML request ids, used assertion ids. */
-export async function sweepSso(deps: Pick<AppDeps, 'database' | 'clock'>): Promise<number> {
-  const db = deps.database.db;
-  const now = deps.clock.now();
-  let removed = 0;
-  for (const table of ['sso_login_states', 'sso_saml_requests', 'sso_saml_assertions'] as const) {
-    const result = await db.deleteFrom(table).where('expires_at', '<=', now).executeTakeFirst();
-    removed += Number(result.numDeletedRows);
-  }
-  return removed;
-}
-
-/** Single sign-on: tenant SSO configuration, OIDC and SAML login (issue 13). */
 export const ssoModule: Module = {
   name: 'sso',
   routes: async (app, { deps }) => {

@@ -2,11 +2,11 @@ import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { Paged, TenantParams, withErrors } from '../../platform/http/schemas.js';
-import { createAuditService } from './audit-service.js';
+import { createAuditLogService } from './audit-service.js';
 import { AuditLogEntry, AuditLogQuery } from './schemas.js';
 
 export const auditRoutes: RoutePlugin = async (app, { deps }) => {
-  const audit = createAuditService(deps);
+  const audit = createAuditLogService(deps);
   app.get(
     '/tenants/:tenantID/audit-logs',
     {

@@ -13,7 +13,7 @@ export interface AuditQuery {
 }
 
 /** The tenant's audit log, newest first. `action` accepts a prefix with `*` (e.g. `user.*`). */
-export function createAuditService(deps: Pick<AppDeps, 'database'>) {
+export function createAuditLogService(deps: Pick<AppDeps, 'database'>) {
   const db = deps.database.db;
   return {
     async list(context: RequestContext, filters: AuditQuery, page: PageRequest) {

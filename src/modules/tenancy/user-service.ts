@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
+import type { Database } from '../../platform/db/schema.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
@@ -36,43 +38,44 @@ export type AddResult =
   | { user: { id: string; username: string; role: Role; created_at: Date } }
   | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
 
+/** A member of the tenant with their role (undefined when not a member). */
+async function membership(db: Kysely<Database>, tenantId: string, userId: string) {
+  return db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['u.id', 'u.username', 'm.role', 'm.created_at', 'u.is_system_admin'])
+    .where('m.tenant_id', '=', tenantId)
+    .where('m.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/**
+ * A system-admin's memberships are changed by system-admins only: whatever role the membership
+ * holds in this tenant, its user runs the platform (a tenant admin could otherwise demote or remove
+ * the operator from the tenant).
+ */
+async function belongsElsewhere(db: Kysely<Database>, tenantId: string, userId: string): Promise<boolean> {
+  const other = await db.selectFrom('memberships').select('tenant_id').where('user_id', '=', userId).where('tenant_id', '<>', tenantId).limit(1).executeTakeFirst();
+  return Boolean(other);
+}
+
+function protectSystemAdmin(context: RequestContext, target: { is_system_admin: boolean }) {
+  if (target.is_system_admin && !context.actor.isSystemAdmin) {
+    throw forbidden("cannot change a system-admin's membership: only a system-admin can");
+  }
+}
+
+/** The role-change guard rails as they apply to adding and removing users (403, the spec's messages). */
+function guard(context: RequestContext, newRole: Role | null, targetRole: Role | null) {
+  if (newRole && ROLE_LEVEL[newRole] > actingLevel(context)) throw forbidden('cannot assign a role higher than your own');
+  if (targetRole && ROLE_LEVEL[targetRole] > actingLevel(context)) {
+    throw forbidden('cannot modify a user with higher role than your own');
+  }
+}
+
 export function createUserService(deps: Deps) {
   const db = deps.database.db;
   const invitations = createInvitationService(deps);
-
-  async function membership(tenantId: string, userId: string) {
-    return db
-      .selectFrom('memberships as m')
-      .innerJoin('users as u', 'u.id', 'm.user_id')
-      .select(['u.id', 'u.username', 'm.role', 'm.created_at', 'u.is_system_admin'])
-      .where('m.tenant_id', '=', tenantId)
-      .where('m.user_id', '=', userId)
-      .executeTakeFirst();
-  }
-
-  /**
-   * A system-admin's memberships are changed by system-admins only: whatever role the membership
-   * holds in this tenant, its user runs the platform (a tenant admin could otherwise demote or remove
-   * the operator from the tenant).
-   */
-  async function belongsElsewhere(tenantId: string, userId: string): Promise<boolean> {
-    const other = await db.selectFrom('memberships').select('tenant_id').where('user_id', '=', userId).where('tenant_id', '<>', tenantId).limit(1).executeTakeFirst();
-    return Boolean(other);
-  }
-
-  function protectSystemAdmin(context: RequestContext, target: { is_system_admin: boolean }) {
-    if (target.is_system_admin && !context.actor.isSystemAdmin) {
-      throw forbidden("cannot change a system-admin's membership: only a system-admin can");
-    }
-  }
-
-  /** The role-change guard rails as they apply to adding and removing users (403, the spec's messages). */
-  function guard(context: RequestContext, newRole: Role | null, targetRole: Role | null) {
-    if (newRole && ROLE_LEVEL[newRole] > actingLevel(context)) throw forbidden('cannot assign a role higher than your own');
-    if (targetRole && ROLE_LEVEL[targetRole] > actingLevel(context)) {
-      throw forbidden('cannot modify a user with higher role than your own');
-    }
-  }
 
   return {
     async list(context: RequestContext, page: PageRequest) {
@@ -141,7 +144,7 @@ export function createUserService(deps: Deps) {
           details: { username, role },
         });
       });
-      const { is_system_admin: _flag, ...user } = (await membership(tenantId, userId))!;
+      const { is_system_admin: _flag, ...user } = (await membership(db, tenantId, userId))!;
       return { user };
     },
 
@@ -151,7 +154,7 @@ export function createUserService(deps: Deps) {
       const tenantId = context.scope.tenantId;
       if (context.actor.userId === userId) throw forbidden('cannot change your own role');
       if (ROLE_LEVEL[role] > actingLevel(context)) throw forbidden('cannot assign a role higher than your own');
-      const target = await membership(tenantId, userId);
+      const target = await membership(db, tenantId, userId);
       if (!target) throw forbidden('user does not belong to this tenant');
       if (ROLE_LEVEL[target.role] > actingLevel(context)) throw forbidden('cannot modify a user with higher role than your own');
       protectSystemAdmin(context, target);
@@ -176,7 +179,7 @@ export function createUserService(deps: Deps) {
 
     async remove(context: RequestContext, userId: string) {
       const tenantId = context.scope.tenantId;
-      const target = await membership(tenantId, userId);
+      const target = await membership(db, tenantId, userId);
       if (!target) throw notFound('user not found in this tenant');
       if (context.actor.userId === userId) throw forbidden('cannot remove yourself from the tenant');
       guard(context, null, target.role);
@@ -206,7 +209,7 @@ export function createUserService(deps: Deps) {
     async resetMfa(context: RequestContext, userId: string): Promise<void> {
       if (context.actor.type !== 'user') throw forbidden("resetting a user's multi-factor sign-in needs a signed-in administrator, not an API key");
       const tenantId = context.scope.tenantId;
-      const target = await membership(tenantId, userId);
+      const target = await membership(db, tenantId, userId);
       if (!target) throw notFound('user not found in this tenant');
       if (context.actor.userId === userId) {
         throw forbidden('cannot reset your own multi-factor sign-in: turn it off with a current code (DELETE /api/v1/auth/mfa/totp)');
@@ -217,7 +220,7 @@ export function createUserService(deps: Deps) {
       // tenants. One tenant's administrator removing it would lower another tenant's protection (a
       // stolen password would then be enough to enroll a new authenticator there), so only a
       // system-admin may reset a user who belongs to more than one tenant.
-      if (!context.actor.isSystemAdmin && (await belongsElsewhere(tenantId, userId))) {
+      if (!context.actor.isSystemAdmin && (await belongsElsewhere(db, tenantId, userId))) {
         throw forbidden(`${target.username} also belongs to other tenants: only a system-admin can reset their multi-factor sign-in`);
       }
       const removed = await db.transaction().execute(async (trx) => {

@@ -12,7 +12,7 @@ export { createCveIntel, cveIntelRecords } from './cve-intel.js';
 export type { CveIntel, CveIntelRecord } from './cve-intel.js';
 export { importLocation } from './import/importer.js';
 export type { ImportOptions, ImportResult } from './import/importer.js';
-export { runSync, runSeed, parseSourceSpecs } from './sync.js';
+export { runSync, runSeed, parseSourceSpecs } from './sync-job.js';
 export { EPSS_THRESHOLD } from './service.js';
 export { ecosystemInfo } from './matching/ecosystems.js';
 export type { StoredRange } from './tables.js';

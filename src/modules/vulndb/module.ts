@@ -1,7 +1,7 @@
 import type { Module } from '../module.js';
 import { vulndbRoutes } from './routes.js';
-import { enqueueSeedIfEmpty, parseSourceSpecs, SYNC_JOB, SYNC_SCHEDULE, seedJob, syncJob } from './sync.js';
-import { importJob } from './api-imports.js';
+import { enqueueSeedIfEmpty, parseSourceSpecs, SYNC_JOB, SYNC_SCHEDULE, seedJob, syncJob } from './sync-job.js';
+import { importJob } from './import-job.js';
 import { outboundPolicyOf } from '../../platform/outbound/index.js';
 
 /**

@@ -21,7 +21,7 @@ import {
   VulnerabilityRecord,
 } from './schemas.js';
 import { createVulnService } from './service.js';
-import { displayLocation, parseSourceSpecs, SYNC_JOB } from './sync.js';
+import { displayLocation, parseSourceSpecs, SYNC_JOB } from './sync-job.js';
 import { importRoutes } from './import-routes.js';
 import { outboundPolicyOf } from '../../platform/outbound/index.js';
 

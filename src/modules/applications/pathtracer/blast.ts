@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../platform/db/schema.js';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { notFound } from '../../../platform/http/errors.js';
@@ -32,6 +33,58 @@ export interface BlastInput {
 
 const ID_CHUNK = 20_000;
 
+/** The applications and business services the reached nodes belong to, with how many of them each holds. */
+async function affectedGroups(db: Kysely<Database>, scope: Scope, reached: string[]) {
+  const apps = await db
+    .selectFrom('applications')
+    .select(['id', 'name', 'derived', 'filter'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('tenant_id', '=', scope.tenantId)
+    .orderBy(sql`lower(name)`)
+    .orderBy('id')
+    .limit(BLAST_LIMITS.maxGroups)
+    .execute();
+  const services = await db
+    .selectFrom('business_services')
+    .select(['id', 'name', 'criticality'])
+    .where('workspace_id', '=', scope.workspaceId)
+    .where('tenant_id', '=', scope.tenantId)
+    .orderBy(sql`lower(name)`)
+    .orderBy('id')
+    .limit(BLAST_LIMITS.maxGroups)
+    .execute();
+  const members = await membersOf(
+    db,
+    scope,
+    services.map((s) => s.id),
+  );
+  const groups = [
+    ...apps.map((a) => ({ kind: 'application' as const, id: a.id, predicate: storedFilter(a.filter).predicate('n') })),
+    ...services.filter((s) => members.get(s.id)!.length > 0).map((s) => ({ kind: 'service' as const, id: s.id, predicate: servicePredicate(members.get(s.id)!) })),
+  ];
+  const counts = new Map<string, number>();
+  if (groups.length && reached.length) {
+    for (let i = 0; i < reached.length; i += ID_CHUNK) {
+      const values = groups.map((g, k) => sql`(${k}::int, ${g.predicate})`);
+      const rows = await sql<{ g: number; n: number }>`
+        SELECT k.g, count(*)::int AS n FROM ${nodesAmong(scope, reached.slice(i, i + ID_CHUNK))} n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
+        WHERE k.hit GROUP BY k.g`.execute(db);
+      for (const row of rows.rows) {
+        const g = groups[row.g]!;
+        counts.set(`${g.kind}:${g.id}`, (counts.get(`${g.kind}:${g.id}`) ?? 0) + row.n);
+      }
+    }
+  }
+  return {
+    applications: apps
+      .filter((a) => counts.has(`application:${a.id}`))
+      .map((a) => ({ id: a.id, name: a.name, derived: a.derived, reached_resources: counts.get(`application:${a.id}`)! })),
+    services: services
+      .filter((s) => counts.has(`service:${s.id}`))
+      .map((s) => ({ id: s.id, name: s.name, criticality: s.criticality, reached_resources: counts.get(`service:${s.id}`)! })),
+  };
+}
+
 /**
  * Everything reachable from a node (or from `internet`) through traversable edges: a breadth-first
  * search, one batched query per level (per 5,000 frontier nodes), bounded by depth, node count, edge
@@ -40,57 +93,6 @@ const ID_CHUNK = 20_000;
  */
 export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
-
-  async function affectedGroups(scope: Scope, reached: string[]) {
-    const apps = await db
-      .selectFrom('applications')
-      .select(['id', 'name', 'derived', 'filter'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
-      .orderBy(sql`lower(name)`)
-      .orderBy('id')
-      .limit(BLAST_LIMITS.maxGroups)
-      .execute();
-    const services = await db
-      .selectFrom('business_services')
-      .select(['id', 'name', 'criticality'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
-      .orderBy(sql`lower(name)`)
-      .orderBy('id')
-      .limit(BLAST_LIMITS.maxGroups)
-      .execute();
-    const members = await membersOf(
-      db,
-      scope,
-      services.map((s) => s.id),
-    );
-    const groups = [
-      ...apps.map((a) => ({ kind: 'application' as const, id: a.id, predicate: storedFilter(a.filter).predicate('n') })),
-      ...services.filter((s) => members.get(s.id)!.length > 0).map((s) => ({ kind: 'service' as const, id: s.id, predicate: servicePredicate(members.get(s.id)!) })),
-    ];
-    const counts = new Map<string, number>();
-    if (groups.length && reached.length) {
-      for (let i = 0; i < reached.length; i += ID_CHUNK) {
-        const values = groups.map((g, k) => sql`(${k}::int, ${g.predicate})`);
-        const rows = await sql<{ g: number; n: number }>`
-          SELECT k.g, count(*)::int AS n FROM ${nodesAmong(scope, reached.slice(i, i + ID_CHUNK))} n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
-          WHERE k.hit GROUP BY k.g`.execute(db);
-        for (const row of rows.rows) {
-          const g = groups[row.g]!;
-          counts.set(`${g.kind}:${g.id}`, (counts.get(`${g.kind}:${g.id}`) ?? 0) + row.n);
-        }
-      }
-    }
-    return {
-      applications: apps
-        .filter((a) => counts.has(`application:${a.id}`))
-        .map((a) => ({ id: a.id, name: a.name, derived: a.derived, reached_resources: counts.get(`application:${a.id}`)! })),
-      services: services
-        .filter((s) => counts.has(`service:${s.id}`))
-        .map((s) => ({ id: s.id, name: s.name, criticality: s.criticality, reached_resources: counts.get(`service:${s.id}`)! })),
-    };
-  }
 
   async function facts(scope: Scope, reached: string[], now: Date) {
     const live = await hasLiveAcceptances(db, scope.workspaceId, now);
@@ -168,7 +170,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
       beyondDepth = steps.some((s) => !visited.has(s.to));
     }
     const ids = [...reached.keys()].filter((id) => id !== INTERNET);
-    const [summary, groups] = await Promise.all([facts(scope, ids, now), affectedGroups(scope, ids)]);
+    const [summary, groups] = await Promise.all([facts(scope, ids, now), affectedGroups(db, scope, ids)]);
     const shown = [...reached.entries()]
       .sort((x, y) => x[1].depth - y[1].depth || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
       .slice(0, listed);

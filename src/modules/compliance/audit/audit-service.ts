@@ -81,7 +81,7 @@ export async function requestAudit(
     .executeTakeFirstOrThrow();
 }
 
-export function createAuditService(deps: Pick<AppDeps, 'database' | 'clock'>) {
+export function createAuditRunService(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
   return {
     async start(scope: Scope, framework: string | undefined, requestedBy: string) {

@@ -124,6 +124,7 @@ const borderPort = (key: string, dir: 'o' | 'i', inner: string) => `${key}|${dir
  * the ports of a laid-out container are fixed where its layout put them when its parent is laid out,
  * so the pieces join. An edge one of whose pieces falls in a grid is drawn straight.
  */
+// eslint-disable-next-line max-lines-per-function -- one algorithm over shared local state; not split in time (issue 26 follow-up)
 export async function layoutGraph(graph: RenderGraph, options: LayoutOptions = {}): Promise<Diagram> {
   const started = Date.now();
   const elkMax = options.elkMaxItems ?? 60;

@@ -9,8 +9,8 @@ import type { Clock } from '../../../platform/clock.js';
 import type { OutboundPolicy } from '../../../platform/outbound/index.js';
 import type { ImportStatus, ImportTrigger, VulnSource } from '../tables.js';
 import { detectFormat, sourceOf, type InputFormat } from './detect.js';
-import { ExpansionBudget, fetchUrl, listDataFiles, localPath, locationKind, openFile } from './input.js';
-import { DEFAULT_IMPORT_LIMITS, openContainer, type ImportLimits } from './archive.js';
+import { ExpansionBudget, fetchUrl, listDataFiles, localPath, locationKind, openFile, type OpenedInput } from './input.js';
+import { DEFAULT_IMPORT_LIMITS, openContainer, type Container, type ImportLimits } from './archive.js';
 import { ImportError, parseInput, type ParseProgress } from './parsers.js';
 import { dropStaged, StageWriter } from './stage.js';
 import { applyRun, liveSummary, lockSource } from './apply.js';
@@ -181,203 +181,100 @@ function emptyResult(runId: string, location: string, source: VulnSource | null)
   };
 }
 
-export async function importLocation(deps: ImportDeps, location: string, options: ImportOptions): Promise<ImportResult> {
-  const { db, clock } = deps;
-  const runId = options.runId ?? randomUUID();
-  const stageId = options.stageId ?? runId;
-  const fenced = Boolean(options.runId && options.stageId);
-  /** In a transaction about to write the outcome: the run is still this attempt's (locked until commit). */
-  const ensureOwned = async (trx: Kysely<Database>) => {
-    if (!fenced) return;
-    const own = await trx
-      .selectFrom('vulndb_import_runs')
-      .select('id')
-      .where('id', '=', runId)
-      .where('stage_id', '=', stageId)
-      .where('status', '=', 'running')
-      .forUpdate()
-      .executeTakeFirst();
-    if (!own) throw new SupersededError();
-  };
-  const result = emptyResult(runId, location, options.source ?? null);
-  const progress: ParseProgress = { records: 0, lastId: null, metadata: {} };
-  let created = Boolean(options.runId);
-  let source: VulnSource | null = options.source ?? null;
-  let writer: StageWriter | null = null;
-  let bytes = 0;
-  let sha256: string | null = null;
-  const digests: string[] = [];
-  let lastBeat = Date.now();
+/** One import while it runs: the state its steps read and update. */
+interface ImportRun {
+  runId: string;
+  stageId: string;
+  /** A job attempt's run (`runId` and `stageId` given): every write checks it is still this attempt's. */
+  fenced: boolean;
+  result: ImportResult;
+  progress: ParseProgress;
+  /** Whether the run's row exists. */
+  created: boolean;
+  source: VulnSource | null;
+  writer: StageWriter | null;
+  bytes: number;
+  sha256: string | null;
+  lastBeat: number;
+}
 
-  const createRun = async (runSource: VulnSource) => {
-    const now = clock.now();
-    if (options.runId) {
-      await db
-        .updateTable('vulndb_import_runs')
-        .set({ source: runSource, heartbeat_at: now })
-        .where('id', '=', runId)
-        .$if(fenced, (qb) => qb.where('stage_id', '=', stageId))
-        .execute();
-      return;
-    }
-    await db
-      .insertInto('vulndb_import_runs')
-      .values({ id: runId, source: runSource, trigger: options.trigger, location, job_id: options.jobId ?? null, status: 'running', started_at: now, heartbeat_at: now })
+/** In a transaction about to write the outcome: the run is still this attempt's (locked until commit). */
+async function ensureOwned(run: ImportRun, trx: Kysely<Database>): Promise<void> {
+  if (!run.fenced) return;
+  const own = await trx
+    .selectFrom('vulndb_import_runs')
+    .select('id')
+    .where('id', '=', run.runId)
+    .where('stage_id', '=', run.stageId)
+    .where('status', '=', 'running')
+    .forUpdate()
+    .executeTakeFirst();
+  if (!own) throw new SupersededError();
+}
+
+/** The run's row: the queued run of an API import gets its source; any other import's is inserted. */
+async function createRun(deps: ImportDeps, run: ImportRun, location: string, options: ImportOptions, runSource: VulnSource): Promise<void> {
+  const now = deps.clock.now();
+  if (options.runId) {
+    await deps.db
+      .updateTable('vulndb_import_runs')
+      .set({ source: runSource, heartbeat_at: now })
+      .where('id', '=', run.runId)
+      .$if(run.fenced, (qb) => qb.where('stage_id', '=', run.stageId))
       .execute();
-    created = true;
+    return;
+  }
+  await deps.db
+    .insertInto('vulndb_import_runs')
+    .values({ id: run.runId, source: runSource, trigger: options.trigger, location, job_id: options.jobId ?? null, status: 'running', started_at: now, heartbeat_at: now })
+    .execute();
+  run.created = true;
+}
+
+export async function importLocation(deps: ImportDeps, location: string, options: ImportOptions): Promise<ImportResult> {
+  const { db } = deps;
+  const runId = options.runId ?? randomUUID();
+  const run: ImportRun = {
+    runId,
+    stageId: options.stageId ?? runId,
+    fenced: Boolean(options.runId && options.stageId),
+    result: emptyResult(runId, location, options.source ?? null),
+    progress: { records: 0, lastId: null, metadata: {} },
+    created: Boolean(options.runId),
+    source: options.source ?? null,
+    writer: null,
+    bytes: 0,
+    sha256: null,
+    lastBeat: Date.now(),
   };
+  const { result, progress } = run;
+  const owned = (trx: Kysely<Database>) => ensureOwned(run, trx);
 
   try {
-    await cleanupAbandoned(db, clock);
-    const { inputs, kind } = await inputsOf(location, options, deps);
-    let notModified = false;
-    // Decompressed content of the whole import (gzip, zip and tar entries) is bounded: archive bombs.
-    const budget = new ExpansionBudget(deps.limits?.uncompressedMaxBytes ?? DEFAULT_IMPORT_LIMITS.uncompressedMaxBytes);
-    let dataInputs = 0;
-    let sourceRecorded = false;
-    for (const input of inputs) {
-      options.signal?.throwIfAborted();
-      const raw = await input.open();
-      if (raw === 'not-modified') {
-        notModified = true;
-        break;
-      }
-      const container = await openContainer(raw.stream, input.name, {
-        path: input.path,
-        onProgress: raw.onProgress,
-        budget,
-        limits: deps.limits ?? DEFAULT_IMPORT_LIMITS,
-      });
-      try {
-        for await (const opened of container.entries()) {
-          options.signal?.throwIfAborted();
-          dataInputs++;
-          const format: InputFormat | null = detectFormat(opened.head, source ?? undefined);
-          if (!format) {
-            opened.stream.destroy();
-            throw new ImportError(
-              source ? `${opened.name} is not a ${source} file this importer understands` : `cannot tell what ${opened.name} is (KEV, EPSS, NVD or OSV): pass --source`,
-              0,
-              progress.records,
-              opened.name,
-            );
-          }
-          const detected = sourceOf(format);
-          if (source && detected !== source) throw new ImportError(`${opened.name} is ${detected} data, not ${source}`, 0, progress.records, opened.name);
-          if (kind === 'directory' && (detected === 'kev' || detected === 'epss')) {
-            throw new ImportError(`a directory may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
-          }
-          // KEV and EPSS files are whole snapshots: one per import, never several merged.
-          if (dataInputs > 1 && (detected === 'kev' || detected === 'epss')) {
-            throw new ImportError(`an archive or upload of several files may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
-          }
-          source = detected;
-          result.source = source;
-          // Once, with the first data file (an archive may hold hundreds of thousands).
-          if (!sourceRecorded) {
-            await createRun(source);
-            sourceRecorded = true;
-          }
-          writer ??= new StageWriter(db, stageId);
-          for await (const record of parseInput(opened, format, progress)) {
-            writer.add(record, progress.records);
-            if (writer.full) {
-              await writer.flush();
-              await options.onBatch?.();
-              options.signal?.throwIfAborted();
-              if (Date.now() - lastBeat > HEARTBEAT_MS) {
-                lastBeat = Date.now();
-                // Progress for GET /vulndb/imports/{id}: raw bytes and records read so far.
-                await db
-                  .updateTable('vulndb_import_runs')
-                  .set({ heartbeat_at: clock.now(), records: progress.records, bytes: bytes + container.bytes() })
-                  .where('id', '=', runId)
-                  .$if(fenced, (qb) => qb.where('stage_id', '=', stageId))
-                  .execute();
-              }
-            }
-          }
-        }
-        bytes += container.bytes();
-        digests.push(container.digest());
-      } finally {
-        await container.close();
-      }
-    }
-    // The last batch; batches span files (an archive of small advisories is one statement per 2,000 records).
-    await writer?.flush();
-    result.records = progress.records;
-    // One file: its SHA-256; a directory: the digest of its files' digests (in their sorted order).
-    sha256 = digests.length === 1 ? digests[0]! : digests.length > 1 ? createHash('sha256').update(digests.join('\n')).digest('hex') : null;
-
+    await cleanupAbandoned(db, deps.clock);
+    const notModified = await stageInputs(deps, run, location, options);
     if (notModified) {
-      const unchangedSource = source ?? (await knownSource(db, location));
+      const unchangedSource = run.source ?? (await knownSource(db, location));
       if (!unchangedSource) throw new Error(`${location} answered 304 Not Modified but was never imported`);
-      source = unchangedSource;
-      result.source = source;
-      if (!created) await createRun(source);
-      return await finishUnchanged(deps, result, { bytes: 0, sha256: null, metadata: { http: 'not modified' } }, ensureOwned);
+      run.source = unchangedSource;
+      result.source = unchangedSource;
+      if (!run.created) await createRun(deps, run, location, options, unchangedSource);
+      return await finishUnchanged(deps, result, { bytes: 0, sha256: null, metadata: { http: 'not modified' } }, owned);
     }
+    const { source, writer, bytes, sha256 } = run;
     if (!source || !writer) throw new ImportError('no input', 0, 0, location);
     if ((source === 'kev' || source === 'epss') && progress.records === 0) {
       throw new ImportError(`the ${source} file holds no records: refusing to empty the ${source} data`, bytes, 0, location);
     }
     if (options.skipUnchanged && sha256 && (await mayBeUnchanged(db, source, location))) {
       const last = await db.selectFrom('vulndb_sync_locations').select('sha256').where('location', '=', location).executeTakeFirst();
-      if (last?.sha256 === sha256) return await finishUnchanged(deps, result, { bytes, sha256, metadata: progress.metadata }, ensureOwned);
+      if (last?.sha256 === sha256) return await finishUnchanged(deps, result, { bytes, sha256, metadata: progress.metadata }, owned);
     }
 
-    const appliedSource = source;
-    const counts = await db.transaction().execute(async (trx) => {
-      await lockSource(trx, appliedSource);
-      await ensureOwned(trx);
-      if (options.onlyIfNeverImported) {
-        const state = await trx.selectFrom('vulndb_sources').select('last_success_at').where('source', '=', appliedSource).executeTakeFirst();
-        if (state?.last_success_at) return null;
-      }
-      const applied = await applyRun(trx, clock, stageId, appliedSource);
-      const summary = await liveSummary(trx, appliedSource);
-      const now = clock.now();
-      await trx
-        .updateTable('vulndb_import_runs')
-        .set({
-          status: 'succeeded',
-          finished_at: now,
-          heartbeat_at: now,
-          bytes,
-          sha256,
-          records: progress.records,
-          inserted: applied.inserted,
-          updated: applied.updated,
-          deleted: applied.deleted,
-          unchanged: applied.unchanged,
-          findings_escalated: applied.findingsEscalated,
-          findings_restored: applied.findingsRestored,
-          metadata: json(progress.metadata),
-        })
-        .where('id', '=', runId)
-        .execute();
-      const { version, date } = dataVersion(appliedSource, progress.metadata, summary.newest);
-      await upsertSource(trx, appliedSource, now, {
-        origin: options.trigger,
-        location,
-        record_count: summary.count,
-        data_version: version,
-        data_date: date,
-        metadata: json(progress.metadata),
-        last_run_id: runId,
-        last_run_at: now,
-        last_status: 'succeeded',
-        last_error: null,
-        last_success_at: now,
-        last_success_run_id: runId,
-      });
-      await recordLocation(trx, location, appliedSource, sha256, now, true);
-      return applied;
-    });
+    const counts = await applyStaged(deps, run, source, location, options);
     if (!counts) {
       // A seed that lost the race to a real import: recorded as a run, the source's state untouched.
-      return await finishUnchanged(deps, result, { bytes, sha256, metadata: { ...progress.metadata, skipped: 'the source was imported already' } }, ensureOwned, false);
+      return await finishUnchanged(deps, result, { bytes, sha256, metadata: { ...progress.metadata, skipped: 'the source was imported already' } }, owned, false);
     }
     Object.assign(result, {
       status: 'succeeded' as const,
@@ -391,32 +288,196 @@ export async function importLocation(deps: ImportDeps, location: string, options
     deps.log.info({ run_id: runId, source, location, ...counts, records: progress.records }, 'vulndb import applied');
     return result;
   } catch (error) {
-    if (error instanceof SupersededError || (fenced && options.signal?.aborted)) {
-      // Stopped, cancelled, or overtaken: the job attempt says what becomes of the run; nothing is recorded here.
-      const reason = error instanceof SupersededError ? error : options.signal?.reason;
-      Object.assign(result, { status: 'failed' as const, records: progress.records, error: `interrupted: ${reason instanceof Error ? reason.message : String(reason)}` });
-      deps.log.info({ run_id: runId, source, location, reason: result.error }, 'vulndb import interrupted');
-      return result;
-    }
-    const failure =
-      error instanceof ImportError
-        ? error
-        : new ImportError(error instanceof Error ? error.message : String(error), null, progress.records, progress.lastId ? `after ${progress.lastId}` : null);
-    Object.assign(result, {
-      status: 'failed' as const,
-      records: progress.records,
-      error: failure.message,
-      error_offset: failure.offset,
-      error_record: failure.record,
-      error_context: failure.context,
-    });
-    await recordFailure(deps, result, options, created, bytes, ensureOwned).catch((e: unknown) => deps.log.error({ err: e }, 'recording a failed vulndb import failed'));
-    deps.log.warn({ run_id: runId, source, location, error: failure.message, offset: failure.offset, record: failure.record }, 'vulndb import failed');
-    return result;
+    return await failedImport(deps, run, location, options, error);
   } finally {
     pendingValidators.delete(location);
-    await dropStaged(db, stageId).catch((e: unknown) => deps.log.error({ err: e }, 'dropping vulndb staging rows failed'));
+    await dropStaged(db, run.stageId).catch((e: unknown) => deps.log.error({ err: e }, 'dropping vulndb staging rows failed'));
   }
+}
+
+/**
+ * Reads every input into the staging tables, checking each data file's format and source. True when
+ * a URL answered Not Modified (nothing read then). Sets the run's source, byte count and SHA-256.
+ */
+async function stageInputs(deps: ImportDeps, run: ImportRun, location: string, options: ImportOptions): Promise<boolean> {
+  const { progress } = run;
+  const { inputs, kind } = await inputsOf(location, options, deps);
+  let notModified = false;
+  // Decompressed content of the whole import (gzip, zip and tar entries) is bounded: archive bombs.
+  const budget = new ExpansionBudget(deps.limits?.uncompressedMaxBytes ?? DEFAULT_IMPORT_LIMITS.uncompressedMaxBytes);
+  const digests: string[] = [];
+  let dataInputs = 0;
+  let sourceRecorded = false;
+  for (const input of inputs) {
+    options.signal?.throwIfAborted();
+    const raw = await input.open();
+    if (raw === 'not-modified') {
+      notModified = true;
+      break;
+    }
+    const container = await openContainer(raw.stream, input.name, {
+      path: input.path,
+      onProgress: raw.onProgress,
+      budget,
+      limits: deps.limits ?? DEFAULT_IMPORT_LIMITS,
+    });
+    try {
+      for await (const opened of container.entries()) {
+        options.signal?.throwIfAborted();
+        dataInputs++;
+        const format = checkedFormat(opened, run.source, kind, dataInputs, progress);
+        run.source = sourceOf(format);
+        run.result.source = run.source;
+        // Once, with the first data file (an archive may hold hundreds of thousands).
+        if (!sourceRecorded) {
+          await createRun(deps, run, location, options, run.source);
+          sourceRecorded = true;
+        }
+        run.writer ??= new StageWriter(deps.db, run.stageId);
+        await stageRecords(deps, run, opened, format, container, options);
+      }
+      run.bytes += container.bytes();
+      digests.push(container.digest());
+    } finally {
+      await container.close();
+    }
+  }
+  // The last batch; batches span files (an archive of small advisories is one statement per 2,000 records).
+  await run.writer?.flush();
+  run.result.records = progress.records;
+  // One file: its SHA-256; a directory: the digest of its files' digests (in their sorted order).
+  run.sha256 = digests.length === 1 ? digests[0]! : digests.length > 1 ? createHash('sha256').update(digests.join('\n')).digest('hex') : null;
+  return notModified;
+}
+
+/** The format of one data file, refused when it is unknown, another source's, or not allowed with others. */
+function checkedFormat(opened: OpenedInput, source: VulnSource | null, kind: 'url' | 'file' | 'directory', dataInputs: number, progress: ParseProgress): InputFormat {
+  const format: InputFormat | null = detectFormat(opened.head, source ?? undefined);
+  if (!format) {
+    opened.stream.destroy();
+    throw new ImportError(
+      source ? `${opened.name} is not a ${source} file this importer understands` : `cannot tell what ${opened.name} is (KEV, EPSS, NVD or OSV): pass --source`,
+      0,
+      progress.records,
+      opened.name,
+    );
+  }
+  const detected = sourceOf(format);
+  if (source && detected !== source) throw new ImportError(`${opened.name} is ${detected} data, not ${source}`, 0, progress.records, opened.name);
+  if (kind === 'directory' && (detected === 'kev' || detected === 'epss')) {
+    throw new ImportError(`a directory may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
+  }
+  // KEV and EPSS files are whole snapshots: one per import, never several merged.
+  if (dataInputs > 1 && (detected === 'kev' || detected === 'epss')) {
+    throw new ImportError(`an archive or upload of several files may hold NVD or OSV files only (${opened.name} is ${detected})`, 0, progress.records, opened.name);
+  }
+  return format;
+}
+
+/** Parses one data file into the staging tables in batches, with a heartbeat and progress on the run. */
+async function stageRecords(deps: ImportDeps, run: ImportRun, opened: OpenedInput, format: InputFormat, container: Container, options: ImportOptions): Promise<void> {
+  const writer = run.writer!;
+  for await (const record of parseInput(opened, format, run.progress)) {
+    writer.add(record, run.progress.records);
+    if (writer.full) {
+      await writer.flush();
+      await options.onBatch?.();
+      options.signal?.throwIfAborted();
+      if (Date.now() - run.lastBeat > HEARTBEAT_MS) {
+        run.lastBeat = Date.now();
+        // Progress for GET /vulndb/imports/{id}: raw bytes and records read so far.
+        await deps.db
+          .updateTable('vulndb_import_runs')
+          .set({ heartbeat_at: deps.clock.now(), records: run.progress.records, bytes: run.bytes + container.bytes() })
+          .where('id', '=', run.runId)
+          .$if(run.fenced, (qb) => qb.where('stage_id', '=', run.stageId))
+          .execute();
+      }
+    }
+  }
+}
+
+/**
+ * The one transaction that applies the staged run to the live tables and records the run's counts and
+ * the source's state. Null when a seed finds the source imported already.
+ */
+async function applyStaged(deps: ImportDeps, run: ImportRun, appliedSource: VulnSource, location: string, options: ImportOptions) {
+  const { clock } = deps;
+  const { runId, stageId, bytes, sha256, progress } = run;
+  return deps.db.transaction().execute(async (trx) => {
+    await lockSource(trx, appliedSource);
+    await ensureOwned(run, trx);
+    if (options.onlyIfNeverImported) {
+      const state = await trx.selectFrom('vulndb_sources').select('last_success_at').where('source', '=', appliedSource).executeTakeFirst();
+      if (state?.last_success_at) return null;
+    }
+    const applied = await applyRun(trx, clock, stageId, appliedSource);
+    const summary = await liveSummary(trx, appliedSource);
+    const now = clock.now();
+    await trx
+      .updateTable('vulndb_import_runs')
+      .set({
+        status: 'succeeded',
+        finished_at: now,
+        heartbeat_at: now,
+        bytes,
+        sha256,
+        records: progress.records,
+        inserted: applied.inserted,
+        updated: applied.updated,
+        deleted: applied.deleted,
+        unchanged: applied.unchanged,
+        findings_escalated: applied.findingsEscalated,
+        findings_restored: applied.findingsRestored,
+        metadata: json(progress.metadata),
+      })
+      .where('id', '=', runId)
+      .execute();
+    const { version, date } = dataVersion(appliedSource, progress.metadata, summary.newest);
+    await upsertSource(trx, appliedSource, now, {
+      origin: options.trigger,
+      location,
+      record_count: summary.count,
+      data_version: version,
+      data_date: date,
+      metadata: json(progress.metadata),
+      last_run_id: runId,
+      last_run_at: now,
+      last_status: 'succeeded',
+      last_error: null,
+      last_success_at: now,
+      last_success_run_id: runId,
+    });
+    await recordLocation(trx, location, appliedSource, sha256, now, true);
+    return applied;
+  });
+}
+
+/** The result of an import that threw: interrupted (nothing recorded: the job decides), or failed (recorded). */
+async function failedImport(deps: ImportDeps, run: ImportRun, location: string, options: ImportOptions, error: unknown): Promise<ImportResult> {
+  const { result, progress, runId, source } = run;
+  if (error instanceof SupersededError || (run.fenced && options.signal?.aborted)) {
+    // Stopped, cancelled, or overtaken: the job attempt says what becomes of the run; nothing is recorded here.
+    const reason = error instanceof SupersededError ? error : options.signal?.reason;
+    Object.assign(result, { status: 'failed' as const, records: progress.records, error: `interrupted: ${reason instanceof Error ? reason.message : String(reason)}` });
+    deps.log.info({ run_id: runId, source, location, reason: result.error }, 'vulndb import interrupted');
+    return result;
+  }
+  const failure =
+    error instanceof ImportError
+      ? error
+      : new ImportError(error instanceof Error ? error.message : String(error), null, progress.records, progress.lastId ? `after ${progress.lastId}` : null);
+  Object.assign(result, {
+    status: 'failed' as const,
+    records: progress.records,
+    error: failure.message,
+    error_offset: failure.offset,
+    error_record: failure.record,
+    error_context: failure.context,
+  });
+  await recordFailure(deps, result, options, run.created, run.bytes, (trx) => ensureOwned(run, trx)).catch((e: unknown) => deps.log.error({ err: e }, 'recording a failed vulndb import failed'));
+  deps.log.warn({ run_id: runId, source, location, error: failure.message, offset: failure.offset, record: failure.record }, 'vulndb import failed');
+  return result;
 }
 
 /**

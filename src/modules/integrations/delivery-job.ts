@@ -7,7 +7,7 @@ import type { JobContext, JobDefinition } from '../../platform/jobs/definition.j
 import type { JobRow } from '../../platform/jobs/queue.js';
 import { JOBS_CHANNEL } from '../../platform/jobs/queue.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
-import { joinSecrets, type Config } from './config.js';
+import { joinSecrets, type IntegrationConfig } from './config.js';
 import { DELIVER_JOB, DELIVER_JOB_ATTEMPTS } from './dispatcher.js';
 import { FormatError, prepare } from './formatters/index.js';
 import type { Envelope } from './formatters/summary.js';
@@ -88,7 +88,7 @@ async function attempt(deps: Deps, settings: DeliverySettings, client: HttpClien
   const attemptedAt = deps.clock.now();
   const failed = (error: string): AttemptResult => ({ ok: false, attemptedAt: attemptedAt.toISOString(), statusCode: null, latencyMs: null, responseBody: null, error });
 
-  let config: Config;
+  let config: IntegrationConfig;
   try {
     const box = await secretBoxFor(deps);
     config = joinSecrets(integration.config, box.open(integration.secrets, integration.id));
