@@ -58,3 +58,7 @@ CREATE TABLE imports (
   finished_at timestamptz
 );
 CREATE INDEX imports_workspace ON imports (workspace_id, created_at DESC, id);
+
+-- An imported finding is attached to the node its resource names: found by ARN or native id.
+CREATE INDEX nodes_arn ON nodes (workspace_id, (properties->>'arn'));
+CREATE INDEX nodes_native_id ON nodes (workspace_id, native_id);
