@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { JsonSyntaxError, jsonItems } from '../../vulndb/import/json-stream.js';
+import { JsonSyntaxError, jsonItems } from '../../../platform/json/json-items.js';
+import { lookupTable } from '../../../platform/lookup-table.js';
 import {
   MalformedImportError,
   type ImportItem,
@@ -22,9 +23,9 @@ const isObject = (value: unknown): value is Obj => typeof value === 'object' && 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((v, key) => (isObject(v) ? v[key] : undefined), value);
 
-const STATUSES: Record<string, ImportedFinding['status']> = { FAIL: 'fail', PASS: 'pass', MANUAL: 'unknown', MUTED: 'unknown' };
+const STATUSES = lookupTable<ImportedFinding['status']>({ FAIL: 'fail', PASS: 'pass', MANUAL: 'unknown', MUTED: 'unknown' });
 
-const SEVERITIES: Record<string, ImportedSeverity> = {
+const SEVERITIES = lookupTable<ImportedSeverity>({
   critical: 'critical',
   fatal: 'critical',
   high: 'high',
@@ -32,9 +33,9 @@ const SEVERITIES: Record<string, ImportedSeverity> = {
   low: 'low',
   informational: 'info',
   info: 'info',
-};
+});
 
-const PROVIDERS: Record<string, ImportProvider> = {
+const PROVIDERS = lookupTable<ImportProvider>({
   aws: 'aws',
   azure: 'azure',
   gcp: 'gcp',
@@ -42,7 +43,7 @@ const PROVIDERS: Record<string, ImportProvider> = {
   m365: 'm365',
   microsoft365: 'm365',
   github: 'github',
-};
+});
 
 /** `{"CIS-1.4": ["2.1.1"], ...}` as requirement pairs; anything else in there is ignored. */
 function requirementsOf(compliance: unknown): ImportedFinding['requirements'] {
