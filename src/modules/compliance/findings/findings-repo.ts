@@ -49,6 +49,7 @@ export function findingSelection(view: AcceptanceView) {
     'f.description', 'f.remediation', 'f.resource_id', 'f.resource_type', 'f.resource_name', 'f.region', 'f.account_id',
     'f.cve_ids', 'f.tags', 'f.details', 'f.group_id', 'f.first_seen', 'f.last_seen', 'f.created_at', 'f.updated_at',
     'f.resolved_at', 'f.resolved_by', 'f.due_at', 'f.reopened_at', 'f.reopen_count',
+    'f.source', 'f.source_check_id', 'f.source_finding_id', 'f.location',
     status.as('status'),
   ] as const;
 }
