@@ -1,11 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
 import { events } from '../harness/compliance.js';
 import { multipart } from '../questionnaires/helpers.js';
 import { projectPath } from '../../src/platform/paths.js';
+import { importCommand } from '../../src/cli/import.js';
 
 /**
  * Scanner imports (issue 27) over HTTP: POST /imports with Prowler's real OCSF samples
@@ -221,5 +224,35 @@ describe('POST /imports: refusals', () => {
     const body = multipart({}, { filename: 'p.json', contentType: 'application/json', content: AWS });
     const res = await call(t.app, tenant.users['read-only'].token, { method: 'POST', url: api(tenant.id, '/imports'), payload: body.payload, headers: body.headers });
     expect(res.statusCode).toBe(403);
+  });
+});
+
+describe('controlgraph import', () => {
+  it("uploads through the service's API and waits for the import", async () => {
+    const tenant = await buildTenant(t);
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const dir = mkdtempSync(join(tmpdir(), 'cg-import-cli-'));
+    const file = join(dir, 'prowler.ocsf.json.gz');
+    writeFileSync(file, gzipSync(AWS));
+    writeFileSync(join(dir, 'token'), tenant.admin.token);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const stdout = vi.spyOn(console, 'log').mockImplementation(() => undefined);
+    try {
+      let settled = false;
+      const command = importCommand([file, '--tenant', tenant.id, '--server', base, '--token-file', join(dir, 'token')]).finally(() => {
+        settled = true;
+      });
+      // The test app has no running worker: jobs run when drained.
+      while (!settled) {
+        await t.drain();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await command;
+      expect(stdout.mock.calls.flat().join('\n')).toMatch(/succeeded: 5 records, 2 findings created/);
+    } finally {
+      stderr.mockRestore();
+      stdout.mockRestore();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
