@@ -81,6 +81,8 @@ describe('POST /imports: Prowler OCSF', () => {
     const node = (await call(t.app, tenant.admin.token, { url: api(tenant.id, `/nodes/${encodeURIComponent(analyzer.resource_id as string)}`), expect: 200 })).json();
     expect(node).toMatchObject({ provider: 'aws', native_id: '<resource_uid>', account_id: '<account_uid>' });
     expect((await events(t, tenant.id, 'finding.created')).length).toBe(2);
+    expect(await findings(tenant, 'status=open&source=prowler')).toHaveLength(2);
+    expect(await findings(tenant, 'status=open&source=controlgraph')).toHaveLength(0);
 
     const list = (await call(t.app, tenant.admin.token, { url: api(tenant.id, '/imports'), expect: 200 })).json();
     expect(list).toMatchObject({ total: 1, items: [{ id: done.id, status: 'succeeded' }] });

@@ -14096,6 +14096,8 @@ export interface operations {
                 sla?: "overdue" | "due_soon";
                 /** @description severity, created_at, resource_id, last_seen, first_seen; prefix - for descending (default -severity) */
                 sort?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;
@@ -14927,6 +14929,8 @@ export interface operations {
                 search?: string;
                 /** @description comma-separated from CRITICAL,HIGH,MEDIUM,LOW,INFO */
                 severity?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;
@@ -15522,6 +15526,8 @@ export interface operations {
                 search?: string;
                 /** @description comma-separated from CRITICAL,HIGH,MEDIUM,LOW,INFO */
                 severity?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;

@@ -77,6 +77,7 @@ const filterFields = {
   resource_id: Type.Optional(Type.String({ maxLength: 1000 })),
   control_id: Type.Optional(Type.String({ maxLength: 50 })),
   rule_id: Type.Optional(Type.String({ maxLength: 100 })),
+  source: Type.Optional(Type.String({ maxLength: 100, description: "who found it: controlgraph (our rules and agents) or an imported tool's name (prowler)" })),
   group_id: Type.Optional(Type.String({ maxLength: 100 })),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'matches title, description or resource id' })),
 };
