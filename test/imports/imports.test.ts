@@ -9,6 +9,9 @@ import { events } from '../harness/compliance.js';
 import { multipart } from '../questionnaires/helpers.js';
 import { projectPath } from '../../src/platform/paths.js';
 import { importCommand } from '../../src/cli/import.js';
+import { applyImport } from '../../src/modules/discovery/imports/apply-import.js';
+import type { ImportItem, ImportedNode } from '../../src/modules/discovery/imports/import-record.js';
+import { prowlerFinding } from '../../src/modules/discovery/imports/prowler-ocsf.js';
 
 /**
  * Scanner imports (issue 27) over HTTP: POST /imports with Prowler's real OCSF samples
@@ -256,5 +259,33 @@ describe('controlgraph import', () => {
       stdout.mockRestore();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('applyImport with configuration items', () => {
+  it('upserts node items with their edges, and attaches a finding to the node its ARN names', async () => {
+    const tenant = await buildTenant(t);
+    const scope = { tenantId: tenant.id, workspaceId: tenant.defaultWorkspaceId };
+    const role = 'arn:aws:iam::123456789012:role/myAdministratorExecutionRole';
+    const node = (id: string, arn: string, edges: ImportedNode['edges']): ImportedNode => ({
+      kind: 'node',
+      node: { id, provider: 'aws', region: 'us-east-1', type: 'aws_iam_role', native_id: id.split(':').pop()!, name: id, account_id: '123456789012', properties: { arn }, tags: {} },
+      edges,
+    });
+    const [record] = JSON.parse(fixture('prowler4.2.1-one_vuln.ocsf.json').toString('utf8')) as unknown[];
+    const items: ImportItem[] = [
+      node('aws:us-east-1:aws_iam_role:admin', role, [{ target: 'aws:us-east-1:aws_iam_role:other', type: 'trusts' }]),
+      node('aws:us-east-1:aws_iam_role:other', 'arn:aws:iam::123456789012:role/other', [{ target: 'aws:us-east-1:aws_iam_role:admin', type: 'trusts' }]),
+      prowlerFinding(record, 2),
+    ];
+    async function* stream() {
+      yield* items;
+    }
+    const result = await applyImport(t.deps.database.db, t.clock, scope, stream(), async () => undefined);
+    expect(result).toMatchObject({ records: 3, nodes: 2, findings_created: 1, errors_count: 0 });
+    const [finding] = await findings(tenant);
+    expect(finding).toMatchObject({ resource_id: 'aws:us-east-1:aws_iam_role:admin', resource_type: 'aws_iam_role' });
+    const edges = (await call(t.app, tenant.admin.token, { url: api(tenant.id, '/edges'), expect: 200 })).json();
+    expect(edges.total).toBe(2);
   });
 });
