@@ -12,8 +12,8 @@ import {
   type HostResource,
   type Severity,
 } from '../../compliance/index.js';
-import { nodesByReference, upsertNodes, type NodeRecord, type NodeRef } from '../../graph/index.js';
-import { applyImportedNodes } from './apply-nodes.js';
+import { nodesByReference, upsertNodes, type EdgeRecord, type NodeRecord, type NodeRef } from '../../graph/index.js';
+import { applyImportedEdges, applyImportedNodes } from './apply-nodes.js';
 import { mapRequirements } from './framework-names.js';
 import type { ImportItem, ImportedFinding, ImportedNode, RecordError } from './import-record.js';
 
@@ -53,6 +53,14 @@ interface Reported {
   scopes: Map<string, { source: string; account: string; region: string }>;
   checks: Map<string, Set<string>>;
   kept: Set<string>;
+  /** Edges of node items whose target was not a node yet: written once every node of the file is. */
+  pendingEdges: EdgeRecord[];
+  /** Nodes of node items that are new or whose content changed (what an audit should look at). */
+  changedNodeIds: Set<string>;
+}
+
+export interface ImportResult extends ImportProgress {
+  changedNodeIds: string[];
 }
 
 const SEVERITY: Record<ImportedFinding['severity'], Severity> = { critical: 'CRITICAL', high: 'HIGH', medium: 'MEDIUM', low: 'LOW', info: 'INFO' };
@@ -211,6 +219,8 @@ async function applyBatch(db: Kysely<Database>, clock: Clock, scope: Scope, batc
     // Nodes first: a finding of the same file may be about one of them.
     const nodes = await applyImportedNodes(trx, scope, batch.nodes, now);
     progress.nodes += nodes.upserted;
+    reported.pendingEdges.push(...nodes.pendingEdges);
+    for (const id of nodes.changedNodeIds) reported.changedNodeIds.add(id);
     const applied = await applyFindings(trx, scope, batch.findings, now, reported, progress);
     await emitEvents(trx, clock, applied.events);
     return applied.resourceIds;
@@ -230,10 +240,10 @@ export async function applyImport(
   items: AsyncIterable<ImportItem>,
   onProgress: (progress: ImportProgress) => Promise<void>,
   signal?: AbortSignal,
-): Promise<ImportProgress> {
+): Promise<ImportResult> {
   const now = clock.now();
   const progress = emptyProgress();
-  const reported: Reported = { scopes: new Map(), checks: new Map(), kept: new Set() };
+  const reported: Reported = { scopes: new Map(), checks: new Map(), kept: new Set(), pendingEdges: [], changedNodeIds: new Set() };
   let batch: Batch = { findings: [], nodes: [] };
   const flush = async () => {
     if (batch.findings.length + batch.nodes.length === 0) return;
@@ -253,7 +263,9 @@ export async function applyImport(
     if (batch.findings.length + batch.nodes.length >= IMPORT_BATCH) await flush();
   }
   await flush();
+  // Edges to nodes later in the file; those whose target never came are dropped (apply-nodes.ts).
+  await applyImportedEdges(db, scope, reported.pendingEdges, now);
   progress.findings_resolved += await reconcileScopes(db, clock, scope, now, reported);
   await onProgress(progress);
-  return progress;
+  return { ...progress, changedNodeIds: [...reported.changedNodeIds] };
 }

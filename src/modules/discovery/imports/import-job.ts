@@ -56,7 +56,10 @@ export function importJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
         await db.updateTable('imports').set(countColumns(progress)).where('id', '=', row.id).execute();
         await ctx.heartbeat();
       };
-      return applyImport(db, ctx.clock, scope, parser.parse(file), write, ctx.signal);
+      // changedNodeIds (nodes an AWS Config import changed) are for the audit of what changed (issue 27
+      // item 4); the job's result keeps the counts only.
+      const { changedNodeIds: _changed, ...counts } = await applyImport(db, ctx.clock, scope, parser.parse(file), write, ctx.signal);
+      return counts;
     },
 
     async onSucceeded(job, result, trx) {

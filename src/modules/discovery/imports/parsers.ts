@@ -1,9 +1,16 @@
 import type { ImportFormat, ImportParser } from './import-record.js';
 import { prowlerOcsfParser } from './prowler-ocsf.js';
+import { prowlerAsffParser, securityHubAsffParser } from './asff.js';
+import { sarifParser } from './sarif.js';
+import { awsConfigParser } from './aws-config.js';
 
 /** The parsers by format: one line per parser (the others are added as they land). */
 const PARSERS: Partial<Record<ImportFormat, ImportParser>> = {
   'prowler-ocsf': prowlerOcsfParser,
+  'prowler-asff': prowlerAsffParser,
+  'securityhub-asff': securityHubAsffParser,
+  sarif: sarifParser,
+  'aws-config': awsConfigParser,
 };
 
 /** How much of a file detection looks at. */
