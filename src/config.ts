@@ -60,6 +60,8 @@ export interface Config {
   discoveryAwsPrincipal: string | null;
   /** The largest Terraform state a discovery job reads (uploaded or from S3). */
   discoveryStateMaxBytes: number;
+  /** The largest scanner file POST /imports accepts (unpacked, when gzipped). */
+  importMaxBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -165,5 +167,6 @@ export function loadConfig(env: Env = process.env): Config {
     discoveryOwnCredentialsTenants: list(env.CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS).map((t) => t.toLowerCase()),
     discoveryAwsPrincipal: awsPrincipal(env.CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL),
     discoveryStateMaxBytes: integer(env, 'CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES', 64 * 1024 * 1024, 1024),
+    importMaxBytes: integer(env, 'CONTROLGRAPH_IMPORT_MAX_BYTES', 512 * 1024 * 1024, 1024),
   };
 }

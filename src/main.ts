@@ -46,6 +46,13 @@ export const commands: Record<string, Command> = lookupTable({
       return { help: m.vulndbHelp, run: m.vulndbCommand };
     },
   },
+  import: {
+    summary: "Imports a scanner's output (Prowler JSON-OCSF, …) through the running service's API.",
+    load: async () => {
+      const m = await import('./cli/import.js');
+      return { help: m.importHelp, run: m.importCommand };
+    },
+  },
   demo: {
     summary: "Loads the demo estate (CloudMapper's demo AWS account, from recorded responses) into a tenant.",
     load: async () => {

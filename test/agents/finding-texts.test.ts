@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, type TenantFixture } from '../harness/identity.js';
-import { syncFindings, type DesiredFinding, type HostResource } from '../../src/modules/agents/findings-sync.js';
+import { syncFindings, type DesiredFinding, type HostResource } from '../../src/modules/compliance/index.js';
 
 /**
  * Findings written by the host agents refer to their text in finding_texts (migration 0017), like

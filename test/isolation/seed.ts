@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { projectPath } from '../../src/platform/paths.js';
 import type { TestApp } from '../harness/app.js';
 import { fixtureNode, fixtures, nodeIdOf } from '../harness/compliance.js';
 import { call, type Session } from '../harness/identity.js';
@@ -167,6 +169,10 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
   await post('/exports', { kind: 'drawio' });
   await post('/reports/generate', { format: 'json', asset_group_id: assetGroup.id });
   await post('/jobs', { name: `${marker} discovery`, plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 4, resources: [] } } } });
+  // A scanner import (Prowler's v4 OCSF sample, test/fixtures/imports), named with the marker.
+  const prowler = multipart({}, { filename: `${lower}-prowler.ocsf.json`, contentType: 'application/json', content: readFileSync(projectPath('test', 'fixtures', 'imports', 'prowler4.2.1-one_vuln.ocsf.json')) });
+  const imported = await call(t.app, admin.token, { method: 'POST', url: `${base}/imports`, payload: prowler.payload, headers: prowler.headers });
+  if (imported.statusCode !== 202) throw new Error(`seed upload /imports: ${imported.statusCode} ${imported.body.slice(0, 500)}`);
   // Cloud connections of the workspace (the credentials its discovery reads with): a role and a sealed access key.
   await post('/cloud-connections', { name: `${marker} cloud`, auth: 'assume_role', role_arn: `arn:aws:iam::123456789012:role/${lower}-reader` });
   await post('/cloud-connections', { name: `${marker} keys`, auth: 'access_key', access_key_id: 'AKIASEEDSEEDSEED0000', secret_access_key: `${marker}-secret-access-key-0123456789` });

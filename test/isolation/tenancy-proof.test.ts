@@ -58,6 +58,7 @@ const PARAM_KINDS: Record<string, string | null> = {
   'risk-acceptances/:acceptanceID': 'risk_acceptances',
   'exports/:jobID': 'exports',
   'jobs/:jobID': 'discovery_jobs',
+  'imports/:importID': 'imports',
   'cloud-connections/:connectionID': 'cloud_connections',
   'reports/:reportID': 'reports',
   'integrations/:integrationID': 'integrations',
@@ -175,6 +176,7 @@ const KINDS: Record<string, string> = {
   integration_deliveries: tenantWide('integration_deliveries'),
   nodes: generic('nodes'),
   edges: generic('edges'),
+  imports: generic('imports'),
   findings: generic('findings'),
   finding_groups: 'SELECT DISTINCT group_id AS id, tenant_id::text AS tenant, workspace_id::text AS workspace FROM findings WHERE group_id IS NOT NULL',
   audit_runs: generic('audit_runs'),
@@ -207,7 +209,7 @@ const SEEDED_TABLES = [
   'questionnaires', 'questionnaire_controls', 'assessments', 'assessment_responses', 'assessment_reviews', 'assessment_poam_items',
   'attestation_evidence', 'assessment_links', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
   'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
-  'discovery_jobs', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
+  'discovery_jobs', 'imports', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
   'membership_invitations', 'user_totp', 'user_recovery_codes',
 ];
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ReportFile } from './report-schema.js';
 import { fillTemplate, type TemplateRule } from './host-rules.js';
-import type { DesiredFinding } from './findings-sync.js';
+import type { DesiredFinding } from '../compliance/index.js';
 
 /**
  * Config drift: the monitored files of a report against the baseline of the last processed one. A

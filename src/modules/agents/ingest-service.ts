@@ -12,7 +12,7 @@ import { requestAudit } from '../compliance/index.js';
 import { allRules } from '../compliance/index.js';
 import { enabledFrameworks } from '../compliance/index.js';
 import { diffFile, driftFinding, fileState, mergeDrift, type FileChange, type FileState } from './drift.js';
-import { addCounts, emptyCounts, syncFindings, type HostResource, type SyncCounts } from './findings-sync.js';
+import { addCounts, emptyCounts, syncFindings, type HostResource, type SyncCounts } from '../compliance/index.js';
 import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstance, upsertHostNode, type NodeChange } from './host-node.js';
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
 import { replaceResourceUnknowns } from '../compliance/index.js';

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { canonical } from './findings-sync.js';
+import { canonical } from '../compliance/index.js';
 import type { FileState } from './drift.js';
 import { matchKey, NO_MATCH, type HostPackage, type MatchResult } from './packages.js';
 import type { StoredAdvisory } from './tables.js';

@@ -4,7 +4,7 @@ import type { Database } from '../../platform/db/schema.js';
 import type { Severity } from '../compliance/index.js';
 import { createKevLookup } from '../vulndb/index.js';
 import { vulnerabilityFacts } from '../vulndb/index.js';
-import type { DesiredFinding } from './findings-sync.js';
+import type { DesiredFinding } from '../compliance/index.js';
 import { fillTemplate, type TemplateRule } from './host-rules.js';
 import type { PackageWithMatch } from './inventory-repo.js';
 import { describeVulnerability, shortSummary, vulnerabilitiesOf, type PackageVulnerability, type VulnerabilityView } from './package-vulnerabilities.js';

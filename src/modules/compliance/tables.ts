@@ -132,6 +132,13 @@ export interface FindingsTable {
   /** When the finding last went from resolved back to open, and how often (migration 0034); kept when resolved again. */
   reopened_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   reopen_count: ColumnType<number, number | undefined, number>;
+  /** Who found it (migration 0036): 'controlgraph' for our rules and agents, else the imported tool ('prowler'). */
+  source: ColumnType<string, string | undefined, string>;
+  /** The tool's check id and its own id of the finding (imports only). */
+  source_check_id: ColumnType<string | null, string | null | undefined, string | null>;
+  source_finding_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Where in a file an IaC or code finding is ({uri, start_line, end_line}). */
+  location: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** A finding row as stored: the text columns are in finding_texts, referred to by text_id. */

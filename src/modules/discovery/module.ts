@@ -3,6 +3,8 @@ import { discoveryRoutes } from './routes.js';
 import { discoveryUploadRoutes } from './upload-routes.js';
 import { connectionRoutes } from './connections/routes.js';
 import { discoveryJob } from './discovery-job.js';
+import { importRoutes } from './imports/routes.js';
+import { importJob } from './imports/import-job.js';
 import './tables.js';
 
 /**
@@ -17,6 +19,7 @@ export const discoveryModule: Module = {
     await app.register(discoveryRoutes, options);
     await app.register(discoveryUploadRoutes, options);
     await app.register(connectionRoutes, options);
+    await app.register(importRoutes, options);
   },
-  jobs: (deps) => [discoveryJob(deps)],
+  jobs: (deps) => [discoveryJob(deps), importJob(deps)],
 };

@@ -4,4 +4,4 @@
 // modules those import.
 export { type EdgeRecord, upsertEdges } from './edge-repo.js';
 export { type NodeRecord, getNode, missingNodes, upsertNodes } from './node-repo.js';
-export { countNodes, internetNodeIds, nodeExists, nodeIdByNativeId, nodeStates } from './node-reads.js';
+export { countNodes, internetNodeIds, nodeExists, nodeIdByNativeId, type NodeRef, nodesByReference, nodeStates } from './node-reads.js';

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { NodeSource } from './tables.js';
@@ -60,4 +60,46 @@ export async function nodeStates(db: Kysely<Database>, scope: Scope, ids: string
     for (const row of rows) out.set(row.id, { content_hash: row.content_hash, source: row.source as NodeSource | null });
   }
   return out;
+}
+
+export interface NodeRef {
+  id: string;
+  type: string;
+  name: string;
+  region: string;
+  account_id: string | null;
+}
+
+/**
+ * The workspace's nodes an outside tool's resource references name: by ARN (`properties.arn`),
+ * native id or node id, keyed by the reference that found them (an ARN match wins over a native id).
+ */
+export async function nodesByReference(db: Kysely<Database>, scope: Scope, refs: string[]): Promise<Map<string, NodeRef>> {
+  const found = new Map<string, NodeRef>();
+  if (refs.length === 0) return found;
+  const rows = await db
+    .selectFrom('nodes')
+    .select(['id', 'type', 'name', 'region', 'account_id', 'native_id', sql<string | null>`properties->>'arn'`.as('arn')])
+    .where('tenant_id', '=', scope.tenantId)
+    .where('workspace_id', '=', scope.workspaceId)
+    .where((eb) =>
+      eb.or([
+        eb(sql`properties->>'arn'`, '=', sql<string>`ANY(${refs}::text[])`),
+        eb('native_id', '=', sql<string>`ANY(${refs}::text[])`),
+        eb('id', '=', sql<string>`ANY(${refs}::text[])`),
+      ]),
+    )
+    .orderBy('id')
+    .execute();
+  const wanted = new Set(refs);
+  // Weakest match first, so a stronger one for the same reference overwrites it.
+  for (const key of ['native_id', 'id', 'arn'] as const) {
+    for (const row of rows) {
+      const ref = row[key];
+      if (ref !== null && wanted.has(ref) && (key !== 'native_id' || !found.has(ref))) {
+        found.set(ref, { id: row.id, type: row.type, name: row.name, region: row.region, account_id: row.account_id });
+      }
+    }
+  }
+  return found;
 }

@@ -22,6 +22,7 @@ export const TAG_DESCRIPTIONS = lookupTable<string>({
   exports: 'Topology exports: architecture diagrams and draw.io files, in the background or at once.',
   findings: 'Audits and their findings: listing, grouping, scoring, remediation and resolution.',
   graph: 'The infrastructure graph: nodes (resources) and edges (relationships).',
+  imports: "Scanner imports: other tools' outputs (Prowler JSON-OCSF, …) uploaded and applied as findings and nodes.",
   integrations: 'Integrations (webhooks and other channels) and their deliveries.',
   jobs: 'Discovery: jobs that read Terraform state or cloud accounts into the graph, and the cloud connections they use.',
   'path tracing': 'Path tracing: paths between resources, and the blast radius of one.',

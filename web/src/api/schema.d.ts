@@ -1905,6 +1905,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenantID}/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scanner imports of the workspace, newest first
+         * @description Requires permission `jobs:read`.
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Import a scanner's output (multipart): Prowler JSON-OCSF, and the formats this build supports
+         * @description multipart/form-data: the optional field format (detected from the first 64 KiB when absent), then one file part named file (gzip accepted). The file is stored and parsed once: a malformed file is 400 naming the byte offset, and nothing is kept. A well-formed one is 202 with the import (status queued); a job applies it, and GET /imports/{id} shows its progress, counts and the records it could not read. 413 above CONTROLGRAPH_IMPORT_MAX_BYTES (default 512 MiB, unpacked).
+         *
+         *     Requires permission `jobs:write`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenantID}/imports/{importID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A scanner import: its status, counts and the records it could not read (the first 1,000)
+         * @description Requires permission `jobs:read`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tenants/{tenantID}/integrations": {
         parameters: {
             query?: never;
@@ -14050,6 +14096,8 @@ export interface operations {
                 sla?: "overdue" | "due_soon";
                 /** @description severity, created_at, resource_id, last_seen, first_seen; prefix - for descending (default -severity) */
                 sort?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;
@@ -14101,6 +14149,12 @@ export interface operations {
                             id: string;
                             /** Format: date-time */
                             last_seen: string;
+                            /** @description where in a file an IaC or code finding is */
+                            location: {
+                                end_line?: number;
+                                start_line?: number;
+                                uri: string;
+                            } | null;
                             region: string;
                             remediation: string;
                             /** @description how many times the finding was reopened */
@@ -14119,6 +14173,12 @@ export interface operations {
                             rule_id: string;
                             /** @enum {string} */
                             severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "INFO";
+                            /** @description who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name) */
+                            source: string;
+                            /** @description an imported finding's check id in its tool (rule_id is '<source>:<check id>') */
+                            source_check_id: string | null;
+                            /** @description the tool's own id of an imported finding */
+                            source_finding_id: string | null;
                             /** @enum {string} */
                             status: "open" | "resolved" | "accepted";
                             tags: string[];
@@ -14226,6 +14286,12 @@ export interface operations {
                         id: string;
                         /** Format: date-time */
                         last_seen: string;
+                        /** @description where in a file an IaC or code finding is */
+                        location: {
+                            end_line?: number;
+                            start_line?: number;
+                            uri: string;
+                        } | null;
                         region: string;
                         remediation: string;
                         /** @description how many times the finding was reopened */
@@ -14244,6 +14310,12 @@ export interface operations {
                         rule_id: string;
                         /** @enum {string} */
                         severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "INFO";
+                        /** @description who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name) */
+                        source: string;
+                        /** @description an imported finding's check id in its tool (rule_id is '<source>:<check id>') */
+                        source_check_id: string | null;
+                        /** @description the tool's own id of an imported finding */
+                        source_finding_id: string | null;
                         /** @enum {string} */
                         status: "open" | "resolved" | "accepted";
                         tags: string[];
@@ -14661,6 +14733,12 @@ export interface operations {
                         id: string;
                         /** Format: date-time */
                         last_seen: string;
+                        /** @description where in a file an IaC or code finding is */
+                        location: {
+                            end_line?: number;
+                            start_line?: number;
+                            uri: string;
+                        } | null;
                         region: string;
                         remediation: string;
                         /** @description how many times the finding was reopened */
@@ -14679,6 +14757,12 @@ export interface operations {
                         rule_id: string;
                         /** @enum {string} */
                         severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "INFO";
+                        /** @description who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name) */
+                        source: string;
+                        /** @description an imported finding's check id in its tool (rule_id is '<source>:<check id>') */
+                        source_check_id: string | null;
+                        /** @description the tool's own id of an imported finding */
+                        source_finding_id: string | null;
                         /** @enum {string} */
                         status: "open" | "resolved" | "accepted";
                         tags: string[];
@@ -14845,6 +14929,8 @@ export interface operations {
                 search?: string;
                 /** @description comma-separated from CRITICAL,HIGH,MEDIUM,LOW,INFO */
                 severity?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;
@@ -15440,6 +15526,8 @@ export interface operations {
                 search?: string;
                 /** @description comma-separated from CRITICAL,HIGH,MEDIUM,LOW,INFO */
                 severity?: string;
+                /** @description who found it: controlgraph (our rules and agents) or an imported tool's name (prowler) */
+                source?: string;
                 status?: "open" | "resolved" | "accepted" | "all";
             };
             header?: never;
@@ -15491,6 +15579,12 @@ export interface operations {
                             id: string;
                             /** Format: date-time */
                             last_seen: string;
+                            /** @description where in a file an IaC or code finding is */
+                            location: {
+                                end_line?: number;
+                                start_line?: number;
+                                uri: string;
+                            } | null;
                             region: string;
                             remediation: string;
                             /** @description how many times the finding was reopened */
@@ -15517,6 +15611,12 @@ export interface operations {
                             rule_id: string;
                             /** @enum {string} */
                             severity: "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "INFO";
+                            /** @description who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name) */
+                            source: string;
+                            /** @description an imported finding's check id in its tool (rule_id is '<source>:<check id>') */
+                            source_check_id: string | null;
+                            /** @description the tool's own id of an imported finding */
+                            source_finding_id: string | null;
                             /** @enum {string} */
                             status: "open" | "resolved" | "accepted";
                             tags: string[];
@@ -15735,6 +15835,366 @@ export interface operations {
             };
             /** @description Insufficient permissions or no tenant access */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            counts: {
+                                /** @description records that could not be read (all of them; the list keeps the first 1,000) */
+                                errors: number;
+                                findings_created: number;
+                                findings_reopened: number;
+                                /** @description open findings of the import's scope it no longer reports, and those it reports passing */
+                                findings_resolved: number;
+                                findings_updated: number;
+                                /** @description graph nodes created for resources the graph did not know, or upserted from configuration items */
+                                nodes: number;
+                                /** @description records read so far */
+                                records: number;
+                            };
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string | null;
+                            /** @description why the import failed */
+                            error: string | null;
+                            errors: {
+                                message: string;
+                                /** @description position in the file, from 0 */
+                                record: number;
+                            }[];
+                            file_name: string;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            /** @enum {string} */
+                            format: "prowler-ocsf" | "prowler-asff" | "securityhub-asff" | "sarif" | "aws-config";
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the file as stored (unpacked when it was uploaded gzipped) */
+                            size_bytes: number;
+                            /** @description the tool the findings are from ('prowler'); '' until the job has read a finding */
+                            source: string;
+                            /** Format: date-time */
+                            started_at: string | null;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            status_url: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        /** @description multipart/form-data: the optional field format, then one file part named file */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description required: the scanner output (gzip accepted), at most CONTROLGRAPH_IMPORT_MAX_BYTES (512 MiB) unpacked
+                     */
+                    file?: string;
+                    /**
+                     * @description the file format; detected from the first 64 KiB when absent. Must precede the file part.
+                     * @enum {string}
+                     */
+                    format?: "prowler-ocsf" | "prowler-asff" | "securityhub-asff" | "sarif" | "aws-config";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            /** @description records that could not be read (all of them; the list keeps the first 1,000) */
+                            errors: number;
+                            findings_created: number;
+                            findings_reopened: number;
+                            /** @description open findings of the import's scope it no longer reports, and those it reports passing */
+                            findings_resolved: number;
+                            findings_updated: number;
+                            /** @description graph nodes created for resources the graph did not know, or upserted from configuration items */
+                            nodes: number;
+                            /** @description records read so far */
+                            records: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description why the import failed */
+                        error: string | null;
+                        errors: {
+                            message: string;
+                            /** @description position in the file, from 0 */
+                            record: number;
+                        }[];
+                        file_name: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                        /** @enum {string} */
+                        format: "prowler-ocsf" | "prowler-asff" | "securityhub-asff" | "sarif" | "aws-config";
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the file as stored (unpacked when it was uploaded gzipped) */
+                        size_bytes: number;
+                        /** @description the tool the findings are from ('prowler'); '' until the job has read a finding */
+                        source: string;
+                        /** Format: date-time */
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        status_url: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Service unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                importID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            /** @description records that could not be read (all of them; the list keeps the first 1,000) */
+                            errors: number;
+                            findings_created: number;
+                            findings_reopened: number;
+                            /** @description open findings of the import's scope it no longer reports, and those it reports passing */
+                            findings_resolved: number;
+                            findings_updated: number;
+                            /** @description graph nodes created for resources the graph did not know, or upserted from configuration items */
+                            nodes: number;
+                            /** @description records read so far */
+                            records: number;
+                        };
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string | null;
+                        /** @description why the import failed */
+                        error: string | null;
+                        errors: {
+                            message: string;
+                            /** @description position in the file, from 0 */
+                            record: number;
+                        }[];
+                        file_name: string;
+                        /** Format: date-time */
+                        finished_at: string | null;
+                        /** @enum {string} */
+                        format: "prowler-ocsf" | "prowler-asff" | "securityhub-asff" | "sarif" | "aws-config";
+                        /** Format: uuid */
+                        id: string;
+                        /** @description the file as stored (unpacked when it was uploaded gzipped) */
+                        size_bytes: number;
+                        /** @description the tool the findings are from ('prowler'); '' until the job has read a finding */
+                        source: string;
+                        /** Format: date-time */
+                        started_at: string | null;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        status_url: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

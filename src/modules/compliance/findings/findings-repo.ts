@@ -18,6 +18,8 @@ export interface FindingFilter {
   resourceId?: string;
   controlId?: string;
   ruleId?: string;
+  /** Who found it: 'controlgraph' or an imported tool (migration 0036). */
+  source?: string;
   groupId?: string;
   search?: string;
   /** Open findings past their due time, or due within the next 24 hours (sla/sla-filter.ts). */
@@ -49,6 +51,7 @@ export function findingSelection(view: AcceptanceView) {
     'f.description', 'f.remediation', 'f.resource_id', 'f.resource_type', 'f.resource_name', 'f.region', 'f.account_id',
     'f.cve_ids', 'f.tags', 'f.details', 'f.group_id', 'f.first_seen', 'f.last_seen', 'f.created_at', 'f.updated_at',
     'f.resolved_at', 'f.resolved_by', 'f.due_at', 'f.reopened_at', 'f.reopen_count',
+    'f.source', 'f.source_check_id', 'f.source_finding_id', 'f.location',
     status.as('status'),
   ] as const;
 }
@@ -76,6 +79,7 @@ export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilt
   if (filter.resourceType) q = q.where('f.resource_type', '=', filter.resourceType);
   if (filter.resourceId) q = q.where('f.resource_id', '=', filter.resourceId);
   if (filter.ruleId) q = q.where('f.rule_id', '=', filter.ruleId);
+  if (filter.source) q = q.where('f.source', '=', filter.source);
   if (filter.groupId) q = q.where('f.group_id', '=', filter.groupId);
   if (filter.sla) q = q.where(slaWhere('f', filter.sla, view.now));
   // The text columns (title, description, mappings) are the rule's, stored once per text

@@ -22,6 +22,7 @@ export interface ListQuery {
   resource_id?: string;
   control_id?: string;
   rule_id?: string;
+  source?: string;
   group_id?: string;
   search?: string;
   sort?: string;
@@ -46,6 +47,7 @@ export function filterOf(query: Omit<ListQuery, 'id' | 'sort'>): FindingFilter {
     resourceId: query.resource_id,
     controlId: query.control_id,
     ruleId: query.rule_id,
+    source: query.source,
     groupId: query.group_id,
     search: query.search,
   };

@@ -35,6 +35,12 @@ export const Finding = Type.Object({
     Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again' }),
   ),
   reopen_count: Type.Integer({ minimum: 0, description: 'how many times the finding was reopened' }),
+  source: Type.String({ description: "who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name)" }),
+  source_check_id: Nullable(Type.String({ description: "an imported finding's check id in its tool (rule_id is '<source>:<check id>')" })),
+  source_finding_id: Nullable(Type.String({ description: "the tool's own id of an imported finding" })),
+  location: Nullable(
+    Type.Object({ uri: Type.String(), start_line: Type.Optional(Type.Integer()), end_line: Type.Optional(Type.Integer()) }, { description: 'where in a file an IaC or code finding is' }),
+  ),
   due_at: Nullable(
     Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the open finding breaches its SLA (the tenant\'s window for its severity from when it was opened); null when it is not open or its severity has no SLA' }),
   ),
@@ -71,6 +77,7 @@ const filterFields = {
   resource_id: Type.Optional(Type.String({ maxLength: 1000 })),
   control_id: Type.Optional(Type.String({ maxLength: 50 })),
   rule_id: Type.Optional(Type.String({ maxLength: 100 })),
+  source: Type.Optional(Type.String({ maxLength: 100, description: "who found it: controlgraph (our rules and agents) or an imported tool's name (prowler)" })),
   group_id: Type.Optional(Type.String({ maxLength: 100 })),
   search: Type.Optional(Type.String({ maxLength: 200, description: 'matches title, description or resource id' })),
 };

@@ -1,19 +1,20 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../platform/db/schema.js';
-import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
-import type { NewEvent } from '../../platform/events/outbox.js';
-import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from '../compliance/index.js';
-import { findingId, groupIdOf } from '../compliance/index.js';
-import type { FrameworkMapping, Severity } from '../compliance/index.js';
-import { storeFindingTexts, textIdOf, type FindingText } from '../compliance/index.js';
+import type { Database } from '../../../platform/db/schema.js';
+import { json } from '../../../platform/db/schema.js';
+import type { Scope } from '../../../platform/db/scope.js';
+import type { NewEvent } from '../../../platform/events/outbox.js';
+import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from './finding-events.js';
+import { findingId, groupIdOf } from './identity.js';
+import type { FrameworkMapping, Severity } from '../rules/rule-types.js';
+import { storeFindingTexts, textIdOf, type FindingText } from './finding-texts.js';
+import '../tables.js';
 
 /**
- * Brings the findings one report decides in line with it: the ingest computes the findings that
- * should be open for the host (CVE matches, host rules, drift), this creates, updates, reopens and
- * resolves rows of the compliance findings table accordingly, and returns the events to emit in the
- * same transaction. Findings of the compliance engine are never touched: only the rule ids passed in
- * (or the prefix) are read.
+ * Brings the findings one report decides for one resource in line with it: the caller computes the
+ * findings that should be open for the resource (an agent's CVE matches, host rules and drift; a
+ * scanner import's failed checks), this creates, updates, reopens and resolves rows of the findings
+ * table accordingly, and returns the events to emit in the same transaction. Findings of the
+ * compliance engine are never touched: only the rule ids passed in (or the prefix) are read.
  */
 
 export interface HostResource {
@@ -39,6 +40,15 @@ export interface DesiredFinding {
   details: Record<string, unknown>;
   /** Why the severity is what it is, for finding.severity_changed (e.g. known_exploited). */
   severity_reason?: string;
+  /** An imported finding's tool, its check and finding ids, and its file location (migration 0036). */
+  origin?: FindingOrigin;
+}
+
+export interface FindingOrigin {
+  source: string;
+  check_id: string;
+  finding_id: string;
+  location: Record<string, unknown> | null;
 }
 
 export interface SyncCounts {
@@ -67,6 +77,8 @@ interface Existing {
   tags: string[];
   details: Record<string, unknown>;
   created_at: Date;
+  source_finding_id: string | null;
+  location: Record<string, unknown> | null;
 }
 
 /** JSON with sorted keys: jsonb does not keep key order, so stored and new details compare this way. */
@@ -89,6 +101,15 @@ export interface SyncOptions {
   resolveMissing: boolean;
   /** Desired findings that are open already get their content replaced (false: left as they are). */
   updateOpen?: (existing: { details: Record<string, unknown> }, desired: DesiredFinding) => DesiredFinding;
+  /** resolved_by of what this sync resolves, and the reason of its severity changes (default: the agent's). */
+  resolvedBy?: string;
+  severityReason?: string;
+}
+
+/** The origin columns of a row: an agent's or our rules' findings have none. */
+function originColumns(origin: FindingOrigin | undefined) {
+  if (!origin) return {};
+  return { source: origin.source, source_check_id: origin.check_id, source_finding_id: origin.finding_id, location: origin.location ? json(origin.location) : null };
 }
 
 const INSERT_CHUNK = 500;
@@ -105,7 +126,7 @@ export async function syncFindings(
   const events: NewEvent[] = [];
   let query = trx
     .selectFrom('findings')
-    .select(['id', 'rule_id', 'status', 'severity', 'base_severity', 'title', 'description', 'remediation', 'cve_ids', 'tags', 'details', 'created_at'])
+    .select(['id', 'rule_id', 'status', 'severity', 'base_severity', 'title', 'description', 'remediation', 'cve_ids', 'tags', 'details', 'created_at', 'source_finding_id', 'location'])
     .where('workspace_id', '=', scope.workspaceId)
     .where('resource_id', '=', resource.id);
   if ('ids' in options.rules) {
@@ -162,6 +183,7 @@ export async function syncFindings(
         cve_ids: original.cve_ids,
         tags: original.tags,
         details: json(original.details),
+        ...originColumns(original.origin),
         group_id: groupIdOf(original.rule_id, resource.account_id, resource.region),
         first_seen: now,
         last_seen: now,
@@ -180,7 +202,8 @@ export async function syncFindings(
       found.remediation !== d.remediation ||
       canonical(found.cve_ids) !== canonical(d.cve_ids) ||
       canonical(found.tags) !== canonical(d.tags) ||
-      canonical(found.details) !== canonical(d.details);
+      canonical(found.details) !== canonical(d.details) ||
+      (d.origin !== undefined && (found.source_finding_id !== d.origin.finding_id || canonical(found.location) !== canonical(d.origin.location)));
     const severityMoved = found.severity !== d.severity;
     if (found.status === 'resolved' || contentChanged || severityMoved || found.base_severity !== d.base_severity) {
       texts.push(d);
@@ -190,7 +213,7 @@ export async function syncFindings(
         counts.reopened++;
       } else {
         counts.updated++;
-        if (severityMoved) events.push(severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? 'agent_report'));
+        if (severityMoved) events.push(severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? options.severityReason ?? 'agent_report'));
       }
     } else {
       touch.push(id);
@@ -206,6 +229,7 @@ export async function syncFindings(
         cve_ids: d.cve_ids,
         tags: d.tags,
         details: json(d.details),
+        ...originColumns(d.origin),
         base_severity: d.base_severity,
         severity: d.severity,
         resource_name: resource.name,
@@ -226,13 +250,14 @@ export async function syncFindings(
   if (options.resolveMissing) {
     const resolve = [...existing.values()].filter((f) => f.status === 'open' && !wanted.has(f.id));
     if (resolve.length) {
+      const resolvedBy = options.resolvedBy ?? 'agent';
       await trx
         .updateTable('finding_rows')
-        .set({ status: 'resolved', resolved_at: now, resolved_by: 'agent', updated_at: now })
+        .set({ status: 'resolved', resolved_at: now, resolved_by: resolvedBy, updated_at: now })
         .where('workspace_id', '=', scope.workspaceId)
         .where('id', '=', sql<string>`ANY(${resolve.map((f) => f.id)}::text[])`)
         .execute();
-      for (const f of resolve) events.push(findingResolved(scope, { id: f.id, rule_id: f.rule_id, resource_id: resource.id }, now, 'agent'));
+      for (const f of resolve) events.push(findingResolved(scope, { id: f.id, rule_id: f.rule_id, resource_id: resource.id }, now, resolvedBy));
       counts.resolved += resolve.length;
     }
   }
