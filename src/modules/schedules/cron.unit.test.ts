@@ -78,8 +78,8 @@ describe('time zones and timing', () => {
   it('an interval keeps its cadence and skips runs missed while no scheduler ran', () => {
     const timing = { cron: null, interval_seconds: 600, time_zone: 'UTC' };
     const anchor = new Date('2026-01-01T00:00:00Z');
-    expect(nextRunAfter(timing, new Date('2026-01-01T00:00:01Z'), anchor).toISOString()).toBe('2026-01-01T00:10:00.000Z');
-    expect(nextRunAfter(timing, new Date('2026-01-01T01:05:00Z'), anchor).toISOString()).toBe('2026-01-01T01:10:00.000Z');
-    expect(nextRunAfter(timing, new Date('2026-01-01T01:10:00Z'), anchor).toISOString()).toBe('2026-01-01T01:20:00.000Z');
+    expect(nextRunAfter(timing, new Date('2026-01-01T00:00:01Z'), anchor)?.toISOString()).toBe('2026-01-01T00:10:00.000Z');
+    expect(nextRunAfter(timing, new Date('2026-01-01T01:05:00Z'), anchor)?.toISOString()).toBe('2026-01-01T01:10:00.000Z');
+    expect(nextRunAfter(timing, new Date('2026-01-01T01:10:00Z'), anchor)?.toISOString()).toBe('2026-01-01T01:20:00.000Z');
   });
 });
