@@ -48,16 +48,17 @@ export async function repeatDiscoveryJob(trx: Kysely<Database>, clock: Clock, sc
       name: template.name,
       plugins: template.plugins,
       config: json(template.config),
-      status: 'queued',
+      status: 'pending',
       warnings: json([]),
       attempts: 0,
       created_by: createdBy,
       created_at: now,
-      queued_at: now,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  // Created pending, then queued, as POST /jobs with start true: job.created says pending.
   await emitJobEvent(trx, clock, 'job.created', job);
   await enqueueJob(trx, clock, { id, kind: DISCOVERY_JOB, tenantId: scope.tenantId, workspaceId: scope.workspaceId, maxAttempts: DISCOVERY_MAX_ATTEMPTS });
+  await trx.updateTable('discovery_jobs').set({ status: 'queued', queued_at: now }).where('id', '=', id).execute();
   return id;
 }
