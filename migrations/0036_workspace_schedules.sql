@@ -40,5 +40,6 @@ CREATE TABLE schedule_runs (
   error text
 );
 CREATE INDEX schedule_runs_schedule ON schedule_runs (schedule_id, started_at DESC, id DESC);
--- The dispatcher completes runs whose job has finished.
+-- The dispatcher completes runs whose job has finished, and drops finished runs past their retention.
 CREATE INDEX schedule_runs_running ON schedule_runs (started_at) WHERE status = 'running';
+CREATE INDEX schedule_runs_finished ON schedule_runs (finished_at) WHERE finished_at IS NOT NULL;

@@ -229,5 +229,12 @@ describe('the dispatcher', () => {
     expect(failed).toMatchObject({ status: 'failed', error: `discovery job ${template} no longer exists`, finished_at: '2027-04-01T03:00:00.000Z' });
     const event = (await events(t, tenant.id, 'schedule.run_finished')).find((e) => (e.data as { run: { id: string } }).run.id === failed.id)!;
     expect(event.data).toMatchObject({ schedule: { id: s.id, kind: 'discovery' }, run: { status: 'failed' } });
+
+    // Finished runs are kept 90 days.
+    const before = (await runsOf(s.id)).total;
+    t.clock.set('2027-06-30T03:00:01.000Z');
+    await call(t.app, await as(), { method: 'PATCH', url: url(tenant.id, `/${s.id}`), payload: { enabled: false }, expect: 200 });
+    await dispatchSchedules(t.deps);
+    expect((await runsOf(s.id)).total).toBe(before - 3);
   });
 });

@@ -15,6 +15,12 @@ export const DISPATCH_JOB = 'schedules.dispatch';
 export const DISPATCH_INTERVAL_MS = 30_000;
 /** Schedules fired and runs completed per transaction; the rest wait for the next dispatch. */
 const BATCH = 100;
+/**
+ * How long a finished run stays in the history: a schedule every 5 minutes would otherwise add
+ * 105,000 rows a year. The discovery jobs and audit runs themselves are kept by their own rules.
+ */
+export const RUN_RETENTION_DAYS = 90;
+const PRUNE_BATCH = 1_000;
 
 type Deps = Pick<AppDeps, 'database' | 'clock' | 'log'>;
 
@@ -172,10 +178,22 @@ export async function completeFinishedRuns(deps: Deps): Promise<string[]> {
   });
 }
 
-/** The recurring queue job: finish what ended, then fire what is due. */
+/** Drops finished runs older than the retention, a bounded batch per dispatch. */
+export async function pruneRuns(deps: Deps): Promise<number> {
+  const cutoff = new Date(deps.clock.now().getTime() - RUN_RETENTION_DAYS * 86_400_000);
+  const { db } = deps.database;
+  const gone = await db
+    .deleteFrom('schedule_runs')
+    .where('id', 'in', db.selectFrom('schedule_runs').select('id').where('finished_at', '<', cutoff).limit(PRUNE_BATCH))
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows);
+}
+
+/** The recurring queue job: finish what ended, then fire what is due, then forget old history. */
 export async function dispatchSchedules(deps: Deps): Promise<{ completed: number; fired: number }> {
   const completed = await completeFinishedRuns(deps);
   const fired = await fireDueSchedules(deps);
+  await pruneRuns(deps);
   if (fired.length || completed.length) deps.log.debug({ fired: fired.length, completed: completed.length }, 'schedules dispatched');
   return { completed: completed.length, fired: fired.length };
 }
