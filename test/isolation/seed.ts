@@ -167,6 +167,8 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
   await post('/exports', { kind: 'drawio' });
   await post('/reports/generate', { format: 'json', asset_group_id: assetGroup.id });
   await post('/jobs', { name: `${marker} discovery`, plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 4, resources: [] } } } });
+  // A schedule of the workspace (an audit: a discovery schedule needs a job that reads S3 or AWS).
+  await post('/schedules', { name: `${marker} schedule`, kind: 'audit', target: { frameworks: [] }, cron: '0 2 * * *', time_zone: 'Europe/Berlin' });
   // Cloud connections of the workspace (the credentials its discovery reads with): a role and a sealed access key.
   await post('/cloud-connections', { name: `${marker} cloud`, auth: 'assume_role', role_arn: `arn:aws:iam::123456789012:role/${lower}-reader` });
   await post('/cloud-connections', { name: `${marker} keys`, auth: 'access_key', access_key_id: 'AKIASEEDSEEDSEED0000', secret_access_key: `${marker}-secret-access-key-0123456789` });
