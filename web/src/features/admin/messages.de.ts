@@ -241,7 +241,7 @@ export default {
     caption: 'Zeitpläne des Arbeitsbereichs, neueste zuerst',
     empty: 'Keine Zeitpläne. Anlegen mit POST /schedules.',
     name: 'Name',
-    kind: 'Führt aus',
+    kind: 'Was',
     kinds: { discovery: 'Erkennungsauftrag', audit: 'Prüfung' },
     timing: 'Wann',
     every: 'Alle {{minutes}} Minuten',

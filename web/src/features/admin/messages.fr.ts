@@ -241,7 +241,7 @@ export default {
     caption: 'Planifications de l’espace de travail, les plus récentes d’abord',
     empty: 'Aucune planification. Créez-en avec POST /schedules.',
     name: 'Nom',
-    kind: 'Exécute',
+    kind: 'Quoi',
     kinds: { discovery: 'Tâche de découverte', audit: 'Audit' },
     timing: 'Quand',
     every: 'Toutes les {{minutes}} minutes',

@@ -241,7 +241,7 @@ export default {
     caption: 'Agendamentos do espaço de trabalho, mais recentes primeiro',
     empty: 'Nenhum agendamento. Crie-os com POST /schedules.',
     name: 'Nome',
-    kind: 'Executa',
+    kind: 'O quê',
     kinds: { discovery: 'Tarefa de descoberta', audit: 'Auditoria' },
     timing: 'Quando',
     every: 'A cada {{minutes}} minutos',

@@ -241,7 +241,7 @@ export default {
     caption: 'Schedules of the workspace, newest first',
     empty: 'No schedules. Create them with POST /schedules.',
     name: 'Name',
-    kind: 'Runs',
+    kind: 'What',
     kinds: { discovery: 'Discovery job', audit: 'Audit' },
     timing: 'When',
     every: 'Every {{minutes}} minutes',
