@@ -5,7 +5,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { emitEvent } from '../../platform/events/outbox.js';
 import type { Clock } from '../../platform/clock.js';
 import { enabledFrameworks, requestAudit, type FrameworkId } from '../compliance/index.js';
-import { repeatDiscoveryJob } from '../discovery/index.js';
+import { findDiscoveryJob, repeatDiscoveryJob, whyNotRepeatable } from '../discovery/index.js';
 import { runJobUrl, timingOf, type RunRow, type ScheduleRow } from './schedule-service.js';
 import { nextRunAfter } from './timing.js';
 import type { RunStatus, ScheduleTarget } from './tables.js';
@@ -48,14 +48,29 @@ async function emitRunFinished(trx: Kysely<Database>, clock: Clock, schedule: Pi
   });
 }
 
-/** Queues what the schedule runs, in the caller's transaction; returns the job id, or throws why not. */
+/**
+ * Why a due run is not queued: what the schedule names is gone or switched off. Found before anything
+ * is written, so the dispatcher's transaction goes on and records a failed run; any other error (the
+ * database's) fails the dispatch, which the queue retries.
+ */
+class RunRefused extends Error {
+  override name = 'RunRefused';
+}
+
+/** Queues what the schedule runs, in the caller's transaction; returns the job id, or throws RunRefused. */
 async function queueRun(trx: Kysely<Database>, deps: Deps, schedule: ScheduleRow): Promise<string> {
   const scope = { tenantId: schedule.tenant_id, workspaceId: schedule.workspace_id };
   const target = schedule.target as ScheduleTarget;
-  if ('job_id' in target) return repeatDiscoveryJob(trx, deps.clock, scope, target.job_id, `schedule:${schedule.id}`);
+  if ('job_id' in target) {
+    const template = await findDiscoveryJob(trx, scope, target.job_id);
+    if (!template) throw new RunRefused(`discovery job ${target.job_id} no longer exists`);
+    const why = whyNotRepeatable(template);
+    if (why) throw new RunRefused(`discovery job ${target.job_id} cannot be repeated: ${why}`);
+    return repeatDiscoveryJob(trx, deps.clock, scope, target.job_id, `schedule:${schedule.id}`);
+  }
   const enabled = await enabledFrameworks(trx, scope.tenantId);
   const frameworks = target.frameworks.length ? enabled.filter((f) => target.frameworks.includes(f)) : enabled;
-  if (frameworks.length === 0) throw new Error(`every framework the schedule audits (${target.frameworks.join(', ') || 'all'}) is disabled for this tenant`);
+  if (frameworks.length === 0) throw new RunRefused(`every framework the schedule audits (${target.frameworks.join(', ') || 'all'}) is disabled for this tenant`);
   const run = await requestAudit(trx, deps, scope, frameworks as FrameworkId[], 'schedule', `schedule:${schedule.id}`);
   return run.id;
 }
@@ -93,7 +108,8 @@ export async function fireDueSchedules(deps: Deps): Promise<string[]> {
           jobId = await queueRun(trx, deps, schedule);
         } catch (e) {
           // What the schedule names is gone or switched off: a failed run, not a dispatcher retry.
-          [status, error] = ['failed', (e as Error).message];
+          if (!(e instanceof RunRefused)) throw e;
+          [status, error] = ['failed', e.message];
         }
       }
       const run = await trx
