@@ -196,6 +196,24 @@ describe('the dispatcher', () => {
     for (const id of [s.id, off.id, disabledLater.id]) await call(t.app, await as(), { method: 'DELETE', url: url(tenant.id, `/${id}`), expect: 204 });
   });
 
+  it('a due audit whose frameworks are all disabled is a failed run, with the reason and its event', async () => {
+    t.clock.set('2027-05-01T00:00:00.000Z');
+    const s = await create({ ...dailyAudit, name: 'cis only', cron: '@hourly', time_zone: 'UTC' });
+    const settings = `/api/v1/tenants/${tenant.id}/settings/compliance`;
+    await call(t.app, await as(), { method: 'PUT', url: settings, payload: { frameworks: [{ id: 'cis-aws', enabled: false }] }, expect: 200 });
+    try {
+      t.clock.set('2027-05-01T01:00:00.000Z');
+      await fireDueSchedules(t.deps);
+      const [run] = (await runsOf(s.id)).items;
+      expect(run).toMatchObject({ status: 'failed', job_id: null, error: 'every framework the schedule audits (cis-aws) is disabled for this tenant' });
+      expect(await get(s.id)).toMatchObject({ last_status: 'failed', next_run_at: '2027-05-01T02:00:00.000Z' });
+      expect((await events(t, tenant.id, 'schedule.run_finished')).some((e) => (e.data as { run: { id: string } }).run.id === run.id)).toBe(true);
+    } finally {
+      await call(t.app, await as(), { method: 'PUT', url: settings, payload: { frameworks: [{ id: 'cis-aws', enabled: true }] }, expect: 200 });
+      await call(t.app, await as(), { method: 'DELETE', url: url(tenant.id, `/${s.id}`), expect: 204 });
+    }
+  });
+
   it('a discovery schedule queues a copy of its job; the run ends as that job does; a vanished job is a failed run', async () => {
     t.clock.set('2027-04-01T00:00:00.000Z');
     const template = await discoveryTemplate({ state_uri: 's3://shop-tfstate/prod.tfstate' });
