@@ -5,6 +5,7 @@ import { graphModule } from './graph/module.js';
 import { createComplianceModule } from './compliance/module.js';
 import { riskModule } from './risk/module.js';
 import { discoveryModule } from './discovery/module.js';
+import { schedulesModule } from './schedules/module.js';
 import { exportsModule } from './exports/module.js';
 import { integrationsModule } from './integrations/module.js';
 import { questionnairesModule } from './questionnaires/module.js';
@@ -25,6 +26,8 @@ export const modules: Module[] = [
   createComplianceModule({ resourceCriticality }),
   riskModule,
   discoveryModule,
+  // Schedules repeat discovery jobs and audits: after both.
+  schedulesModule,
   exportsModule,
   integrationsModule,
   questionnairesModule,

@@ -173,6 +173,8 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
   const prowler = multipart({}, { filename: `${lower}-prowler.ocsf.json`, contentType: 'application/json', content: readFileSync(projectPath('test', 'fixtures', 'imports', 'prowler4.2.1-one_vuln.ocsf.json')) });
   const imported = await call(t.app, admin.token, { method: 'POST', url: `${base}/imports`, payload: prowler.payload, headers: prowler.headers });
   if (imported.statusCode !== 202) throw new Error(`seed upload /imports: ${imported.statusCode} ${imported.body.slice(0, 500)}`);
+  // A schedule of the workspace (an audit: a discovery schedule needs a job that reads S3 or AWS).
+  await post('/schedules', { name: `${marker} schedule`, kind: 'audit', target: { frameworks: [] }, cron: '0 2 * * *', time_zone: 'Europe/Berlin' });
   // Cloud connections of the workspace (the credentials its discovery reads with): a role and a sealed access key.
   await post('/cloud-connections', { name: `${marker} cloud`, auth: 'assume_role', role_arn: `arn:aws:iam::123456789012:role/${lower}-reader` });
   await post('/cloud-connections', { name: `${marker} keys`, auth: 'access_key', access_key_id: 'AKIASEEDSEEDSEED0000', secret_access_key: `${marker}-secret-access-key-0123456789` });

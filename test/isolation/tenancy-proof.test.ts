@@ -59,6 +59,7 @@ const PARAM_KINDS: Record<string, string | null> = {
   'exports/:jobID': 'exports',
   'jobs/:jobID': 'discovery_jobs',
   'imports/:importID': 'imports',
+  'schedules/:scheduleID': 'schedules',
   'cloud-connections/:connectionID': 'cloud_connections',
   'reports/:reportID': 'reports',
   'integrations/:integrationID': 'integrations',
@@ -183,6 +184,7 @@ const KINDS: Record<string, string> = {
   risk_acceptances: generic('risk_acceptances'),
   exports: generic('exports'),
   discovery_jobs: generic('discovery_jobs'),
+  schedules: generic('schedules'),
   cloud_connections: generic('cloud_connections'),
   reports: generic('reports'),
   queue_jobs: generic('jobs'),
@@ -209,7 +211,7 @@ const SEEDED_TABLES = [
   'questionnaires', 'questionnaire_controls', 'assessments', 'assessment_responses', 'assessment_reviews', 'assessment_poam_items',
   'attestation_evidence', 'assessment_links', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
   'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
-  'discovery_jobs', 'imports', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
+  'discovery_jobs', 'imports', 'schedules', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
   'membership_invitations', 'user_totp', 'user_recovery_codes',
 ];
 

@@ -22,6 +22,7 @@ export const EVENT_TYPES = [
   'job.completed',
   'job.failed',
   'job.cancelled',
+  'schedule.run_finished',
   'report.generated',
   'report.failed',
   'report.scheduled',

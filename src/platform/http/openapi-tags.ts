@@ -32,6 +32,7 @@ export const TAG_DESCRIPTIONS = lookupTable<string>({
   respondent: "Outside respondents: one assessment answered through a link's token (Authorization: Bearer cgr_…), without an account.",
   risk: 'Risk acceptances of findings and finding groups, with expiry.',
   rules: 'Built-in and custom compliance rules (CEL conditions with control mappings).',
+  schedules: 'Schedules: discovery jobs and audits run on a cron expression or an interval, with their run history.',
   sso: 'Single sign-on: OIDC and SAML connections, logins and service-provider metadata.',
   system: 'Health, metrics, status and version of the service.',
   tenants: 'Tenants: create, read, update and delete.',

@@ -3066,6 +3066,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tenants/{tenantID}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Schedules of the workspace, newest first
+         * @description Requires permission `jobs:read`.
+         */
+        get: operations["listSchedules"];
+        put?: never;
+        /**
+         * Schedule a discovery job or an audit
+         * @description A discovery schedule repeats a discovery job of the workspace (target.job_id: its plugins and configuration, as a new job each run; a job that read an uploaded Terraform state cannot be repeated); an audit schedule audits target.frameworks (empty: every enabled framework). Exactly one of cron (five fields, read in time_zone) and interval_seconds (at least 300). 400 naming the field for a bad cron expression, an unknown time zone, an interval below 5 minutes, both or neither of cron and interval_seconds, or a target that does not fit the kind. Changing a schedule needs the permission of what it runs: jobs:write for discovery schedules, audit:run for audit schedules (403 otherwise).
+         *
+         *     Requires permission `jobs:read`.
+         */
+        post: operations["createSchedule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenantID}/schedules/{scheduleID}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A schedule, with its last and next run
+         * @description Requires permission `jobs:read`.
+         */
+        get: operations["getSchedule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a schedule and its run history
+         * @description A run it already queued goes on. Changing a schedule needs the permission of what it runs: jobs:write for discovery schedules, audit:run for audit schedules (403 otherwise).
+         *
+         *     Requires permission `jobs:read`.
+         */
+        delete: operations["deleteSchedule"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, retarget, retime, enable or disable a schedule
+         * @description New timing or enabling computes next_run_at from now; disabling clears it. A cron expression replaces an interval and the other way round. Changing a schedule needs the permission of what it runs: jobs:write for discovery schedules, audit:run for audit schedules (403 otherwise).
+         *
+         *     Requires permission `jobs:read`.
+         */
+        patch: operations["updateSchedule"];
+        trace?: never;
+    };
+    "/api/v1/tenants/{tenantID}/schedules/{scheduleID}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run history of a schedule, newest first
+         * @description Each run: when it was due and started, the discovery job or audit run it queued, and how it ended (running until that job finishes; skipped when the previous run was still running).
+         *
+         *     Requires permission `jobs:read`.
+         */
+        get: operations["listScheduleRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tenants/{tenantID}/services": {
         parameters: {
             query?: never;
@@ -7827,7 +7907,7 @@ export interface operations {
                 "application/json": {
                     /** @description webhook, slack, teams, email */
                     channel: string;
-                    /** @description finding.created, finding.resolved, finding.severity_changed, finding.risk_accepted, finding.risk_acceptance_ended, finding.reopened, finding.sla_breached, job.created, job.started, job.completed, job.failed, job.cancelled, report.generated, report.failed, report.scheduled, compliance.score_changed, compliance.control_failed, compliance.control_passed, compliance.rule_suspended, assessment.assigned, assessment.submitted, assessment.approved, assessment.changes_requested, attestation.expiring, attestation.expired */
+                    /** @description finding.created, finding.resolved, finding.severity_changed, finding.risk_accepted, finding.risk_acceptance_ended, finding.reopened, finding.sla_breached, job.created, job.started, job.completed, job.failed, job.cancelled, schedule.run_finished, report.generated, report.failed, report.scheduled, compliance.score_changed, compliance.control_failed, compliance.control_passed, compliance.rule_suspended, assessment.assigned, assessment.submitted, assessment.approved, assessment.changes_requested, attestation.expiring, attestation.expired */
                     events: string[];
                     filters?: {
                         frameworks?: string[];
@@ -24452,6 +24532,618 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listSchedules: {
+        parameters: {
+            query?: {
+                kind?: "discovery" | "audit";
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: date-time */
+                            created_at: string;
+                            created_by: string;
+                            cron: string | null;
+                            enabled: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            interval_seconds: number | null;
+                            /** @enum {string} */
+                            kind: "discovery" | "audit";
+                            /** Format: date-time */
+                            last_run_at: string | null;
+                            /** @enum {string|null} */
+                            last_status: "running" | "succeeded" | "failed" | "cancelled" | "skipped" | null;
+                            name: string;
+                            /** Format: date-time */
+                            next_run_at: string | null;
+                            target: {
+                                frameworks?: string[];
+                                /** Format: uuid */
+                                job_id?: string;
+                            };
+                            time_zone: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Five fields (minute hour day-of-month month day-of-week) or @hourly/@daily/@weekly/@monthly/@yearly, read in time_zone; runs at least 5 minutes apart */
+                    cron?: string | null;
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description Seconds between runs, 300-31622400; exactly one of cron and interval_seconds */
+                    interval_seconds?: number | null;
+                    /** @enum {string} */
+                    kind: "discovery" | "audit";
+                    name: string;
+                    target: {
+                        /** @description audit: the frameworks to audit; empty or absent: every framework enabled when the run starts */
+                        frameworks?: string[];
+                        /**
+                         * Format: uuid
+                         * @description discovery: the job whose plugins and configuration each run repeats as a new job
+                         */
+                        job_id?: string;
+                    };
+                    /** @description IANA time zone the cron expression is read in (default UTC) */
+                    time_zone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string;
+                        cron: string | null;
+                        enabled: boolean;
+                        /** Format: uuid */
+                        id: string;
+                        interval_seconds: number | null;
+                        /** @enum {string} */
+                        kind: "discovery" | "audit";
+                        /** Format: date-time */
+                        last_run_at: string | null;
+                        /** @enum {string|null} */
+                        last_status: "running" | "succeeded" | "failed" | "cancelled" | "skipped" | null;
+                        name: string;
+                        /** Format: date-time */
+                        next_run_at: string | null;
+                        target: {
+                            frameworks?: string[];
+                            /** Format: uuid */
+                            job_id?: string;
+                        };
+                        time_zone: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduleID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string;
+                        cron: string | null;
+                        enabled: boolean;
+                        /** Format: uuid */
+                        id: string;
+                        interval_seconds: number | null;
+                        /** @enum {string} */
+                        kind: "discovery" | "audit";
+                        /** Format: date-time */
+                        last_run_at: string | null;
+                        /** @enum {string|null} */
+                        last_status: "running" | "succeeded" | "failed" | "cancelled" | "skipped" | null;
+                        name: string;
+                        /** Format: date-time */
+                        next_run_at: string | null;
+                        target: {
+                            frameworks?: string[];
+                            /** Format: uuid */
+                            job_id?: string;
+                        };
+                        time_zone: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduleID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduleID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Five fields (minute hour day-of-month month day-of-week) or @hourly/@daily/@weekly/@monthly/@yearly, read in time_zone; runs at least 5 minutes apart */
+                    cron?: string | null;
+                    enabled?: boolean;
+                    /** @description Seconds between runs, 300-31622400; exactly one of cron and interval_seconds */
+                    interval_seconds?: number | null;
+                    name?: string;
+                    target?: {
+                        /** @description audit: the frameworks to audit; empty or absent: every framework enabled when the run starts */
+                        frameworks?: string[];
+                        /**
+                         * Format: uuid
+                         * @description discovery: the job whose plugins and configuration each run repeats as a new job
+                         */
+                        job_id?: string;
+                    };
+                    /** @description IANA time zone the cron expression is read in (default UTC) */
+                    time_zone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        created_at: string;
+                        created_by: string;
+                        cron: string | null;
+                        enabled: boolean;
+                        /** Format: uuid */
+                        id: string;
+                        interval_seconds: number | null;
+                        /** @enum {string} */
+                        kind: "discovery" | "audit";
+                        /** Format: date-time */
+                        last_run_at: string | null;
+                        /** @enum {string|null} */
+                        last_status: "running" | "succeeded" | "failed" | "cancelled" | "skipped" | null;
+                        name: string;
+                        /** Format: date-time */
+                        next_run_at: string | null;
+                        target: {
+                            frameworks?: string[];
+                            /** Format: uuid */
+                            job_id?: string;
+                        };
+                        time_zone: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Insufficient permissions or no tenant access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Not found, or belongs to another tenant */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            /** @description Error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listScheduleRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                scheduleID: string;
+                tenantID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: date-time */
+                            due_at: string;
+                            error: string | null;
+                            /** Format: date-time */
+                            finished_at: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            job_id: string | null;
+                            /** @description the discovery job or audit run the run queued */
+                            job_url: string | null;
+                            /** Format: uuid */
+                            schedule_id: string;
+                            /** Format: date-time */
+                            started_at: string;
+                            /**
+                             * @description skipped: the previous run was still running when this one was due
+                             * @enum {string}
+                             */
+                            status: "running" | "succeeded" | "failed" | "cancelled" | "skipped";
+                        }[];
+                        page: number;
+                        per_page: number;
+                        total: number;
+                        total_pages: number;
+                    };
+                };
             };
             /** @description Invalid body or parameters */
             400: {

@@ -137,6 +137,17 @@ export function summarize(event: Envelope): EventSummary {
         findingId: null,
       };
     }
+    case 'schedule.run_finished': {
+      const schedule = obj(d.schedule);
+      const run = obj(d.run);
+      return {
+        title: `Scheduled ${str(schedule.kind)} ${str(run.status)}: ${str(schedule.name)}`,
+        severity: null,
+        facts: facts([['Schedule', schedule.id], ['Status', run.status], ['Due at', run.due_at], ['Finished at', run.finished_at], ['Job', run.job_url]]),
+        text: str(run.error),
+        findingId: null,
+      };
+    }
     case 'integration.test':
       return { title: 'Test message from ControlGraph', severity: null, facts: facts([['Integration', d.integration_id], ['Requested by', d.requested_by]]), text: str(d.message), findingId: null };
     default: {

@@ -93,6 +93,7 @@ export const EVENT_SUGGESTIONS = [
   'finding.sla_breached',
   'job.completed',
   'job.failed',
+  'schedule.run_finished',
   'report.generated',
   'report.failed',
   'compliance.score_changed',
