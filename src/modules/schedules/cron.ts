@@ -1,23 +1,29 @@
-import { lookupTable } from '../../platform/lookup-table.js';
-import { instantOf, wallTimeOf } from './zoned-time.js';
+import { Cron as Croner } from 'croner';
 
 /**
- * Five-field cron expressions (minute hour day-of-month month day-of-week), as crontab(5) reads
- * them: `*`, lists, ranges, steps (`1-5/2`, or a star, slash and 15 for every 15 minutes), month and weekday names, 7 for Sunday, and the
- * @hourly/@daily/@weekly/@monthly/@yearly shorthands. No cron library is a dependency and the job
- * queue's schedules are fixed intervals, so this is the service's own. Like crontab, a day-of-month
- * and a day-of-week that are both restricted match a day that satisfies either.
+ * Five-field cron expressions (minute hour day-of-month month day-of-week) read and stepped by croner,
+ * a maintained library, in the schedule's IANA time zone. What this file adds: refusals that name the
+ * field and why (croner's own messages name neither the field's position nor, for day of month and
+ * month, the value the user wrote: it reports them zero-based), and the options that keep crontab's
+ * reading. croner also reads a few extensions crontab does not (L, W, #, ?, +); they are harmless.
+ *
+ * Options, and why:
+ * - mode '5-part': a sixth field would be seconds (croner's default reads 5, 6 or 7 parts); schedules
+ *   run at most every 5 minutes, so seconds are refused.
+ * - sloppyRanges: "5/15" means from 5 to the end by 15, as crontab reads it (croner refuses it by default).
+ * - Day of month and day of week both restricted match a day that satisfies either, as crontab: croner's
+ *   default (domAndDow false).
+ * - fixedTimeRule 'no-wildcard', for daylight-saving changes. croner follows Vixie cron: a fixed-time
+ *   job (no `*` or step in minute and hour) whose wall time the zone skips runs at the first valid time
+ *   after the gap, the same day (daily 02:00 or 02:30 Europe/Berlin on 28 March 2027 runs at 03:00
+ *   CEST); a wall time the zone repeats runs once, at its first occurrence (02:00 on 31 October 2027 is
+ *   02:00 CEST only). An interval job (`*` or a step, such as every 30 minutes) skips the missing hour
+ *   and runs through the repeated one twice, keeping its real-time spacing. croner's default would
+ *   also treat a list such as "30 2,14 * * *" as an interval job and drop its 02:30 run on the
+ *   spring-forward day; 'no-wildcard' counts lists and single values alike as fixed times, so a job
+ *   naming its hours never silently loses a run.
  */
-export interface Cron {
-  minutes: readonly number[];
-  hours: readonly number[];
-  days: ReadonlySet<number>;
-  months: ReadonlySet<number>;
-  weekdays: ReadonlySet<number>;
-  /** Day-of-month and day-of-week were each `*` (or started with it): the other one alone decides. */
-  anyDay: boolean;
-  anyWeekday: boolean;
-}
+export type Cron = Croner;
 
 export class CronError extends Error {
   override name = 'CronError';
@@ -27,115 +33,78 @@ const FIELDS = [
   { name: 'minute', min: 0, max: 59 },
   { name: 'hour', min: 0, max: 23 },
   { name: 'day of month', min: 1, max: 31 },
-  { name: 'month', min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
-  { name: 'day of week', min: 0, max: 7, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+  { name: 'month', min: 1, max: 12 },
+  { name: 'day of week', min: 0, max: 7 },
 ] as const;
 
-const SHORTHANDS = lookupTable<string>({
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-});
-
-function parseField(text: string, index: number): Set<number> {
-  const field = FIELDS[index]!;
-  const where = `field ${index + 1} (${field.name}) "${text}"`;
-  const value = (token: string): number => {
-    const named = 'names' in field ? (field.names as readonly string[]).indexOf(token.toLowerCase()) : -1;
-    if (named >= 0) return named + (field.name === 'month' ? 1 : 0);
-    if (!/^\d{1,2}$/.test(token)) throw new CronError(`${where}: "${token}" is not a number${'names' in field ? ' or a name' : ''}`);
-    const n = Number(token);
-    if (n < field.min || n > field.max) throw new CronError(`${where}: ${n} is outside ${field.min}-${field.max}`);
-    return n;
-  };
-  const out = new Set<number>();
-  for (const part of text.split(',')) {
-    const match = /^([^/]+)(?:\/(\d{1,2}))?$/.exec(part);
-    if (!match) throw new CronError(`${where}: "${part}" is not a value, range or step`);
-    const [, range, stepText] = match;
-    const step = stepText === undefined ? 1 : Number(stepText);
-    if (step < 1) throw new CronError(`${where}: a step must be at least 1`);
-    let lo: number;
-    let hi: number;
-    if (range === '*') {
-      [lo, hi] = [field.min, field.name === 'day of week' ? 6 : field.max];
-    } else if (range!.includes('-')) {
-      const [a, b, ...rest] = range!.split('-');
-      if (rest.length || !a || !b) throw new CronError(`${where}: "${range}" is not a range`);
-      [lo, hi] = [value(a), value(b)];
-      if (lo > hi) throw new CronError(`${where}: the range ${a}-${b} runs backwards`);
-    } else {
-      lo = value(range!);
-      // "5/15" means from 5 to the end by 15, as in crontab.
-      hi = stepText === undefined ? lo : field.max;
-    }
-    for (let n = lo; n <= hi; n += step) out.add(field.name === 'day of week' && n === 7 ? 0 : n);
-  }
-  return out;
+function croner(pattern: string, zone: string): Croner {
+  // No callback: croner only computes runs, it starts no timer.
+  return new Croner(pattern, { timezone: zone, mode: '5-part', sloppyRanges: true, fixedTimeRule: 'no-wildcard' });
 }
 
-export function parseCron(expression: string): Cron {
-  const trimmed = expression.trim();
-  const text = SHORTHANDS[trimmed.toLowerCase()] ?? trimmed;
-  if (text.startsWith('@')) throw new CronError(`unknown shorthand "${trimmed}": use @yearly, @monthly, @weekly, @daily or @hourly`);
+/** croner's message without its "CronPattern: " prefix and final full stop. */
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^CronPattern:\s*/, '').replace(/\.$/, '');
+}
+
+/** The first number written in the field outside its range (steps are not values), if any. */
+function outOfRange(text: string, field: (typeof FIELDS)[number]): number | null {
+  for (const part of text.split(',')) {
+    for (const token of part.split('/')[0]!.split('-')) {
+      if (!/^\d+$/.test(token)) continue;
+      const n = Number(token);
+      if (n < field.min || n > field.max) return n;
+    }
+  }
+  return null;
+}
+
+/** Why croner refuses one field, tried alone with every other field `*`; null when it accepts it. */
+function fieldError(parts: readonly string[], index: number): string | null {
+  const alone = FIELDS.map((_, i) => (i === index ? parts[i]! : '*')).join(' ');
+  try {
+    croner(alone, 'UTC');
+    return null;
+  } catch (error) {
+    const field = FIELDS[index]!;
+    const n = error instanceof RangeError ? outOfRange(parts[index]!, field) : null;
+    const reason = n === null ? reasonOf(error) : `${n} is outside ${field.min}-${field.max}`;
+    return `field ${index + 1} (${field.name}) "${parts[index]}": ${reason}`;
+  }
+}
+
+/** Reads the expression for the zone (an IANA name, already checked), or throws a CronError saying why not. */
+export function parseCron(expression: string, zone = 'UTC'): Cron {
+  const text = expression.trim();
+  if (text.startsWith('@')) {
+    try {
+      return croner(text, zone);
+    } catch {
+      // croner's reason here is its field count ("five, six, or seven parts"), or for @reboot that it
+      // cannot detect a start-up: neither helps someone who wrote "@every 5m".
+      throw new CronError(`unknown shorthand "${text}": use @yearly, @monthly, @weekly, @daily or @hourly`);
+    }
+  }
   const parts = text.split(/\s+/).filter(Boolean);
   if (parts.length !== 5) {
     throw new CronError(`expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}${parts.length === 6 ? ': seconds are not supported' : ''}`);
   }
-  const sets = parts.map((p, i) => parseField(p, i));
-  return {
-    minutes: [...sets[0]!].sort((a, b) => a - b),
-    hours: [...sets[1]!].sort((a, b) => a - b),
-    days: sets[2]!,
-    months: sets[3]!,
-    weekdays: sets[4]!,
-    anyDay: parts[2]!.startsWith('*'),
-    anyWeekday: parts[4]!.startsWith('*'),
-  };
+  try {
+    return croner(parts.join(' '), zone);
+  } catch (error) {
+    for (let i = 0; i < parts.length; i++) {
+      const message = fieldError(parts, i);
+      if (message !== null) throw new CronError(message);
+    }
+    throw new CronError(reasonOf(error));
+  }
 }
-
-function dayMatches(cron: Cron, year: number, month: number, day: number): boolean {
-  if (!cron.months.has(month)) return false;
-  const byDay = cron.days.has(day);
-  const byWeekday = cron.weekdays.has(new Date(Date.UTC(year, month - 1, day)).getUTCDay());
-  if (cron.anyDay && cron.anyWeekday) return true;
-  if (cron.anyDay) return byWeekday;
-  if (cron.anyWeekday) return byDay;
-  return byDay || byWeekday;
-}
-
-/** Far enough for "0 0 29 2 1" (29 February on a Monday), which can be 28 years away. */
-const MAX_DAYS = 366 * 29;
 
 /**
- * The first instant strictly after `after` whose wall time in the zone the expression matches, or
- * null when none falls within 29 years (30 February). A wall time the zone skips runs when its
- * clocks have moved on (see instantOf); one it repeats runs once, at its first occurrence.
+ * The first run strictly after `after`, in the zone the expression was read for, or null when none
+ * ever comes (30 February).
  */
-export function nextCronRun(cron: Cron, zone: string, after: Date): Date | null {
-  const from = after.getTime();
-  const start = wallTimeOf(from, zone);
-  for (let offset = 0; offset < MAX_DAYS; offset++) {
-    const date = new Date(Date.UTC(start.year, start.month - 1, start.day + offset));
-    const [year, month, day] = [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()];
-    if (!dayMatches(cron, year, month, day)) continue;
-    let best: number | null = null;
-    let bestHour = 0;
-    for (const hour of cron.hours) {
-      // Wall times more than 3 hours apart keep their order whatever DST does (no zone skips more).
-      if (offset === 0 && hour < start.hour - 3) continue;
-      if (best !== null && hour > bestHour + 3) break;
-      for (const minute of cron.minutes) {
-        const at = instantOf({ year, month, day, hour, minute }, zone);
-        // The earliest of the day; gaps can reorder wall times and instants, so every one is looked at.
-        if (at > from && (best === null || at < best)) [best, bestHour] = [at, hour];
-      }
-    }
-    if (best !== null) return new Date(best);
-  }
-  return null;
+export function nextCronRun(cron: Cron, after: Date): Date | null {
+  return cron.nextRun(after);
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../platform/http/errors.js';
 import { CronError, nextCronRun, parseCron } from './cron.js';
-import { canonicalTimeZone } from './zoned-time.js';
+import { canonicalTimeZone } from './time-zone.js';
 
 /** Runs closer together than this are refused: a schedule queues real work (a cloud read, an audit). */
 export const MIN_INTERVAL_SECONDS = 300;
@@ -36,15 +36,15 @@ export function checkTiming(input: { cron?: string | null; interval_seconds?: nu
   }
   let parsed;
   try {
-    parsed = parseCron(cron!);
+    parsed = parseCron(cron!, zone);
   } catch (error) {
     if (error instanceof CronError) throw badRequest(`cron: "${cron}": ${error.message}`, { field: 'cron' });
     throw error;
   }
-  let at: Date | null = nextCronRun(parsed, zone, now);
+  let at: Date | null = nextCronRun(parsed, now);
   if (at === null) throw badRequest(`cron: "${cron}" never matches a date (such as 30 February)`, { field: 'cron' });
   for (let i = 0; i < SPACING_SAMPLE; i++) {
-    const next = nextCronRun(parsed, zone, at);
+    const next = nextCronRun(parsed, at);
     if (next === null) break;
     if (next.getTime() - at.getTime() < MIN_INTERVAL_SECONDS * 1000) {
       throw badRequest(`cron: "${cron}" runs less than 5 minutes apart (${at.toISOString()} and ${next.toISOString()}); runs must be at least ${MIN_INTERVAL_SECONDS} seconds apart`, { field: 'cron' });
@@ -68,5 +68,5 @@ export function nextRunAfter(timing: Timing, now: Date, anchor: Date | null = nu
     while (next <= now.getTime()) next += step;
     return new Date(next);
   }
-  return nextCronRun(parseCron(timing.cron!), timing.time_zone, now);
+  return nextCronRun(parseCron(timing.cron!, timing.time_zone), now);
 }
