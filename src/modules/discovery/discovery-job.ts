@@ -1,18 +1,14 @@
 import { sql } from 'kysely';
-import { rescoreFindings } from '../compliance/index.js';
 import type { AppDeps } from '../../deps.js';
 import { json } from '../../platform/db/schema.js';
 import type { JobDefinition } from '../../platform/jobs/definition.js';
 import { upsertNodes } from '../graph/index.js';
 import { upsertEdges } from '../graph/index.js';
-import { runAudit } from '../compliance/index.js';
-import { databaseAuditLock } from '../compliance/index.js';
-import { allRules } from '../compliance/index.js';
-import { enabledFrameworks } from '../compliance/index.js';
 import { runPlugins, type PluginConfig } from './run-plugins.js';
 import type { DiscoveryPlugin } from './schemas.js';
 import { DISCOVERY_JOB, DISCOVERY_MAX_ATTEMPTS, emitJobEvent } from './discovery-service.js';
 import { resolveJobCredentials } from './job-credentials.js';
+import { auditWorkspace } from './audit-workspace.js';
 
 interface DiscoveryResult {
   stats: { nodes_discovered: number; nodes_updated: number; findings_created: number; findings_resolved: number };
@@ -61,14 +57,7 @@ export function discoveryJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log' | 
       const edges = await upsertEdges(db, scope, found.edges, ctx.clock.now());
       await ctx.heartbeat();
 
-      const enabled = await enabledFrameworks(db, scope.tenantId);
-      // After any audit of the workspace already running (another discovery job, a queued audit): one at a time.
-      const audit = await runAudit({
-        db, clock: ctx.clock, scope, runId: row.id, frameworks: enabled, enabled, rules: await allRules(db, scope.tenantId), signal: ctx.signal,
-        lock: databaseAuditLock(deps.database),
-      });
-      // The stored risk scores follow the new graph and the audit's findings (compliance/findings/rescore.ts).
-      await rescoreFindings(db, scope, ctx.clock.now());
+      const audit = await auditWorkspace(deps, scope, row.id, ctx);
       return {
         stats: {
           nodes_discovered: found.nodes.length,

@@ -6,6 +6,7 @@ import { applyImport, type ImportProgress } from './apply-import.js';
 import type { ImportFormat } from './import-record.js';
 import { IMPORT_JOB, IMPORT_MAX_ATTEMPTS } from './import-service.js';
 import { parserFor } from './parsers.js';
+import { auditWorkspace } from '../audit-workspace.js';
 import './tables.js';
 
 /** The import's counts as columns. */
@@ -56,9 +57,9 @@ export function importJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
         await db.updateTable('imports').set(countColumns(progress)).where('id', '=', row.id).execute();
         await ctx.heartbeat();
       };
-      // changedNodeIds (nodes an AWS Config import changed) are for the audit of what changed (issue 27
-      // item 4); the job's result keeps the counts only.
-      const { changedNodeIds: _changed, ...counts } = await applyImport(db, ctx.clock, scope, parser.parse(file), write, ctx.signal);
+      const { changedNodeIds, ...counts } = await applyImport(db, ctx.clock, scope, parser.parse(file), write, ctx.signal);
+      // An import that changed the graph (AWS Config items) is audited at once, as a discovery job is.
+      if (changedNodeIds.length) await auditWorkspace(deps, scope, row.id, ctx);
       return counts;
     },
 
