@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { NodeRecord } from '../../graph/index.js';
 
 /**
  * What every scanner importer produces (issue 27): the contract between the format parsers
@@ -70,18 +71,8 @@ export interface ImportedFinding {
 /** One resource as a configuration source states it (AWS Config): a node and its relationships. */
 export interface ImportedNode {
   kind: 'node';
-  /** In the graph's node shape (discovery/inventory.ts `awsNode`). */
-  node: {
-    id: string;
-    provider: string;
-    region: string;
-    type: string;
-    native_id: string;
-    name: string;
-    account_id: string | null;
-    properties: Record<string, unknown>;
-    tags: Record<string, unknown>;
-  };
+  /** In the graph's node shape (discovery/inventory.ts `awsNode`); the pipeline sets its source. */
+  node: Omit<NodeRecord, 'source'>;
   /** Edges from this node, by the target's node id (the target may come later in the file, or be known already). */
   edges: Array<{ target: string; type: string }>;
 }
