@@ -30,6 +30,8 @@ const suites = {
   dashboard: async (opts) => (await import('./dashboard.js')).benchDashboard(opts),
   // The console in Chromium at 100,000 findings: cold load, filter change, initial JS (issue 24): by name only.
   console: async (opts) => (await import('./console.js')).benchConsole(opts),
+  // A Prowler OCSF file and an AWS Config snapshot of 100,000 records each, imported twice (issue 27).
+  imports: async (opts) => (await import('./imports.js')).benchImports(opts),
   // The 60 s mixed load on the scale-out deployment: only when asked for by name.
   load: async () => (await import('./load.js')).benchLoad(),
 };
