@@ -6,6 +6,7 @@ import type { Multipart } from '@fastify/multipart';
 import type { ArtifactStore } from '../../../platform/artifacts/index.js';
 import { ArtifactTooLargeError } from '../../../platform/artifacts/store.js';
 import { AppError, badRequest, payloadTooLarge } from '../../../platform/http/errors.js';
+import { discardPart } from '../../../platform/http/multipart.js';
 import { IMPORT_FORMATS, MalformedImportError, type ImportFormat } from './import-record.js';
 import { DETECT_HEAD_BYTES, detectFormat, parserFor, supportedFormats } from './parsers.js';
 
@@ -89,7 +90,7 @@ async function storeFile(store: ArtifactStore, key: string, part: Multipart & { 
     return put.size;
   } catch (error) {
     // The rest of the part is read and dropped, so the response can be sent.
-    for await (const _ of part.file) void _;
+    await discardPart(part.file);
     await store.delete(key);
     if (error instanceof ArtifactTooLargeError) throw tooLarge();
     throw error;
@@ -109,7 +110,7 @@ export async function receiveImport(request: FastifyRequest, store: ArtifactStor
         continue;
       }
       if (part.fieldname !== 'file' || received) {
-        for await (const _ of part.file) void _;
+        await discardPart(part.file);
         throw badRequest(part.fieldname === 'file' ? 'one file per import' : `unknown file part "${part.fieldname}": the scanner output goes in the part named file`);
       }
       const key = `tenants/${tenantId}/imports/${randomUUID()}`;
