@@ -15,7 +15,7 @@ export { findingCreated, findingReopened, findingResolved, reopening, severityCh
 export { type FindingText, storeFindingTexts, textIdOf } from './findings/finding-texts.js';
 export { groupLabel } from './findings/grouped.js';
 export { findingId, groupIdOf } from './findings/identity.js';
-export { addCounts, canonical, type DesiredFinding, emptyCounts, type FindingOrigin, type HostResource, type SyncCounts, type SyncOptions, syncFindings } from './findings/sync-findings.js';
+export { addCounts, canonical, type DesiredFinding, emptyCounts, type FindingOrigin, type HostResource, reportFindings, type SyncCounts, type SyncOptions, syncFindings } from './findings/sync-findings.js';
 export { neighbourIds, rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
 export { riskScore } from './findings/risk-score.js';
 export { controlTitle, frameworks, isFrameworkId, requireFrameworkId, unknownFramework } from './frameworks.js';

@@ -2,12 +2,12 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
-import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
+import { emitEvents } from '../../../platform/events/outbox.js';
 import {
   findingId,
   findingResolved,
+  reportFindings,
   rescoreFindings,
-  syncFindings,
   type DesiredFinding,
   type HostResource,
   type Severity,
@@ -155,18 +155,12 @@ async function applyFindings(trx: Kysely<Database>, scope: Scope, findings: Impo
   const { nodes, created } = await resolveNodes(trx, scope, findings, now);
   progress.nodes += created;
   note(reported, findings, nodes);
-  const events: NewEvent[] = [];
-  const resourceIds: string[] = [];
-  for (const { resource, desired } of groupByNode(findings, nodes).values()) {
-    const list = [...desired.values()];
-    const synced = await syncFindings(trx, scope, now, resource, list, { rules: { ids: list.map((d) => d.rule_id) }, resolveMissing: false, resolvedBy: 'import', severityReason: 'import' });
-    events.push(...synced.events);
-    progress.findings_created += synced.counts.created;
-    progress.findings_updated += synced.counts.updated;
-    progress.findings_reopened += synced.counts.reopened;
-    if (synced.counts.created + synced.counts.updated + synced.counts.reopened > 0) resourceIds.push(resource.id);
-  }
-  return { events, resourceIds };
+  const reports = [...groupByNode(findings, nodes).values()].map(({ resource, desired }) => ({ resource, desired: [...desired.values()] }));
+  const synced = await reportFindings(trx, scope, now, reports, { severityReason: 'import' });
+  progress.findings_created += synced.counts.created;
+  progress.findings_updated += synced.counts.updated;
+  progress.findings_reopened += synced.counts.reopened;
+  return { events: synced.events, resourceIds: synced.changedResourceIds };
 }
 
 /** Open findings of the import's scopes whose check it ran and which it did not report failing: resolved. */
