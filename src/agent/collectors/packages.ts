@@ -8,37 +8,45 @@ import { firstLine, Skip, type CollectContext, type CollectionResult } from '../
  * rpm reads reliably; `rpm --root` for a mounted host). Every database found is read; a host with none is skipped.
  */
 
-/** dpkg's status file: one paragraph per package; only "install ok installed" ones count. */
+/** The fields of a dpkg paragraph the report uses; none of them spans lines. */
+const DPKG_FIELDS = new Set(['Package', 'Version', 'Status', 'Source', 'Architecture']);
+
+/**
+ * dpkg's status file: one paragraph per package; only "install ok installed" ones count. Read line
+ * by line keeping only the fields above: the file is about 1 KB per package, mostly descriptions
+ * and conffiles, and building those strings was most of the agent's parsing time (issue 28's budget).
+ */
 export function parseDpkgStatus(text: string): Array<Omit<ReportPackage, 'installed_at'>> {
   const out: Array<Omit<ReportPackage, 'installed_at'>> = [];
-  for (const paragraph of text.split(/\n\s*\n/)) {
-    const fields = new Map<string, string>();
-    let last: string | null = null;
-    for (const line of paragraph.split('\n')) {
-      if (/^\s/.test(line)) {
-        if (last) fields.set(last, `${fields.get(last)}\n${line.trim()}`);
-        continue;
-      }
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      last = line.slice(0, colon);
-      fields.set(last, line.slice(colon + 1).trim());
+  let fields = new Map<string, string>();
+  const finish = () => {
+    const paragraph = fields;
+    fields = new Map();
+    const name = paragraph.get('Package');
+    const version = paragraph.get('Version');
+    const status = paragraph.get('Status')?.split(/\s+/);
+    if (!name || !version || status?.[2] !== 'installed') return;
+    const source = /^(\S+)(?:\s+\(([^)]+)\))?/.exec(paragraph.get('Source') ?? '');
+    out.push({ name, version, source: 'dpkg', cves: [], arch: paragraph.get('Architecture') ?? null, source_name: source?.[1] ?? name, source_version: source?.[2] ?? version });
+  };
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line.trim() === '') {
+      if (fields.size) finish();
+      continue;
     }
-    const name = fields.get('Package');
-    const version = fields.get('Version');
-    const status = fields.get('Status')?.split(/\s+/);
-    if (!name || !version || status?.[2] !== 'installed') continue;
-    const source = /^(\S+)(?:\s+\(([^)]+)\))?/.exec(fields.get('Source') ?? '');
-    out.push({
-      name,
-      version,
-      source: 'dpkg',
-      cves: [],
-      arch: fields.get('Architecture') ?? null,
-      source_name: source?.[1] ?? name,
-      source_version: source?.[2] ?? version,
-    });
+    const first = line.charCodeAt(0);
+    if (first === 32 || first === 9) continue; // a continuation line, of a field the report does not use
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const key = line.slice(0, colon);
+    if (DPKG_FIELDS.has(key)) fields.set(key, line.slice(colon + 1).trim());
   }
+  if (fields.size) finish();
   return out;
 }
 
