@@ -57,7 +57,7 @@ export async function applyImportedNodes(db: Kysely<Database>, scope: Scope, nod
   const ids = batch.map((n) => n.node.id);
   const before = await nodeStates(db, scope, ids);
   const records: NodeRecord[] = batch.map((n) => ({ ...n.node, source: before.get(n.node.id)?.source ?? IMPORT_SOURCE }));
-  await upsertNodes(db, scope, records, now, false);
+  await upsertNodes(db, scope, records, now, false, { skipUnchanged: true });
   const after = await nodeStates(db, scope, ids);
   const changedNodeIds = ids.filter((id) => before.get(id)?.content_hash !== after.get(id)?.content_hash);
   const edges = await applyImportedEdges(db, scope, edgesOf(batch), now);
