@@ -68,8 +68,8 @@ export function ImportsTab() {
       id: 'file',
       header: t('imports.file'),
       cell: ({ row }) => (
-        <Stack gap={0}>
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        <Stack gap={0} miw={180}>
+          <Text size="sm" style={{ overflowWrap: 'break-word' }}>
             {row.original.file_name}
           </Text>
           <Text size="xs" c="dimmed">
@@ -92,8 +92,20 @@ export function ImportsTab() {
     },
     { id: 'nodes', header: t('imports.nodes'), cell: ({ row }) => formatNumber(row.original.counts.nodes) },
     { id: 'errors', header: t('imports.errors'), cell: ({ row }) => formatNumber(row.original.counts.errors) },
-    { id: 'started', header: t('imports.started'), cell: ({ row }) => formatDate(row.original.started_at ?? row.original.created_at) },
-    { id: 'finished', header: t('imports.finished'), cell: ({ row }) => formatDate(row.original.finished_at) },
+    {
+      id: 'when',
+      header: t('imports.when'),
+      cell: ({ row }) => (
+        <Stack gap={0}>
+          <Text size="xs" style={{ whiteSpace: 'nowrap' }}>
+            {t('imports.startedAt', { date: formatDate(row.original.started_at ?? row.original.created_at) })}
+          </Text>
+          <Text size="xs" style={{ whiteSpace: 'nowrap' }}>
+            {t('imports.finishedAt', { date: formatDate(row.original.finished_at) })}
+          </Text>
+        </Stack>
+      ),
+    },
     { id: 'by', header: t('imports.by'), cell: ({ row }) => who(row.original.created_by) },
     {
       id: 'actions',
@@ -197,7 +209,6 @@ function UploadForm({ onUploaded }: { onUploaded: (id: string) => void }) {
           <FileInput
             label={t('imports.fileLabel')}
             description={t('imports.fileHelp')}
-            placeholder={t('imports.choose')}
             value={file}
             onChange={(next) => {
               setFile(next);

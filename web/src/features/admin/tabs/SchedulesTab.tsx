@@ -27,7 +27,7 @@ interface Run {
 
 /** What a schedule's kind needs to be changed: the permission of what it runs. */
 const WRITE_PERMISSION: Record<ScheduleKind, string> = { discovery: 'jobs:write', audit: 'audit:run' };
-const KINDS: ScheduleKind[] = ['discovery', 'audit'];
+const KINDS: ScheduleKind[] = ['audit', 'discovery'];
 
 /**
  * Schedules of the workspace (discovery jobs and audits on a cron expression or an interval) and a
