@@ -30,6 +30,15 @@ describe.runIf(chromiumPath())('Administration > Scanner imports', () => {
     await page.getByRole('button', { name: 'Upload and import' }).click();
     await page.getByText('Choose the file to import.').waitFor();
 
+    // A truncated file is refused whole, with the service's words naming where it breaks off.
+    await page.locator('input[type=file]').setInputFiles({ name: 'prowler-truncated.ocsf.json', mimeType: 'application/json', buffer: brokenProwlerFile().subarray(0, 5000) });
+    await page.getByRole('button', { name: 'Upload and import' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'The file was not imported' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/byte 5000/);
+    await expectAccessible(page);
+    await page.screenshot({ path: '/tmp/console-imports-refused.png', fullPage: true });
+
     await page.locator('input[type=file]').setInputFiles({ name: 'prowler-broken.ocsf.json', mimeType: 'application/json', buffer: brokenProwlerFile() });
     await page.getByRole('button', { name: 'Upload and import' }).click();
 

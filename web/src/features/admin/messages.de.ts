@@ -353,6 +353,7 @@ export default {
     close: 'Schließen',
     uploadTitle: 'Ausgabe eines Scanners importieren',
     fileLabel: 'Ausgabedatei des Scanners',
+    clearFile: 'Gewählte Datei entfernen',
     fileHelp: 'JSON oder SARIF, auch gzip-komprimiert.',
     formatHelp: 'Wird aus der Datei erkannt, sofern Sie es nicht angeben.',
     auto: 'Automatisch erkennen',

@@ -355,6 +355,7 @@ export default {
     close: 'Fermer',
     uploadTitle: 'Importer la sortie d’un scanner',
     fileLabel: 'Fichier de sortie du scanner',
+    clearFile: 'Retirer le fichier choisi',
     fileHelp: 'JSON ou SARIF, gzip accepté.',
     formatHelp: 'Détecté à partir du fichier, sauf si vous le précisez.',
     auto: 'Détecter automatiquement',

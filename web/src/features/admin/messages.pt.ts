@@ -355,6 +355,7 @@ export default {
     close: 'Fechar',
     uploadTitle: 'Importar a saída de um scanner',
     fileLabel: 'Arquivo de saída do scanner',
+    clearFile: 'Remover o arquivo escolhido',
     fileHelp: 'JSON ou SARIF, gzip aceito.',
     formatHelp: 'Detectado a partir do arquivo, a menos que você o indique.',
     auto: 'Detectar automaticamente',

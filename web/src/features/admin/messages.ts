@@ -353,6 +353,7 @@ export default {
     close: 'Close',
     uploadTitle: 'Import a scanner’s output',
     fileLabel: 'Scanner output file',
+    clearFile: 'Remove the chosen file',
     fileHelp: 'JSON or SARIF, gzip accepted.',
     formatHelp: 'Detected from the file unless you name it.',
     auto: 'Detect automatically',

@@ -217,6 +217,7 @@ function UploadForm({ onUploaded }: { onUploaded: (id: string) => void }) {
             accept=".json,.sarif,.gz,.ocsf,application/json,application/gzip"
             error={fileError}
             clearable
+            clearButtonProps={{ 'aria-label': t('imports.clearFile') }}
             required
             w={340}
           />
