@@ -308,6 +308,7 @@ export default {
   imports: {
     title: 'Scanner-Importe',
     intro: 'Befunde und Ressourcen aus den Scannern, die Ihr Team bereits nutzt: Prowler (JSON-OCSF oder ASFF), AWS Security Hub (ASFF), SARIF aus IaC- und Code-Scannern sowie AWS-Config-Snapshots. Ein erneuter Import desselben Umfangs behebt, was der Scanner nicht mehr meldet.',
+    listTitle: 'Bisherige Importe',
     caption: 'Scanner-Importe des Arbeitsbereichs, neueste zuerst',
     empty: 'Noch keine Importe.',
     emptyFiltered: 'Kein Import entspricht diesen Filtern.',

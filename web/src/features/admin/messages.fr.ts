@@ -310,6 +310,7 @@ export default {
   imports: {
     title: 'Imports de scanners',
     intro: 'Les constats et ressources des scanners que votre équipe utilise déjà : Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF des scanners IaC et de code, et les instantanés AWS Config. Réimporter le même périmètre résout ce que le scanner ne signale plus.',
+    listTitle: 'Imports effectués',
     caption: 'Imports de scanners de l’espace de travail, les plus récents d’abord',
     empty: 'Aucun import pour l’instant.',
     emptyFiltered: 'Aucun import ne correspond à ces filtres.',

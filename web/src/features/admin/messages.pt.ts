@@ -310,6 +310,7 @@ export default {
   imports: {
     title: 'Importações de scanners',
     intro: 'Constatações e recursos dos scanners que a sua equipe já usa: Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF de scanners de IaC e de código, e snapshots do AWS Config. Importar de novo o mesmo escopo resolve o que o scanner já não relata.',
+    listTitle: 'Importações feitas',
     caption: 'Importações de scanners do espaço de trabalho, mais recentes primeiro',
     empty: 'Ainda não há importações.',
     emptyFiltered: 'Nenhuma importação corresponde a estes filtros.',

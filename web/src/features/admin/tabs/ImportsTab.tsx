@@ -128,6 +128,9 @@ export function ImportsTab() {
       </Text>
       {can('jobs:write') && <UploadForm onUploaded={(id) => url.set({ import: id, status: null, format: null })} />}
       {opened && <ImportDetail id={opened} onClose={() => url.set({ import: null, page })} />}
+      <Title order={3} size="h5" mt="sm">
+        {t('imports.listTitle')}
+      </Title>
       <Group gap="sm" align="flex-end" role="search" aria-label={t('imports.filters')}>
         <Select
           label={t('imports.status')}
