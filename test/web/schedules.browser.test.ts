@@ -97,6 +97,48 @@ describe.runIf(chromiumPath())('Administration > Schedules: changes', () => {
     await context.close();
   });
 
+  it('a discovery schedule repeats a job the analyst picks; one that cannot be repeated is refused at the job field', { timeout: 180_000 }, async () => {
+    const { t, tenant } = web.app;
+    const job = async (name: string, config: Record<string, unknown>) =>
+      call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name, plugins: ['terraform-state'], start: false, config: { 'terraform-state': config } }, expect: 201 });
+    await job('uploaded state', { state: JSON.stringify({ version: 4, terraform_version: '1.9.0', serial: 1, lineage: 'l', outputs: {}, resources: [] }) });
+    // A state in S3 is read through one of the tenant's cloud connections (the job never runs here).
+    const connection = (
+      await call(t.app, tenant.admin.token, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/cloud-connections`,
+        payload: { name: 'prod account', auth: 'assume_role', role_arn: 'arn:aws:iam::111122223333:role/controlgraph-reader' },
+        expect: 201,
+      })
+    ).json();
+    await job('prod state', { state_uri: 's3://example-state/prod/terraform.tfstate', connection_id: connection.id });
+
+    const { context, page } = await signIn(web.browser, web.app, tenant.users['security-analyst'].username);
+    await page.goto('/admin/schedules');
+    await page.getByRole('button', { name: 'New schedule' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New schedule' });
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('prod discovery');
+    await dialog.getByLabel('What', { exact: true }).click();
+    await page.getByRole('option', { name: 'Discovery job', exact: true }).click();
+    const jobField = dialog.getByLabel(/^Discovery job to repeat/);
+    await jobField.click();
+    await page.getByRole('option', { name: 'uploaded state (terraform-state)' }).click();
+    await dialog.getByRole('button', { name: 'Create schedule' }).click();
+    await expect.poll(() => jobField.getAttribute('aria-invalid')).toBe('true');
+    expect(await dialog.getByText(/cannot be repeated: it reads an uploaded Terraform state/).count()).toBe(1);
+    await expectAccessible(page);
+    await page.screenshot({ path: '/tmp/console-schedule-discovery-refused.png' });
+
+    await jobField.click();
+    await page.getByRole('option', { name: 'prod state (terraform-state)' }).click();
+    await dialog.getByRole('button', { name: 'Create schedule' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.getByRole('row', { name: /prod discovery/ });
+    await expect.poll(() => row.getByText('Every hour').isVisible()).toBe(true);
+    expect(await row.getByRole('cell').nth(1).textContent()).toBe('Discovery job');
+    await context.close();
+  });
+
   it('a read-only user sees no way to change a schedule', { timeout: 180_000 }, async () => {
     const { t, tenant } = web.app;
     await call(t.app, tenant.admin.token, {

@@ -159,16 +159,29 @@ export function ScheduleForm({ schedule, kinds, onDone }: { schedule: Schedule |
           />
         </Stack>
         {timing === 'cron' ? (
-          <TextInput
-            label={t('schedules.form.cronLabel')}
-            description={t('schedules.form.cronHelp')}
-            placeholder="0 3 * * 1-5"
-            value={cron}
-            onChange={(e) => setCron(e.currentTarget.value)}
-            error={errors.cron}
-            required
-            styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-          />
+          <>
+            <TextInput
+              label={t('schedules.form.cronLabel')}
+              description={t('schedules.form.cronHelp')}
+              placeholder="0 3 * * 1-5"
+              value={cron}
+              onChange={(e) => setCron(e.currentTarget.value)}
+              error={errors.cron}
+              required
+              styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+            />
+            <Select
+              label={t('schedules.form.timeZone')}
+              description={t('schedules.form.timeZoneHelp')}
+              data={zoneList.includes(timeZone) ? zoneList : [timeZone, ...zoneList]}
+              value={timeZone}
+              onChange={(value) => value && setTimeZone(value)}
+              error={errors.time_zone}
+              searchable
+              allowDeselect={false}
+              limit={100}
+            />
+          </>
         ) : (
           <NumberInput
             label={t('schedules.form.minutes')}
@@ -181,17 +194,6 @@ export function ScheduleForm({ schedule, kinds, onDone }: { schedule: Schedule |
             required
           />
         )}
-        <Select
-          label={t('schedules.form.timeZone')}
-          description={t('schedules.form.timeZoneHelp')}
-          data={zoneList.includes(timeZone) ? zoneList : [timeZone, ...zoneList]}
-          value={timeZone}
-          onChange={(value) => value && setTimeZone(value)}
-          error={errors.time_zone}
-          searchable
-          allowDeselect={false}
-          limit={100}
-        />
         <Checkbox label={t('schedules.enabled')} checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
         <Group justify="flex-end">
           <Button type="submit" loading={create.isPending || update.isPending}>
