@@ -89,6 +89,12 @@ describe('POST /imports: Prowler OCSF', () => {
 
     const list = (await call(t.app, tenant.admin.token, { url: api(tenant.id, '/imports'), expect: 200 })).json();
     expect(list).toMatchObject({ total: 1, items: [{ id: done.id, status: 'succeeded' }] });
+    // The list's filters (the console keeps them in its URL).
+    const listed = async (query: string) => (await call(t.app, tenant.admin.token, { url: api(tenant.id, `/imports?${query}`), expect: 200 })).json().total;
+    expect(await listed('status=succeeded&format=prowler-ocsf')).toBe(1);
+    expect(await listed('status=failed')).toBe(0);
+    expect(await listed('format=sarif')).toBe(0);
+    await call(t.app, tenant.admin.token, { url: api(tenant.id, '/imports?status=done'), expect: 400 });
   });
 
   it('the same file again changes nothing: no events, no counts, the same updated_at', async () => {

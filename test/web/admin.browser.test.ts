@@ -132,7 +132,7 @@ describe.runIf(chromiumPath())('administration screens', () => {
     await page.getByRole('cell', { name: web.app.tenant.users['tenant-admin'].username, exact: true }).waitFor();
     await page.mouse.move(0, 0); // not hovering the navigation link (its hover colours are not the check's concern)
     const tabs = await page.getByRole('tab').allTextContents();
-    expect(tabs).toEqual(['Users and roles', 'Integrations', 'Single sign-on', 'Discovery jobs', 'Schedules', 'Sign-in security']);
+    expect(tabs).toEqual(['Users and roles', 'Integrations', 'Single sign-on', 'Discovery jobs', 'Scanner imports', 'Schedules', 'Sign-in security']);
     expect(await page.getByRole('button', { name: 'Add user' }).count()).toBe(0);
     expect(await page.getByLabel(/^Role of/).count()).toBe(0);
     await expectAccessible(page);

@@ -1913,7 +1913,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Scanner imports of the workspace, newest first
+         * Scanner imports of the workspace, newest first, by status and format
          * @description Requires permission `jobs:read`.
          */
         get: operations["listImports"];
@@ -15937,8 +15937,12 @@ export interface operations {
     listImports: {
         parameters: {
             query?: {
+                /** @description only imports of this format */
+                format?: "prowler-ocsf" | "prowler-asff" | "securityhub-asff" | "sarif" | "aws-config";
                 page?: number;
                 per_page?: number;
+                /** @description only imports in this state */
+                status?: "queued" | "running" | "succeeded" | "failed";
             };
             header?: never;
             path: {

@@ -85,8 +85,10 @@ export function createImportService(deps: Deps) {
       return presentImport(row);
     },
 
-    async list(scope: Scope, page: PageRequest) {
-      const q = db.selectFrom('imports').where(inScope(scope));
+    async list(scope: Scope, filter: { status?: ImportRow['status']; format?: ImportFormat }, page: PageRequest) {
+      let q = db.selectFrom('imports').where(inScope(scope));
+      if (filter.status) q = q.where('status', '=', filter.status);
+      if (filter.format) q = q.where('format', '=', filter.format);
       const [rows, count] = await Promise.all([
         q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(offsetOf(page)).execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),

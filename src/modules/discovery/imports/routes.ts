@@ -53,13 +53,16 @@ export const importRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'listImports',
         tags,
-        summary: 'Scanner imports of the workspace, newest first',
+        summary: 'Scanner imports of the workspace, newest first, by status and format',
         params: TenantParams,
         querystring: ImportListQuery,
         response: withErrors({ 200: ImportList }, [401, 403]),
       },
     },
-    async (request) => imports.list(contextOf(request).scope, pageRequest(request.query)),
+    async (request) => {
+      const { status, format, page, per_page } = request.query;
+      return imports.list(contextOf(request).scope, { status, format }, pageRequest({ page, per_page }));
+    },
   );
 
   app.get(

@@ -35,7 +35,14 @@ export const ImportResource = Type.Object(
 
 export const ImportList = Paged(ImportResource);
 
-export const ImportListQuery = Type.Object({ ...PageQuery }, { additionalProperties: false });
+export const ImportListQuery = Type.Object(
+  {
+    status: Type.Optional(StringEnum(IMPORT_STATUSES, { description: 'only imports in this state' })),
+    format: Type.Optional(StringEnum(IMPORT_FORMATS, { description: 'only imports of this format' })),
+    ...PageQuery,
+  },
+  { additionalProperties: false },
+);
 
 /** Documents the form; the handler reads the parts itself. */
 export const ImportForm = Type.Unsafe<Record<string, unknown>>({

@@ -4,7 +4,8 @@ import { Badge, Stack, Text } from '@mantine/core';
 export function JobStatusCell({ label, color, error }: { label: string; color: string; error?: string | null }) {
   return (
     <Stack gap={2}>
-      <Badge color={color} variant="light" autoContrast>
+      {/* At its full width: in a crowded table the column would otherwise shrink the label to "SU…". */}
+      <Badge color={color} variant="light" autoContrast style={{ minWidth: 'max-content' }}>
         {label}
       </Badge>
       {error && (

@@ -13,6 +13,7 @@ export const adminRoutes: RouteObject[] = [
       { path: 'sso', lazy: async () => ({ Component: (await import('./tabs/SsoTab')).SsoTab }) },
       { path: 'audit-log', lazy: async () => ({ Component: (await import('./tabs/AuditLogTab')).AuditLogTab }) },
       { path: 'discovery', lazy: async () => ({ Component: (await import('./tabs/DiscoveryTab')).DiscoveryTab }) },
+      { path: 'imports', lazy: async () => ({ Component: (await import('./tabs/ImportsTab')).ImportsTab }) },
       { path: 'schedules', lazy: async () => ({ Component: (await import('./tabs/SchedulesTab')).SchedulesTab }) },
       { path: 'reports', lazy: async () => ({ Component: (await import('./tabs/ReportsTab')).ReportsTab }) },
       { path: 'security', lazy: async () => ({ Component: (await import('./tabs/TenantSecurityTab')).TenantSecurityTab }) },

@@ -10,6 +10,7 @@ export const SECTIONS = [
   { path: 'sso', key: 'sso', permission: 'tenant:read' },
   { path: 'audit-log', key: 'auditLog', permission: 'logs:read' },
   { path: 'discovery', key: 'discovery', permission: 'jobs:read' },
+  { path: 'imports', key: 'imports', permission: 'jobs:read' },
   { path: 'schedules', key: 'schedules', permission: 'jobs:read' },
   { path: 'reports', key: 'reports', permission: 'reports:read' },
   { path: 'security', key: 'security', permission: 'tenant:read' },

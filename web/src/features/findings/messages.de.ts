@@ -19,6 +19,7 @@ export default {
     any: 'Alle',
     resourceType: 'Ressourcentyp',
     control: 'Kontrolle',
+    source: 'Quelle',
   },
   columns: {
     score: 'Risikowert',

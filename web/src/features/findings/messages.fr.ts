@@ -19,6 +19,7 @@ export default {
     any: 'Tous',
     resourceType: 'Type de ressource',
     control: 'Contrôle',
+    source: 'Source',
   },
   columns: {
     score: 'Score de risque',

@@ -19,6 +19,7 @@ export default {
     any: 'Qualquer',
     resourceType: 'Tipo de recurso',
     control: 'Controlo',
+    source: 'Fonte',
   },
   columns: {
     score: 'Pontuação de risco',

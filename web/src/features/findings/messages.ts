@@ -19,6 +19,7 @@ export default {
     any: 'Any',
     resourceType: 'Resource type',
     control: 'Control',
+    source: 'Source',
   },
   columns: {
     score: 'Risk score',

@@ -29,6 +29,8 @@ export function findingsUrlOf(params: URLSearchParams) {
       .map((value) => value.trim().toLowerCase())
       .filter(Boolean),
     resourceType: get('resource_type'),
+    // Who found it: controlgraph, or an imported tool (prowler, securityhub, a SARIF tool's name).
+    source: get('source'),
     controlId: get('control_id'),
     search: get('search'),
     groupId: get('group_id'),
@@ -53,6 +55,7 @@ export function apiFilters(url: FindingsUrl) {
     ...(framework ? { framework } : {}),
     ...(url.severities.length ? { severity: url.severities.map((value) => value.toUpperCase()).join(',') } : {}),
     ...(url.resourceType ? { resource_type: url.resourceType } : {}),
+    ...(url.source ? { source: url.source } : {}),
     ...(url.controlId ? { control_id: url.controlId } : {}),
     ...(url.search ? { search: url.search } : {}),
     ...(url.groupId ? { group_id: url.groupId } : {}),

@@ -201,7 +201,7 @@ function CreateJob() {
               ]}
             />
             {source === 'file' ? (
-              <FileInput label={t('discovery.stateFile')} description={t('discovery.stateFileHelp')} value={file} onChange={setFile} accept=".tfstate,.json,application/json" error={errors.file} clearable />
+              <FileInput label={t('discovery.stateFile')} description={t('discovery.stateFileHelp')} value={file} onChange={setFile} accept=".tfstate,.json,application/json" error={errors.file} clearable clearButtonProps={{ 'aria-label': t('imports.clearFile') }} />
             ) : (
               <TextInput label={t('discovery.stateUri')} placeholder="s3://bucket/path/terraform.tfstate" value={stateUri} onChange={(e) => setStateUri(e.currentTarget.value.trim())} error={errors.stateUri} />
             )}

@@ -37,6 +37,7 @@ export function FindingFilters({ url, onChange }: { url: FindingsUrl; onChange: 
         w={170}
       />
       <DebouncedInput label={t('filters.resourceType')} value={url.resourceType} onCommit={(value) => onChange({ resource_type: value })} w={180} />
+      <DebouncedInput label={t('filters.source')} value={url.source} onCommit={(value) => onChange({ source: value })} w={140} />
       <DebouncedInput label={t('filters.control')} value={url.controlId} onCommit={(value) => onChange({ control_id: value })} w={140} />
     </Group>
   );
