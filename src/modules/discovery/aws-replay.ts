@@ -35,6 +35,28 @@ type Any = Record<string, any>;
 /** A recording: the JSON output of one call. */
 export const recorded = (name: string) => JSON.parse(readFileSync(`${RECORDED}/${name}.json`, 'utf8')) as Any;
 
+/**
+ * Recordings a test adds (test/fixtures, each marked as written for its test), looked up before
+ * content/demo's: a directory of `<service>-<call>.json` files and per-resource `<service>-<call>/<id>.json`.
+ */
+let overlay: string | null = null;
+/** A recording, from the test's overlay if it has one, else from content/demo; null when neither has it. */
+function recording(name: string): Any | null {
+  for (const dir of overlay ? [overlay, RECORDED] : [RECORDED]) {
+    try {
+      return JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Any;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    }
+  }
+  return null;
+}
+/**
+ * What AWS answers a list call of an account that has none of the resources: the data set has no
+ * recording of the call (content/demo/README.md lists these answers).
+ */
+const orEmpty = (name: string, empty: Any) => () => [recording(name) ?? empty];
+
 const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const esc = (v: unknown) => String(v ?? '').replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -76,13 +98,24 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
       DescribeSecurityGroups: securityGroupPages,
       DescribeInstances: () => [recorded('ec2-describe-instances')],
       DescribeNetworkInterfaces: () => [recorded('ec2-describe-network-interfaces')],
+      // Written for this project (content/demo/README.md): the recordings hold one region.
+      DescribeRegions: () => [{ Regions: [{ RegionName: DEMO_REGION, Endpoint: `ec2.${DEMO_REGION}.amazonaws.com`, OptInStatus: 'opt-in-not-required' }] }],
+      DescribeNetworkAcls: orEmpty('ec2-describe-network-acls', { NetworkAcls: [] }),
+      DescribeTransitGateways: orEmpty('ec2-describe-transit-gateways', { TransitGateways: [] }),
+      DescribeVpnConnections: orEmpty('ec2-describe-vpn-connections', { VpnConnections: [] }),
+      DescribeClientVpnEndpoints: orEmpty('ec2-describe-client-vpn-endpoints', { ClientVpnEndpoints: [] }),
+      DescribeVolumes: orEmpty('ec2-describe-volumes', { Volumes: [] }),
+      DescribeLaunchTemplates: orEmpty('ec2-describe-launch-templates', { LaunchTemplates: [] }),
     },
   },
   elbv2: {
     signing: 'elasticloadbalancing',
     version: '2015-12-01',
     paging: 'NextMarker',
-    actions: { DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')] },
+    actions: {
+      DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')],
+      DescribeListeners: orEmpty('elbv2-describe-listeners', { Listeners: [] }),
+    },
   },
   elb: {
     signing: 'elasticloadbalancing',
@@ -94,7 +127,12 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
     signing: 'rds',
     version: '2014-10-31',
     paging: 'Marker',
-    actions: { DescribeDBInstances: () => [recorded('rds-describe-db-instances'), recorded('rds-describe-db-instances.page-2')] },
+    actions: {
+      DescribeDBInstances: () => [recorded('rds-describe-db-instances'), recorded('rds-describe-db-instances.page-2')],
+      DescribeDBClusters: orEmpty('rds-describe-db-clusters', { DBClusters: [] }),
+      DescribeDBSnapshots: orEmpty('rds-describe-db-snapshots', { DBSnapshots: [] }),
+      DescribeDBClusterSnapshots: orEmpty('rds-describe-db-cluster-snapshots', { DBClusterSnapshots: [] }),
+    },
   },
   iam: {
     signing: 'iam',
@@ -289,6 +327,121 @@ function serveLambda(url: URL, res: ServerResponse, calls: string[], requestId: 
 }
 
 // ---------------------------------------------------------------------------------------------
+// JSON protocols (CloudTrail and KMS: awsJson1_1; CloudWatch: awsJson1_0): POSTs naming the
+// operation in X-Amz-Target, answered with JSON.
+
+/** The error a call of the recordings answers with, in the service's protocol. */
+class ReplayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** A call the data set has no recording of, for an existing resource: the plugin leaves what it would tell absent. */
+const notRecorded = (what: string) => new ReplayError('NotImplemented', `${what} is not in the recordings`, 501);
+
+/** The last segment of an ARN's resource (`…:trail/name` → `name`, `…:key/id` → `id`), or the value itself. */
+const lastSegment = (value: unknown) => String(value ?? '').split(/[/:]/).pop() ?? '';
+
+/** A per-resource recording (`<call>/<id>.json`), or the error `missing` answers with. */
+function perResource(call: string, id: string, missing: ReplayError): Any {
+  if (!/^[\w.-]+$/.test(id)) throw missing;
+  const found = recording(`${call}/${id}`);
+  if (!found) throw missing;
+  return found;
+}
+
+/** The services speaking a JSON protocol, by their name in AWS_SERVICES. */
+const JSON_SIGNING = new Set<AwsService>(['cloudtrail', 'kms', 'cloudwatch']);
+
+interface JsonService {
+  name: AwsService;
+  actions: Record<string, (input: Any) => Any>;
+}
+
+/** By signing name. Empty answers are what AWS gives an account without such resources (content/demo/README.md). */
+const JSON_SERVICES: Record<string, JsonService> = {
+  cloudtrail: {
+    name: 'cloudtrail',
+    actions: {
+      DescribeTrails: () => recording('cloudtrail-describe-trails') ?? { trailList: [] },
+      GetTrailStatus: (input) => perResource('cloudtrail-get-trail-status', lastSegment(input.Name), notRecorded(`GetTrailStatus of ${input.Name}`)),
+      GetEventSelectors: (input) => perResource('cloudtrail-get-event-selectors', lastSegment(input.TrailName), notRecorded(`GetEventSelectors of ${input.TrailName}`)),
+    },
+  },
+  kms: {
+    name: 'kms',
+    actions: {
+      ListKeys: () => recording('kms-list-keys') ?? { Keys: [], Truncated: false },
+      DescribeKey: (input) => perResource('kms-describe-key', lastSegment(input.KeyId), new ReplayError('NotFoundException', `Key '${input.KeyId}' does not exist`)),
+      GetKeyRotationStatus: (input) => perResource('kms-get-key-rotation-status', lastSegment(input.KeyId), notRecorded(`GetKeyRotationStatus of ${input.KeyId}`)),
+    },
+  },
+  monitoring: {
+    name: 'cloudwatch',
+    actions: { DescribeAlarms: () => recording('cloudwatch-describe-alarms') ?? { MetricAlarms: [], CompositeAlarms: [] } },
+  },
+};
+
+/** A value as the JSON protocols send it for `ns`: timestamps as epoch seconds, blobs in base64. */
+function toJson(ns: NormalizedSchema, value: unknown, unmodelled: Set<string>): unknown {
+  if (value === undefined || value === null) return value;
+  if (ns.isListSchema()) return (value as unknown[]).map((v) => toJson(ns.getValueSchema(), v, unmodelled));
+  if (ns.isMapSchema()) return Object.fromEntries(Object.entries(value as Any).map(([k, v]) => [k, toJson(ns.getValueSchema(), v, unmodelled)]));
+  if (ns.isStructSchema()) {
+    const members = new Map(ns.structIterator());
+    const out: Any = {};
+    for (const [k, v] of Object.entries(value as Any)) {
+      const member = members.get(k);
+      if (member) out[k] = toJson(member, v, unmodelled);
+      else unmodelled.add(`${ns.getName()}.${k}`);
+    }
+    return out;
+  }
+  if (ns.isTimestampSchema()) return new Date(value as string).getTime() / 1000;
+  if (ns.isBlobSchema()) return Buffer.from(String(value)).toString('base64');
+  return value;
+}
+
+function jsonAnswer(res: ServerResponse, status: number, body: unknown, requestId: string, errorType?: string) {
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': requestId, ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
+  res.end(JSON.stringify(body));
+}
+
+// ---------------------------------------------------------------------------------------------
+// S3 Control (restXml): the account's public access block and the region's access points.
+
+function serveS3Control(url: URL, res: ServerResponse): string {
+  if (url.pathname === '/v20180820/configuration/publicAccessBlock') {
+    const block = recording('s3control-get-public-access-block');
+    if (!block) {
+      s3Error(res, 404, 'NoSuchPublicAccessBlockConfiguration', 'The public access block configuration was not found');
+      return 'GetPublicAccessBlock';
+    }
+    const c = block.PublicAccessBlockConfiguration as Any;
+    xml(res, `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`);
+    return 'GetPublicAccessBlock';
+  }
+  if (url.pathname === '/v20180820/accesspoint') {
+    const list = (recording('s3control-list-access-points')?.AccessPointList ?? []) as Any[];
+    const item = (a: Any) => `<AccessPoint>${['Name', 'NetworkOrigin', 'Bucket', 'AccessPointArn', 'Alias', 'BucketAccountId'].map((k) => (a[k] === undefined ? '' : `<${k}>${esc(a[k])}</${k}>`)).join('')}</AccessPoint>`;
+    xml(res, `<ListAccessPointsResult xmlns="${XMLNS}"><AccessPointList>${list.map(item).join('')}</AccessPointList></ListAccessPointsResult>`);
+    return 'ListAccessPoints';
+  }
+  s3Error(res, 501, 'NotImplemented', `${url.pathname} is not in the recordings`);
+  return `unknown ${url.pathname}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface AwsReplayOptions {
+  /** A directory of recordings written for a test, looked up before content/demo's (see `recording`). */
+  overlay?: string;
+}
 
 export interface AwsReplay {
   endpoint: string;
@@ -302,6 +455,14 @@ export interface AwsReplay {
   objects: Map<string, Buffer>;
   /** Who signed each request (in the order of `requests`): the access key id and the session token. */
   signers: Array<{ accessKeyId: string | null; sessionToken: string | null }>;
+  /**
+   * Services (`kms`) or calls (`kms ListKeys`) answered with the service's permission error
+   * (AccessDenied, EC2's UnauthorizedOperation, AccessDeniedException), as for credentials whose
+   * policy does not allow them.
+   */
+  deny: Set<string>;
+  /** Calls (`kms ListKeys`) answered with the service's throttling error this many more times before their recording. */
+  throttle: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -320,7 +481,24 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** The replay server on 127.0.0.1 (an ephemeral port). */
-export async function startAwsReplay(): Promise<AwsReplay> {
+export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<AwsReplay> {
+  overlay = options.overlay ?? null;
+  const deny = new Set<string>();
+  const throttle = new Map<string, number>();
+  /** The permission or throttling error `service Action` is answered with now, if any. */
+  const refusal = (service: AwsService, action: string): ReplayError | null => {
+    if (deny.has(service) || deny.has(`${service} ${action}`)) {
+      const code = service === 'ec2' ? 'UnauthorizedOperation' : JSON_SIGNING.has(service) ? 'AccessDeniedException' : 'AccessDenied';
+      return new ReplayError(code, `not authorized to perform ${service}:${action} (replay)`, 403);
+    }
+    const left = throttle.get(`${service} ${action}`) ?? 0;
+    if (left > 0) {
+      throttle.set(`${service} ${action}`, left - 1);
+      const code = service === 'ec2' ? 'RequestLimitExceeded' : JSON_SIGNING.has(service) ? 'ThrottlingException' : 'Throttling';
+      return new ReplayError(code, 'Rate exceeded (replay)', 400);
+    }
+    return null;
+  };
   const requests: string[] = [];
   const calls: string[] = [];
   const unmodelled = new Set<string>();
@@ -337,6 +515,8 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     const param = service.ec2 ? 'NextToken' : 'Marker';
     const token = form.get(param);
     calls.push(`${name} ${action}${token ? ` ${param}=${token}` : ''}`);
+    const refused = refusal(name, action);
+    if (refused) return queryError(res, service, refused.status, refused.code, refused.message, requestId);
     // Object.hasOwn: an Action named like an Object.prototype member is not in the recordings either.
     const pages = Object.hasOwn(service.actions, action) ? service.actions[action]!() : undefined;
     if (!pages) return queryError(res, service, 400, 'InvalidAction', `${action} is not in the recordings`, requestId);
@@ -347,6 +527,23 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     const body = membersXml(schema, page, unmodelled);
     res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId });
     res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${queryXml(service, action, body, requestId)}`);
+  }
+
+  async function serveJson(service: JsonService, req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const action = target.slice(target.lastIndexOf('.') + 1);
+    const input = JSON.parse((await readBody(req)) || '{}') as Any;
+    calls.push(`${service.name} ${action}`);
+    try {
+      const refused = refusal(service.name, action);
+      if (refused) throw refused;
+      if (!Object.hasOwn(service.actions, action)) throw new ReplayError('UnknownOperationException', `${action} is not in the recordings`);
+      const out = service.actions[action]!(input);
+      jsonAnswer(res, 200, toJson(outputSchema(await AWS_SERVICES[service.name].load(), action), out, unmodelled), requestId);
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      jsonAnswer(res, error.status, { __type: error.code, message: error.message }, requestId, error.code);
+    }
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -361,7 +558,19 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     };
     try {
       if (!signing) return queryError(res, undefined, 403, 'MissingAuthenticationToken', 'request is not signed', requestId);
+      if (signing === 's3' && url.pathname.startsWith('/v20180820/')) {
+        const action = url.pathname === '/v20180820/configuration/publicAccessBlock' ? 'GetPublicAccessBlock' : 'ListAccessPoints';
+        const refused = refusal('s3control', action);
+        calls.push(`s3control ${action}`);
+        if (refused) return s3Error(res, 403, 'AccessDenied', refused.message);
+        serveS3Control(url, res);
+        return;
+      }
       if (signing === 's3') return serveS3(url, res, objects);
+      if (Object.hasOwn(JSON_SERVICES, signing)) {
+        serveJson(JSON_SERVICES[signing]!, req, res, requestId).catch(done);
+        return;
+      }
       if (signing === 'lambda') return serveLambda(url, res, calls, requestId);
       if (req.method !== 'POST') return queryError(res, undefined, 400, 'InvalidAction', `${req.method} ${url.pathname} is not in the recordings`, requestId);
       serveQuery(signing, req, res, requestId).catch(done);
@@ -378,6 +587,14 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     unmodelled,
     objects,
     signers,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    deny,
+    throttle,
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          overlay = null;
+          resolve();
+        }),
+      ),
   };
 }
