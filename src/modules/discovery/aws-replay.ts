@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NormalizedSchema } from '@smithy/core/schema';
+import { lookupTable } from '../../platform/lookup-table.js';
 import { projectPath } from '../../platform/paths.js';
 import { AWS_SERVICES, type AwsService } from './aws.js';
 
@@ -364,7 +365,7 @@ interface JsonService {
 }
 
 /** By signing name. Empty answers are what AWS gives an account without such resources (content/demo/README.md). */
-const JSON_SERVICES: Record<string, JsonService> = {
+const JSON_SERVICES = lookupTable<JsonService>({
   cloudtrail: {
     name: 'cloudtrail',
     actions: {
@@ -385,7 +386,7 @@ const JSON_SERVICES: Record<string, JsonService> = {
     name: 'cloudwatch',
     actions: { DescribeAlarms: () => recording('cloudwatch-describe-alarms') ?? { MetricAlarms: [], CompositeAlarms: [] } },
   },
-};
+});
 
 /** A value as the JSON protocols send it for `ns`: timestamps as epoch seconds, blobs in base64. */
 function toJson(ns: NormalizedSchema, value: unknown, unmodelled: Set<string>): unknown {
@@ -567,8 +568,9 @@ export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<Aw
         return;
       }
       if (signing === 's3') return serveS3(url, res, objects);
-      if (Object.hasOwn(JSON_SERVICES, signing)) {
-        serveJson(JSON_SERVICES[signing]!, req, res, requestId).catch(done);
+      const json = JSON_SERVICES[signing];
+      if (json) {
+        serveJson(json, req, res, requestId).catch(done);
         return;
       }
       if (signing === 'lambda') return serveLambda(url, res, calls, requestId);
