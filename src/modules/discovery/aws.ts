@@ -172,9 +172,11 @@ export interface AwsReader {
 /**
  * How many times a client sends a request: the SDK's standard retry strategy already retries
  * throttling (Throttling, ThrottlingException, RequestLimitExceeded, TooManyRequestsException, …),
- * 5xx and connection errors with exponential backoff and jitter; 'adaptive' mode adds a client-side
- * rate limiter that slows down once the service throttles. The SDK's default of 3 attempts is too
- * few for an account-wide read that throttles, so more are allowed.
+ * 5xx and connection errors with exponential backoff and jitter (a throttling error waits from a
+ * 500 ms base, doubling, up to 20 s). The SDK's default of 3 attempts is too few for an account-wide
+ * read that throttles, so more are allowed. 'adaptive' mode is not used: its client-side rate limiter
+ * can fall to half a request a second after one throttle, which a per-key read (KMS rotation) would
+ * then crawl at.
  */
 export const AWS_MAX_ATTEMPTS = 10;
 
@@ -238,7 +240,7 @@ function awsReader(config: AwsConfig, options: AwsPluginOptions, signal: AbortSi
         if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
         const client = new mod[spec.client]({
           region,
-          retryMode: 'adaptive',
+          retryMode: 'standard',
           maxAttempts: options.maxAttempts ?? AWS_MAX_ATTEMPTS,
           ...(options.credentials ? { credentials: options.credentials } : {}),
           // Path-style S3 requests: a bucket name cannot be a host name of a loopback endpoint.
