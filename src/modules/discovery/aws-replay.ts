@@ -58,6 +58,22 @@ function recording(name: string): Any | null {
  */
 const orEmpty = (name: string, empty: Any) => () => [recording(name) ?? empty];
 
+/**
+ * A call about one resource answered from a recording of all of them: the entries of `list` whose
+ * `key` is the request's `param` (DescribeLaunchTemplateVersions of a template, DescribeListeners of a
+ * load balancer), or the per-resource recording `<name>/<id>.json` (a snapshot's attributes).
+ */
+const filtered = (name: string, list: string, key: string, param: string) => (form: URLSearchParams) => {
+  const all = (recording(name)?.[list] ?? []) as Any[];
+  return [{ [list]: all.filter((x) => x[key] === form.get(param)) }];
+};
+const perId = (name: string, param: string, missing: string) => (form: URLSearchParams) => {
+  const id = form.get(param) ?? '';
+  const found = /^[\w.-]+$/.test(id) ? recording(`${name}/${id}`) : null;
+  if (!found) throw new ReplayError(missing, `${id} is not in the recordings`, 404);
+  return [found];
+};
+
 const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const esc = (v: unknown) => String(v ?? '').replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -73,8 +89,8 @@ interface QueryService {
   version: string;
   ec2?: boolean;
   paging: Paging;
-  /** Action → its pages (recorded outputs). */
-  actions: Record<string, () => Any[]>;
+  /** Action → its pages (recorded outputs), given the request's parameters. */
+  actions: Record<string, (form: URLSearchParams) => Any[]>;
   /** Actions that answer in one piece, without the service's paging members (IAM's credential report calls). */
   unpaged?: string[];
 }
@@ -107,6 +123,7 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
       DescribeClientVpnEndpoints: orEmpty('ec2-describe-client-vpn-endpoints', { ClientVpnEndpoints: [] }),
       DescribeVolumes: orEmpty('ec2-describe-volumes', { Volumes: [] }),
       DescribeLaunchTemplates: orEmpty('ec2-describe-launch-templates', { LaunchTemplates: [] }),
+      DescribeLaunchTemplateVersions: filtered('ec2-describe-launch-template-versions', 'LaunchTemplateVersions', 'LaunchTemplateId', 'LaunchTemplateId'),
     },
   },
   elbv2: {
@@ -115,7 +132,7 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
     paging: 'NextMarker',
     actions: {
       DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')],
-      DescribeListeners: orEmpty('elbv2-describe-listeners', { Listeners: [] }),
+      DescribeListeners: filtered('elbv2-describe-listeners', 'Listeners', 'LoadBalancerArn', 'LoadBalancerArn'),
     },
   },
   elb: {
@@ -133,6 +150,8 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
       DescribeDBClusters: orEmpty('rds-describe-db-clusters', { DBClusters: [] }),
       DescribeDBSnapshots: orEmpty('rds-describe-db-snapshots', { DBSnapshots: [] }),
       DescribeDBClusterSnapshots: orEmpty('rds-describe-db-cluster-snapshots', { DBClusterSnapshots: [] }),
+      DescribeDBSnapshotAttributes: perId('rds-describe-db-snapshot-attributes', 'DBSnapshotIdentifier', 'DBSnapshotNotFound'),
+      DescribeDBClusterSnapshotAttributes: perId('rds-describe-db-cluster-snapshot-attributes', 'DBClusterSnapshotIdentifier', 'DBClusterSnapshotNotFoundFault'),
     },
   },
   iam: {
@@ -416,25 +435,31 @@ function jsonAnswer(res: ServerResponse, status: number, body: unknown, requestI
 // ---------------------------------------------------------------------------------------------
 // S3 Control (restXml): the account's public access block and the region's access points.
 
-function serveS3Control(url: URL, res: ServerResponse): string {
-  if (url.pathname === '/v20180820/configuration/publicAccessBlock') {
+/** S3 Control's calls of the recordings, by path; what each answers is in content/demo/README.md. */
+function s3ControlAction(pathname: string): string {
+  if (pathname === '/v20180820/configuration/publicAccessBlock') return 'GetPublicAccessBlock';
+  if (pathname === '/v20180820/accesspoint') return 'ListAccessPoints';
+  if (pathname.startsWith('/v20180820/accesspoint/')) return 'GetAccessPoint';
+  return `unknown ${pathname}`;
+}
+
+async function serveS3Control(url: URL, res: ServerResponse, unmodelled: Set<string>): Promise<void> {
+  const action = s3ControlAction(url.pathname);
+  const schemaXml = async (root: string, value: Any) => xml(res, `<${root} xmlns="${XMLNS}">${membersXml(outputSchema(await AWS_SERVICES.s3control.load(), action), value, unmodelled)}</${root}>`);
+  if (action === 'GetPublicAccessBlock') {
     const block = recording('s3control-get-public-access-block');
-    if (!block) {
-      s3Error(res, 404, 'NoSuchPublicAccessBlockConfiguration', 'The public access block configuration was not found');
-      return 'GetPublicAccessBlock';
-    }
+    if (!block) return s3Error(res, 404, 'NoSuchPublicAccessBlockConfiguration', 'The public access block configuration was not found');
     const c = block.PublicAccessBlockConfiguration as Any;
-    xml(res, `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`);
-    return 'GetPublicAccessBlock';
+    return xml(res, `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`);
   }
-  if (url.pathname === '/v20180820/accesspoint') {
-    const list = (recording('s3control-list-access-points')?.AccessPointList ?? []) as Any[];
-    const item = (a: Any) => `<AccessPoint>${['Name', 'NetworkOrigin', 'Bucket', 'AccessPointArn', 'Alias', 'BucketAccountId'].map((k) => (a[k] === undefined ? '' : `<${k}>${esc(a[k])}</${k}>`)).join('')}</AccessPoint>`;
-    xml(res, `<ListAccessPointsResult xmlns="${XMLNS}"><AccessPointList>${list.map(item).join('')}</AccessPointList></ListAccessPointsResult>`);
-    return 'ListAccessPoints';
+  if (action === 'ListAccessPoints') return schemaXml('ListAccessPointsResult', recording('s3control-list-access-points') ?? { AccessPointList: [] });
+  if (action === 'GetAccessPoint') {
+    const name = decodeURIComponent(url.pathname.slice('/v20180820/accesspoint/'.length));
+    const found = /^[\w.-]+$/.test(name) ? recording(`s3control-get-access-point/${name}`) : null;
+    if (!found) return s3Error(res, 404, 'NoSuchAccessPoint', 'The specified accesspoint does not exist');
+    return schemaXml('GetAccessPointResult', found);
   }
-  s3Error(res, 501, 'NotImplemented', `${url.pathname} is not in the recordings`);
-  return `unknown ${url.pathname}`;
+  return s3Error(res, 501, 'NotImplemented', `${url.pathname} is not in the recordings`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -519,7 +544,13 @@ export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<Aw
     const refused = refusal(name, action);
     if (refused) return queryError(res, service, refused.status, refused.code, refused.message, requestId);
     // Object.hasOwn: an Action named like an Object.prototype member is not in the recordings either.
-    const pages = Object.hasOwn(service.actions, action) ? service.actions[action]!() : undefined;
+    let pages: Any[] | undefined;
+    try {
+      pages = Object.hasOwn(service.actions, action) ? service.actions[action]!(form) : undefined;
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      return queryError(res, service, error.status, error.code, error.message, requestId);
+    }
     if (!pages) return queryError(res, service, 400, 'InvalidAction', `${action} is not in the recordings`, requestId);
     const index = requestedPage(token, pages.length);
     if (index === null) return queryError(res, service, 400, 'InvalidParameterValue', `unknown ${param} ${token}`, requestId);
@@ -560,11 +591,11 @@ export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<Aw
     try {
       if (!signing) return queryError(res, undefined, 403, 'MissingAuthenticationToken', 'request is not signed', requestId);
       if (signing === 's3' && url.pathname.startsWith('/v20180820/')) {
-        const action = url.pathname === '/v20180820/configuration/publicAccessBlock' ? 'GetPublicAccessBlock' : 'ListAccessPoints';
+        const action = s3ControlAction(url.pathname);
         const refused = refusal('s3control', action);
         calls.push(`s3control ${action}`);
         if (refused) return s3Error(res, 403, 'AccessDenied', refused.message);
-        serveS3Control(url, res);
+        serveS3Control(url, res, unmodelled).catch(done);
         return;
       }
       if (signing === 's3') return serveS3(url, res, objects);
