@@ -22,6 +22,16 @@ import { AWS_SERVICES, type AwsService } from './aws.js';
  *   in the client package, which is what the client's deserializer reads back.
  * - Lambda (restJson1): `GET /2015-03-31/functions/`, answered with the recording as JSON.
  * - S3 (restXml): path-style REST calls, answered in S3's XML.
+ * - S3 Control (restXml, signed as s3, paths under `/v20180820/`): the account's public access block
+ *   and the access points.
+ * - CloudTrail and KMS (awsJson1_1) and CloudWatch (awsJson1_0): JSON POSTs naming the operation in
+ *   `X-Amz-Target`, answered with JSON (timestamps as epoch seconds, from the output schema).
+ *
+ * A call the data set has no recording of is answered as AWS answers an account without such
+ * resources (an empty list, S3 Control's NoSuchPublicAccessBlockConfiguration), or, for the status of
+ * a resource it records (a trail's GetTrailStatus), with NotImplemented, which leaves the status
+ * absent; content/demo/README.md lists them. A test can add recordings written for it
+ * (`startAwsReplay({ overlay })`), refuse a service or call (`deny`) and throttle a call (`throttle`).
  *
  * Two list calls answer in two pages, to exercise the plugin's paging: RDS DescribeDBInstances (the
  * recording, then rds-describe-db-instances.page-2.json, linked by `Marker` without `IsTruncated`,
@@ -473,7 +483,7 @@ export interface AwsReplay {
   endpoint: string;
   /** Every HTTP request served, as `METHOD /path?query`. */
   requests: string[];
-  /** Every EC2, ELB, ELBv2, RDS, IAM and Lambda call answered, as `service Action` plus its page token. */
+  /** Every call answered but S3's, as `service Action` plus its page token (the service as named in AWS_SERVICES). */
   calls: string[];
   /** Recorded keys the client's output schema has no member for (not sent). */
   unmodelled: Set<string>;
