@@ -51,6 +51,8 @@ export const recorded = (name: string) => JSON.parse(readFileSync(`${RECORDED}/$
  * content/demo's: a directory of `<service>-<call>.json` files and per-resource `<service>-<call>/<id>.json`.
  */
 let overlay: string | null = null;
+/** Replays running in this process: the overlay is the process's, so two running replays must agree on it. */
+let running = 0;
 /** A recording, from the test's overlay if it has one, else from content/demo; null when neither has it. */
 function recording(name: string): Any | null {
   for (const dir of overlay ? [overlay, RECORDED] : [RECORDED]) {
@@ -518,7 +520,9 @@ async function readBody(req: IncomingMessage): Promise<string> {
 
 /** The replay server on 127.0.0.1 (an ephemeral port). */
 export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<AwsReplay> {
+  if (running > 0 && (options.overlay ?? null) !== overlay) throw new Error('another aws replay with other recordings is running in this process');
   overlay = options.overlay ?? null;
+  running++;
   const deny = new Set<string>();
   const throttle = new Map<string, number>();
   /** The permission or throttling error `service Action` is answered with now, if any. */
@@ -635,7 +639,7 @@ export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<Aw
     close: () =>
       new Promise((resolve) =>
         server.close(() => {
-          overlay = null;
+          if (--running === 0) overlay = null;
           resolve();
         }),
       ),
