@@ -100,6 +100,8 @@ describe("CloudMapper's demo account, every service the rules read", () => {
         'cloudtrail GetTrailStatus',
         'cloudtrail GetEventSelectors',
         'kms ListKeys',
+        // KMS pages by NextMarker and Truncated: the replay gives one key a page.
+        'kms ListKeys Marker=replay-page-2',
         'kms DescribeKey',
         'kms GetKeyRotationStatus',
         'cloudwatch DescribeAlarms',

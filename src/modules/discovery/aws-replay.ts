@@ -408,7 +408,14 @@ const JSON_SERVICES = lookupTable<JsonService>({
   kms: {
     name: 'kms',
     actions: {
-      ListKeys: () => recording('kms-list-keys') ?? { Keys: [], Truncated: false },
+      // One key a page, linked by NextMarker with Truncated, as KMS pages (to read the plugin's paging).
+      ListKeys: (input) => {
+        const keys = (recording('kms-list-keys')?.Keys ?? []) as Any[];
+        const pages = keys.length ? keys.map((k) => ({ Keys: [k] })) : [{ Keys: [] }];
+        const index = requestedPage(input.Marker as string | undefined, pages.length);
+        if (index === null) throw new ReplayError('InvalidMarkerException', `unknown Marker ${input.Marker}`);
+        return { ...withToken(pages, index, 'NextMarker'), Truncated: index + 1 < pages.length };
+      },
       DescribeKey: (input) => perResource('kms-describe-key', lastSegment(input.KeyId), new ReplayError('NotFoundException', `Key '${input.KeyId}' does not exist`)),
       GetKeyRotationStatus: (input) => perResource('kms-get-key-rotation-status', lastSegment(input.KeyId), notRecorded(`GetKeyRotationStatus of ${input.KeyId}`)),
     },
@@ -579,7 +586,8 @@ export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<Aw
     const target = String(req.headers['x-amz-target'] ?? '');
     const action = target.slice(target.lastIndexOf('.') + 1);
     const input = JSON.parse((await readBody(req)) || '{}') as Any;
-    calls.push(`${service.name} ${action}`);
+    const token = (input.Marker ?? input.NextToken) as string | undefined;
+    calls.push(`${service.name} ${action}${token ? ` ${input.Marker ? 'Marker' : 'NextToken'}=${token}` : ''}`);
     try {
       const refused = refusal(service.name, action);
       if (refused) throw refused;
