@@ -334,7 +334,9 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
     // Loads every wanted client before the first call: a missing package fails the job at once.
     await r.clientFor(service, config.regions?.[0] ?? HOME_REGION);
   }
-  const regions = config.regions?.length ? config.regions : await enabledRegions(r);
+  // The region list matters only to regional services: a read of IAM or S3 alone does not ask for it.
+  const regional = wanted.some((s) => Object.hasOwn(AWS_SERVICES, s) && !AWS_SERVICES[s].global);
+  const regions = config.regions?.length ? config.regions : regional ? await enabledRegions(r) : [HOME_REGION];
 
   for (const region of regions) {
     for (const [service, read] of REGIONAL) if (wanted.includes(service)) await read(r, region);
