@@ -29,6 +29,9 @@ export interface RuleCoverage {
  */
 export const PLUGIN_ONLY_PATHS = lookupTable<string>({
   'supplementaryConfiguration.CredentialReport': "IAM's credential report (GetCredentialReport), which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.TrailStatus': "CloudTrail's GetTrailStatus (is the trail logging), which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.EventSelectors': "CloudTrail's GetEventSelectors, which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.AdvancedEventSelectors': "CloudTrail's GetEventSelectors, which neither AWS Config nor a Terraform state holds",
 });
 
 const DISCOVERY_DIR = projectPath('src', 'modules', 'discovery');
