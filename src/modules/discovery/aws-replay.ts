@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NormalizedSchema } from '@smithy/core/schema';
+import { lookupTable } from '../../platform/lookup-table.js';
 import { projectPath } from '../../platform/paths.js';
 import { AWS_SERVICES, type AwsService } from './aws.js';
 
@@ -21,6 +22,16 @@ import { AWS_SERVICES, type AwsService } from './aws.js';
  *   in the client package, which is what the client's deserializer reads back.
  * - Lambda (restJson1): `GET /2015-03-31/functions/`, answered with the recording as JSON.
  * - S3 (restXml): path-style REST calls, answered in S3's XML.
+ * - S3 Control (restXml, signed as s3, paths under `/v20180820/`): the account's public access block
+ *   and the access points.
+ * - CloudTrail and KMS (awsJson1_1) and CloudWatch (awsJson1_0): JSON POSTs naming the operation in
+ *   `X-Amz-Target`, answered with JSON (timestamps as epoch seconds, from the output schema).
+ *
+ * A call the data set has no recording of is answered as AWS answers an account without such
+ * resources (an empty list, S3 Control's NoSuchPublicAccessBlockConfiguration), or, for the status of
+ * a resource it records (a trail's GetTrailStatus), with NotImplemented, which leaves the status
+ * absent; content/demo/README.md lists them. A test can add recordings written for it
+ * (`startAwsReplay({ overlay })`), refuse a service or call (`deny`) and throttle a call (`throttle`).
  *
  * Two list calls answer in two pages, to exercise the plugin's paging: RDS DescribeDBInstances (the
  * recording, then rds-describe-db-instances.page-2.json, linked by `Marker` without `IsTruncated`,
@@ -34,6 +45,46 @@ export const RECORDED = projectPath('content', 'demo', 'aws-recorded', DEMO_REGI
 type Any = Record<string, any>;
 /** A recording: the JSON output of one call. */
 export const recorded = (name: string) => JSON.parse(readFileSync(`${RECORDED}/${name}.json`, 'utf8')) as Any;
+
+/**
+ * Recordings a test adds (test/fixtures, each marked as written for its test), looked up before
+ * content/demo's: a directory of `<service>-<call>.json` files and per-resource `<service>-<call>/<id>.json`.
+ */
+let overlay: string | null = null;
+/** Replays running in this process: the overlay is the process's, so two running replays must agree on it. */
+let running = 0;
+/** A recording, from the test's overlay if it has one, else from content/demo; null when neither has it. */
+function recording(name: string): Any | null {
+  for (const dir of overlay ? [overlay, RECORDED] : [RECORDED]) {
+    try {
+      return JSON.parse(readFileSync(`${dir}/${name}.json`, 'utf8')) as Any;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+    }
+  }
+  return null;
+}
+/**
+ * What AWS answers a list call of an account that has none of the resources: the data set has no
+ * recording of the call (content/demo/README.md lists these answers).
+ */
+const orEmpty = (name: string, empty: Any) => () => [recording(name) ?? empty];
+
+/**
+ * A call about one resource answered from a recording of all of them: the entries of `list` whose
+ * `key` is the request's `param` (DescribeLaunchTemplateVersions of a template, DescribeListeners of a
+ * load balancer), or the per-resource recording `<name>/<id>.json` (a snapshot's attributes).
+ */
+const filtered = (name: string, list: string, key: string, param: string) => (form: URLSearchParams) => {
+  const all = (recording(name)?.[list] ?? []) as Any[];
+  return [{ [list]: all.filter((x) => x[key] === form.get(param)) }];
+};
+const perId = (name: string, param: string, missing: string) => (form: URLSearchParams) => {
+  const id = form.get(param) ?? '';
+  const found = /^[\w.-]+$/.test(id) ? recording(`${name}/${id}`) : null;
+  if (!found) throw new ReplayError(missing, `${id} is not in the recordings`, 404);
+  return [found];
+};
 
 const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
 const esc = (v: unknown) => String(v ?? '').replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -50,8 +101,8 @@ interface QueryService {
   version: string;
   ec2?: boolean;
   paging: Paging;
-  /** Action → its pages (recorded outputs). */
-  actions: Record<string, () => Any[]>;
+  /** Action → its pages (recorded outputs), given the request's parameters. */
+  actions: Record<string, (form: URLSearchParams) => Any[]>;
   /** Actions that answer in one piece, without the service's paging members (IAM's credential report calls). */
   unpaged?: string[];
 }
@@ -76,13 +127,25 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
       DescribeSecurityGroups: securityGroupPages,
       DescribeInstances: () => [recorded('ec2-describe-instances')],
       DescribeNetworkInterfaces: () => [recorded('ec2-describe-network-interfaces')],
+      // Written for this project (content/demo/README.md): the recordings hold one region.
+      DescribeRegions: () => [{ Regions: [{ RegionName: DEMO_REGION, Endpoint: `ec2.${DEMO_REGION}.amazonaws.com`, OptInStatus: 'opt-in-not-required' }] }],
+      DescribeNetworkAcls: orEmpty('ec2-describe-network-acls', { NetworkAcls: [] }),
+      DescribeTransitGateways: orEmpty('ec2-describe-transit-gateways', { TransitGateways: [] }),
+      DescribeVpnConnections: orEmpty('ec2-describe-vpn-connections', { VpnConnections: [] }),
+      DescribeClientVpnEndpoints: orEmpty('ec2-describe-client-vpn-endpoints', { ClientVpnEndpoints: [] }),
+      DescribeVolumes: orEmpty('ec2-describe-volumes', { Volumes: [] }),
+      DescribeLaunchTemplates: orEmpty('ec2-describe-launch-templates', { LaunchTemplates: [] }),
+      DescribeLaunchTemplateVersions: filtered('ec2-describe-launch-template-versions', 'LaunchTemplateVersions', 'LaunchTemplateId', 'LaunchTemplateId'),
     },
   },
   elbv2: {
     signing: 'elasticloadbalancing',
     version: '2015-12-01',
     paging: 'NextMarker',
-    actions: { DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')] },
+    actions: {
+      DescribeLoadBalancers: () => [recorded('elbv2-describe-load-balancers')],
+      DescribeListeners: filtered('elbv2-describe-listeners', 'Listeners', 'LoadBalancerArn', 'LoadBalancerArn'),
+    },
   },
   elb: {
     signing: 'elasticloadbalancing',
@@ -94,7 +157,14 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
     signing: 'rds',
     version: '2014-10-31',
     paging: 'Marker',
-    actions: { DescribeDBInstances: () => [recorded('rds-describe-db-instances'), recorded('rds-describe-db-instances.page-2')] },
+    actions: {
+      DescribeDBInstances: () => [recorded('rds-describe-db-instances'), recorded('rds-describe-db-instances.page-2')],
+      DescribeDBClusters: orEmpty('rds-describe-db-clusters', { DBClusters: [] }),
+      DescribeDBSnapshots: orEmpty('rds-describe-db-snapshots', { DBSnapshots: [] }),
+      DescribeDBClusterSnapshots: orEmpty('rds-describe-db-cluster-snapshots', { DBClusterSnapshots: [] }),
+      DescribeDBSnapshotAttributes: perId('rds-describe-db-snapshot-attributes', 'DBSnapshotIdentifier', 'DBSnapshotNotFound'),
+      DescribeDBClusterSnapshotAttributes: perId('rds-describe-db-cluster-snapshot-attributes', 'DBClusterSnapshotIdentifier', 'DBClusterSnapshotNotFoundFault'),
+    },
   },
   iam: {
     signing: 'iam',
@@ -289,12 +359,140 @@ function serveLambda(url: URL, res: ServerResponse, calls: string[], requestId: 
 }
 
 // ---------------------------------------------------------------------------------------------
+// JSON protocols (CloudTrail and KMS: awsJson1_1; CloudWatch: awsJson1_0): POSTs naming the
+// operation in X-Amz-Target, answered with JSON.
+
+/** The error a call of the recordings answers with, in the service's protocol. */
+class ReplayError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+/** A call the data set has no recording of, for an existing resource: the plugin leaves what it would tell absent. */
+const notRecorded = (what: string) => new ReplayError('NotImplemented', `${what} is not in the recordings`, 501);
+
+/** The last segment of an ARN's resource (`…:trail/name` → `name`, `…:key/id` → `id`), or the value itself. */
+const lastSegment = (value: unknown) => String(value ?? '').split(/[/:]/).pop() ?? '';
+
+/** A per-resource recording (`<call>/<id>.json`), or the error `missing` answers with. */
+function perResource(call: string, id: string, missing: ReplayError): Any {
+  if (!/^[\w.-]+$/.test(id)) throw missing;
+  const found = recording(`${call}/${id}`);
+  if (!found) throw missing;
+  return found;
+}
+
+/** The services speaking a JSON protocol, by their name in AWS_SERVICES. */
+const JSON_SIGNING = new Set<AwsService>(['cloudtrail', 'kms', 'cloudwatch']);
+
+interface JsonService {
+  name: AwsService;
+  actions: Record<string, (input: Any) => Any>;
+}
+
+/** By signing name. Empty answers are what AWS gives an account without such resources (content/demo/README.md). */
+const JSON_SERVICES = lookupTable<JsonService>({
+  cloudtrail: {
+    name: 'cloudtrail',
+    actions: {
+      DescribeTrails: () => recording('cloudtrail-describe-trails') ?? { trailList: [] },
+      GetTrailStatus: (input) => perResource('cloudtrail-get-trail-status', lastSegment(input.Name), notRecorded(`GetTrailStatus of ${input.Name}`)),
+      GetEventSelectors: (input) => perResource('cloudtrail-get-event-selectors', lastSegment(input.TrailName), notRecorded(`GetEventSelectors of ${input.TrailName}`)),
+    },
+  },
+  kms: {
+    name: 'kms',
+    actions: {
+      // One key a page, linked by NextMarker with Truncated, as KMS pages (to read the plugin's paging).
+      ListKeys: (input) => {
+        const keys = (recording('kms-list-keys')?.Keys ?? []) as Any[];
+        const pages = keys.length ? keys.map((k) => ({ Keys: [k] })) : [{ Keys: [] }];
+        const index = requestedPage(input.Marker as string | undefined, pages.length);
+        if (index === null) throw new ReplayError('InvalidMarkerException', `unknown Marker ${input.Marker}`);
+        return { ...withToken(pages, index, 'NextMarker'), Truncated: index + 1 < pages.length };
+      },
+      DescribeKey: (input) => perResource('kms-describe-key', lastSegment(input.KeyId), new ReplayError('NotFoundException', `Key '${input.KeyId}' does not exist`)),
+      GetKeyRotationStatus: (input) => perResource('kms-get-key-rotation-status', lastSegment(input.KeyId), notRecorded(`GetKeyRotationStatus of ${input.KeyId}`)),
+    },
+  },
+  monitoring: {
+    name: 'cloudwatch',
+    actions: { DescribeAlarms: () => recording('cloudwatch-describe-alarms') ?? { MetricAlarms: [], CompositeAlarms: [] } },
+  },
+});
+
+/** A value as the JSON protocols send it for `ns`: timestamps as epoch seconds, blobs in base64. */
+function toJson(ns: NormalizedSchema, value: unknown, unmodelled: Set<string>): unknown {
+  if (value === undefined || value === null) return value;
+  if (ns.isListSchema()) return (value as unknown[]).map((v) => toJson(ns.getValueSchema(), v, unmodelled));
+  if (ns.isMapSchema()) return Object.fromEntries(Object.entries(value as Any).map(([k, v]) => [k, toJson(ns.getValueSchema(), v, unmodelled)]));
+  if (ns.isStructSchema()) {
+    const members = new Map(ns.structIterator());
+    const out: Any = {};
+    for (const [k, v] of Object.entries(value as Any)) {
+      const member = members.get(k);
+      if (member) out[k] = toJson(member, v, unmodelled);
+      else unmodelled.add(`${ns.getName()}.${k}`);
+    }
+    return out;
+  }
+  if (ns.isTimestampSchema()) return new Date(value as string).getTime() / 1000;
+  if (ns.isBlobSchema()) return Buffer.from(String(value)).toString('base64');
+  return value;
+}
+
+function jsonAnswer(res: ServerResponse, status: number, body: unknown, requestId: string, errorType?: string) {
+  res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': requestId, ...(errorType ? { 'x-amzn-errortype': errorType } : {}) });
+  res.end(JSON.stringify(body));
+}
+
+// ---------------------------------------------------------------------------------------------
+// S3 Control (restXml): the account's public access block and the region's access points.
+
+/** S3 Control's calls of the recordings, by path; what each answers is in content/demo/README.md. */
+function s3ControlAction(pathname: string): string {
+  if (pathname === '/v20180820/configuration/publicAccessBlock') return 'GetPublicAccessBlock';
+  if (pathname === '/v20180820/accesspoint') return 'ListAccessPoints';
+  if (pathname.startsWith('/v20180820/accesspoint/')) return 'GetAccessPoint';
+  return `unknown ${pathname}`;
+}
+
+async function serveS3Control(url: URL, res: ServerResponse, unmodelled: Set<string>): Promise<void> {
+  const action = s3ControlAction(url.pathname);
+  const schemaXml = async (root: string, value: Any) => xml(res, `<${root} xmlns="${XMLNS}">${membersXml(outputSchema(await AWS_SERVICES.s3control.load(), action), value, unmodelled)}</${root}>`);
+  if (action === 'GetPublicAccessBlock') {
+    const block = recording('s3control-get-public-access-block');
+    if (!block) return s3Error(res, 404, 'NoSuchPublicAccessBlockConfiguration', 'The public access block configuration was not found');
+    const c = block.PublicAccessBlockConfiguration as Any;
+    return xml(res, `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`);
+  }
+  if (action === 'ListAccessPoints') return schemaXml('ListAccessPointsResult', recording('s3control-list-access-points') ?? { AccessPointList: [] });
+  if (action === 'GetAccessPoint') {
+    const name = decodeURIComponent(url.pathname.slice('/v20180820/accesspoint/'.length));
+    const found = /^[\w.-]+$/.test(name) ? recording(`s3control-get-access-point/${name}`) : null;
+    if (!found) return s3Error(res, 404, 'NoSuchAccessPoint', 'The specified accesspoint does not exist');
+    return schemaXml('GetAccessPointResult', found);
+  }
+  return s3Error(res, 501, 'NotImplemented', `${url.pathname} is not in the recordings`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface AwsReplayOptions {
+  /** A directory of recordings written for a test, looked up before content/demo's (see `recording`). */
+  overlay?: string;
+}
 
 export interface AwsReplay {
   endpoint: string;
   /** Every HTTP request served, as `METHOD /path?query`. */
   requests: string[];
-  /** Every EC2, ELB, ELBv2, RDS, IAM and Lambda call answered, as `service Action` plus its page token. */
+  /** Every call answered but S3's, as `service Action` plus its page token (the service as named in AWS_SERVICES). */
   calls: string[];
   /** Recorded keys the client's output schema has no member for (not sent). */
   unmodelled: Set<string>;
@@ -302,6 +500,14 @@ export interface AwsReplay {
   objects: Map<string, Buffer>;
   /** Who signed each request (in the order of `requests`): the access key id and the session token. */
   signers: Array<{ accessKeyId: string | null; sessionToken: string | null }>;
+  /**
+   * Services (`kms`) or calls (`kms ListKeys`) answered with the service's permission error
+   * (AccessDenied, EC2's UnauthorizedOperation, AccessDeniedException), as for credentials whose
+   * policy does not allow them.
+   */
+  deny: Set<string>;
+  /** Calls (`kms ListKeys`) answered with the service's throttling error this many more times before their recording. */
+  throttle: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -320,7 +526,26 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** The replay server on 127.0.0.1 (an ephemeral port). */
-export async function startAwsReplay(): Promise<AwsReplay> {
+export async function startAwsReplay(options: AwsReplayOptions = {}): Promise<AwsReplay> {
+  if (running > 0 && (options.overlay ?? null) !== overlay) throw new Error('another aws replay with other recordings is running in this process');
+  overlay = options.overlay ?? null;
+  running++;
+  const deny = new Set<string>();
+  const throttle = new Map<string, number>();
+  /** The permission or throttling error `service Action` is answered with now, if any. */
+  const refusal = (service: AwsService, action: string): ReplayError | null => {
+    if (deny.has(service) || deny.has(`${service} ${action}`)) {
+      const code = service === 'ec2' ? 'UnauthorizedOperation' : JSON_SIGNING.has(service) ? 'AccessDeniedException' : 'AccessDenied';
+      return new ReplayError(code, `not authorized to perform ${service}:${action} (replay)`, 403);
+    }
+    const left = throttle.get(`${service} ${action}`) ?? 0;
+    if (left > 0) {
+      throttle.set(`${service} ${action}`, left - 1);
+      const code = service === 'ec2' ? 'RequestLimitExceeded' : JSON_SIGNING.has(service) ? 'ThrottlingException' : 'Throttling';
+      return new ReplayError(code, 'Rate exceeded (replay)', 400);
+    }
+    return null;
+  };
   const requests: string[] = [];
   const calls: string[] = [];
   const unmodelled = new Set<string>();
@@ -337,8 +562,16 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     const param = service.ec2 ? 'NextToken' : 'Marker';
     const token = form.get(param);
     calls.push(`${name} ${action}${token ? ` ${param}=${token}` : ''}`);
+    const refused = refusal(name, action);
+    if (refused) return queryError(res, service, refused.status, refused.code, refused.message, requestId);
     // Object.hasOwn: an Action named like an Object.prototype member is not in the recordings either.
-    const pages = Object.hasOwn(service.actions, action) ? service.actions[action]!() : undefined;
+    let pages: Any[] | undefined;
+    try {
+      pages = Object.hasOwn(service.actions, action) ? service.actions[action]!(form) : undefined;
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      return queryError(res, service, error.status, error.code, error.message, requestId);
+    }
     if (!pages) return queryError(res, service, 400, 'InvalidAction', `${action} is not in the recordings`, requestId);
     const index = requestedPage(token, pages.length);
     if (index === null) return queryError(res, service, 400, 'InvalidParameterValue', `unknown ${param} ${token}`, requestId);
@@ -347,6 +580,24 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     const body = membersXml(schema, page, unmodelled);
     res.writeHead(200, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': requestId });
     res.end(`<?xml version="1.0" encoding="UTF-8"?>\n${queryXml(service, action, body, requestId)}`);
+  }
+
+  async function serveJson(service: JsonService, req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const action = target.slice(target.lastIndexOf('.') + 1);
+    const input = JSON.parse((await readBody(req)) || '{}') as Any;
+    const token = (input.Marker ?? input.NextToken) as string | undefined;
+    calls.push(`${service.name} ${action}${token ? ` ${input.Marker ? 'Marker' : 'NextToken'}=${token}` : ''}`);
+    try {
+      const refused = refusal(service.name, action);
+      if (refused) throw refused;
+      if (!Object.hasOwn(service.actions, action)) throw new ReplayError('UnknownOperationException', `${action} is not in the recordings`);
+      const out = service.actions[action]!(input);
+      jsonAnswer(res, 200, toJson(outputSchema(await AWS_SERVICES[service.name].load(), action), out, unmodelled), requestId);
+    } catch (error) {
+      if (!(error instanceof ReplayError)) throw error;
+      jsonAnswer(res, error.status, { __type: error.code, message: error.message }, requestId, error.code);
+    }
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -361,7 +612,20 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     };
     try {
       if (!signing) return queryError(res, undefined, 403, 'MissingAuthenticationToken', 'request is not signed', requestId);
+      if (signing === 's3' && url.pathname.startsWith('/v20180820/')) {
+        const action = s3ControlAction(url.pathname);
+        const refused = refusal('s3control', action);
+        calls.push(`s3control ${action}`);
+        if (refused) return s3Error(res, 403, 'AccessDenied', refused.message);
+        serveS3Control(url, res, unmodelled).catch(done);
+        return;
+      }
       if (signing === 's3') return serveS3(url, res, objects);
+      const json = JSON_SERVICES[signing];
+      if (json) {
+        serveJson(json, req, res, requestId).catch(done);
+        return;
+      }
       if (signing === 'lambda') return serveLambda(url, res, calls, requestId);
       if (req.method !== 'POST') return queryError(res, undefined, 400, 'InvalidAction', `${req.method} ${url.pathname} is not in the recordings`, requestId);
       serveQuery(signing, req, res, requestId).catch(done);
@@ -378,6 +642,14 @@ export async function startAwsReplay(): Promise<AwsReplay> {
     unmodelled,
     objects,
     signers,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    deny,
+    throttle,
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          if (--running === 0) overlay = null;
+          resolve();
+        }),
+      ),
   };
 }

@@ -3,7 +3,15 @@ import type { NodeRecord } from '../graph/index.js';
 import type { EdgeRecord } from '../graph/index.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseCredentialReport, ROOT_ROW, type CredentialReport } from './aws-credential-report.js';
-import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory } from './inventory.js';
+import { arnParts, awsNode, configCase, plain, regionOfZone, tagObject, type Inventory } from './inventory.js';
+import { errorName, PERMISSION_ERROR } from './aws-errors.js';
+import { readCloudTrail } from './aws-cloudtrail.js';
+import { readCloudWatch } from './aws-cloudwatch.js';
+import { readEc2Storage } from './aws-ec2-storage.js';
+import { readKms } from './aws-kms.js';
+import { readRds } from './aws-rds.js';
+import { readAccessPoints, readAccountPublicAccessBlock } from './aws-s3-control.js';
+import { readVpcNetwork } from './aws-vpc.js';
 
 /**
  * The aws plugin: reads an account with the AWS SDK for JavaScript v3 and maps each API response
@@ -14,7 +22,7 @@ import { arnParts, awsNode, configCase, regionOfZone, tagObject, type Inventory 
  * A package is imported when a job first reads its service, so starting the service stays cheap.
  */
 
-type Any = Record<string, any>;
+export type Any = Record<string, any>;
 
 export interface SdkClient {
   send(command: unknown, options?: { abortSignal?: AbortSignal }): Promise<Any>;
@@ -35,6 +43,11 @@ export interface AwsPluginOptions {
    * recorded-response replay of `controlgraph demo` (aws-replay.ts). Never set from a job's config.
    */
   endpoint?: string;
+  /**
+   * How many times a client sends a request before giving up (the SDK's retry strategy: throttling
+   * and transient errors are retried with exponential backoff and jitter). Default AWS_MAX_ATTEMPTS.
+   */
+  maxAttempts?: number;
   /** How often and how far apart GenerateCredentialReport is asked while IAM builds the report (tests shorten it). */
   credentialReportPoll?: { attempts: number; intervalMs: number };
 }
@@ -53,6 +66,10 @@ export const AWS_SERVICES = {
   lambda: { pkg: '@aws-sdk/client-lambda', client: 'LambdaClient', global: false, load: () => import('@aws-sdk/client-lambda') },
   s3: { pkg: '@aws-sdk/client-s3', client: 'S3Client', global: true, load: () => import('@aws-sdk/client-s3') },
   iam: { pkg: '@aws-sdk/client-iam', client: 'IAMClient', global: true, load: () => import('@aws-sdk/client-iam') },
+  cloudtrail: { pkg: '@aws-sdk/client-cloudtrail', client: 'CloudTrailClient', global: false, load: () => import('@aws-sdk/client-cloudtrail') },
+  kms: { pkg: '@aws-sdk/client-kms', client: 'KMSClient', global: false, load: () => import('@aws-sdk/client-kms') },
+  cloudwatch: { pkg: '@aws-sdk/client-cloudwatch', client: 'CloudWatchClient', global: false, load: () => import('@aws-sdk/client-cloudwatch') },
+  s3control: { pkg: '@aws-sdk/client-s3-control', client: 'S3ControlClient', global: false, load: () => import('@aws-sdk/client-s3-control') },
 } as const;
 export type AwsService = keyof typeof AWS_SERVICES;
 
@@ -129,7 +146,7 @@ export const CREDENTIAL_REPORT_POLL_MS = 2000;
  * What the steps of one inventory share: the nodes and edge references read so far, the warnings,
  * the account being read, and the SDK calls (paginated `all`, optional-configuration `one`).
  */
-interface AwsReader {
+export interface AwsReader {
   nodes: NodeRecord[];
   counts: Record<string, number>;
   warnings: string[];
@@ -145,7 +162,23 @@ interface AwsReader {
   clientFor(service: AwsService, region: string): Promise<{ mod: Any; client: SdkClient }>;
   all(service: AwsService, region: string, command: string, input?: Any): Promise<Any[]>;
   one(service: AwsService, region: string, command: string, input: Any, what: string): Promise<Any | null>;
+  /**
+   * Reads one kind of resource; a refused read (AccessDenied, UnauthorizedOperation, a region or
+   * service the account has not opted in to) becomes a warning and the other reads go on.
+   */
+  guard(service: AwsService, region: string, what: string, read: () => Promise<void>): Promise<void>;
 }
+
+/**
+ * How many times a client sends a request: the SDK's standard retry strategy already retries
+ * throttling (Throttling, ThrottlingException, RequestLimitExceeded, TooManyRequestsException, …),
+ * 5xx and connection errors with exponential backoff and jitter (a throttling error waits from a
+ * 500 ms base, doubling, up to 20 s). The SDK's default of 3 attempts is too few for an account-wide
+ * read that throttles, so more are allowed. 'adaptive' mode is not used: its client-side rate limiter
+ * can fall to half a request a second after one throttle, which a per-key read (KMS rotation) would
+ * then crawl at.
+ */
+export const AWS_MAX_ATTEMPTS = 10;
 
 /**
  * The next page's request token of a list call, by the API's convention: EC2's NextToken; ELB,
@@ -207,10 +240,13 @@ function awsReader(config: AwsConfig, options: AwsPluginOptions, signal: AbortSi
         if (!mod) throw new PermanentJobError(`aws: cannot read ${service}: ${spec.pkg} is not installed; it is a dependency of this service: reinstall the dependencies (npm ci)`);
         const client = new mod[spec.client]({
           region,
+          retryMode: 'standard',
+          maxAttempts: options.maxAttempts ?? AWS_MAX_ATTEMPTS,
           ...(options.credentials ? { credentials: options.credentials } : {}),
           // Path-style S3 requests: a bucket name cannot be a host name of a loopback endpoint.
           ...(options.endpoint ? { endpoint: options.endpoint, ...(service === 's3' ? { forcePathStyle: true } : {}) } : {}),
         }) as SdkClient;
+        if (service === 's3control') s3ControlOnIpEndpoint(client);
         options.configureClient?.(client, service, region);
         clients.set(key, { mod, client });
       }
@@ -244,23 +280,49 @@ function awsReader(config: AwsConfig, options: AwsPluginOptions, signal: AbortSi
       const c = await r.clientFor(service, region);
       signal?.throwIfAborted();
       try {
-        return await c.client.send(new c.mod[`${command}Command`](input));
+        return await c.client.send(new c.mod[`${command}Command`](input), { abortSignal: signal });
       } catch (error) {
-        const name = (error as { name?: string }).name ?? '';
+        const name = errorName(error);
         if (/NoSuch|NotFound/.test(name)) return null;
-        if (/AccessDenied|NotImplemented|MethodNotAllowed|UnsupportedOperation|AuthorizationError/.test(name)) {
+        if (/AccessDenied|NotImplemented|MethodNotAllowed|UnsupportedOperation|AuthorizationError|UnauthorizedOperation/.test(name)) {
           r.warnings.push(`${service} ${command} ${what}: ${name}`);
           return null;
         }
         throw error;
       }
     },
+    async guard(service, region, what, read) {
+      try {
+        await read();
+      } catch (error) {
+        const name = errorName(error);
+        if (!PERMISSION_ERROR.test(name)) throw error;
+        r.warnings.push(`${service} ${what} in ${region}: ${name}; not read (${String((error as Error).message).slice(0, 200)})`);
+      }
+    },
   };
   return r;
 }
 
+/**
+ * S3 Control puts the account id in front of the endpoint's host (`123456789012.s3-control…`),
+ * which an endpoint given as an IP address (the replay on 127.0.0.1, a local emulator) cannot take:
+ * such an endpoint is used as it is, the account id then travels in its x-amz-account-id header.
+ */
+function s3ControlOnIpEndpoint(client: SdkClient): void {
+  const config = (client as unknown as { config: { endpointProvider: (params: Any, context?: Any) => Any } }).config;
+  const resolve = config.endpointProvider;
+  config.endpointProvider = (params, context) => {
+    const given = typeof params.Endpoint === 'string' ? params.Endpoint : null;
+    if (given && /^https?:\/\/(\d+\.\d+\.\d+\.\d+|\[[0-9a-f:]+\])(:\d+)?\/?$/i.test(given)) return { url: new URL(given) };
+    return resolve(params, context);
+  };
+}
+
+/** The region the account-wide reads (IAM, S3, S3 Control, the region list) are sent to when none is configured. */
+export const HOME_REGION = 'us-east-1';
+
 export async function awsInventory(config: AwsConfig, options: AwsPluginOptions = {}, signal?: AbortSignal): Promise<Inventory> {
-  const regions = config.regions?.length ? config.regions : ['us-east-1'];
   const wanted = (config.services?.length ? config.services : Object.keys(AWS_SERVICES)) as AwsService[];
   const r = awsReader(config, options, signal);
 
@@ -270,26 +332,67 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
       continue;
     }
     // Loads every wanted client before the first call: a missing package fails the job at once.
-    await r.clientFor(service, regions[0]!);
+    await r.clientFor(service, config.regions?.[0] ?? HOME_REGION);
   }
+  // The region list matters only to regional services: a read of IAM or S3 alone does not ask for it.
+  const regional = wanted.some((s) => Object.hasOwn(AWS_SERVICES, s) && !AWS_SERVICES[s].global);
+  const regions = config.regions?.length ? config.regions : regional ? await enabledRegions(r) : [HOME_REGION];
 
   for (const region of regions) {
-    if (wanted.includes('ec2')) await readEc2(r, region);
-    if (wanted.includes('elbv2')) await readElbv2(r, region);
-    if (wanted.includes('elb')) await readElb(r, region);
-    if (wanted.includes('rds')) await readRds(r, region);
-    if (wanted.includes('lambda')) await readLambda(r, region);
+    for (const [service, read] of REGIONAL) if (wanted.includes(service)) await read(r, region);
   }
 
   // Global services, read once from the first region.
   const home = regions[0]!;
-  if (wanted.includes('s3')) await readS3(r, home);
-  if (wanted.includes('iam')) await readIam(r, home, options);
+  if (wanted.includes('s3')) await r.guard('s3', home, 'buckets', () => readS3(r, home));
+  if (wanted.includes('iam')) await r.guard('iam', home, 'users, groups, roles and policies', () => readIam(r, home, options));
+  // After IAM and the regional reads: S3 Control's calls name the account, which they told.
+  if (wanted.includes('s3control')) {
+    for (const region of regions) await readAccessPoints(r, region);
+    await readAccountPublicAccessBlock(r, home);
+  }
 
   return finishInventory(r, config);
 }
 
+/** The regional services in the order they are read, each read with its permission errors as warnings. */
+const REGIONAL: Array<[AwsService, (r: AwsReader, region: string) => Promise<void>]> = [
+  ['ec2', readEc2],
+  ['elbv2', (r, region) => r.guard('elbv2', region, 'load balancers and listeners', () => readElbv2(r, region))],
+  ['elb', (r, region) => r.guard('elb', region, 'classic load balancers', () => readElb(r, region))],
+  ['rds', readRds],
+  ['lambda', (r, region) => r.guard('lambda', region, 'functions', () => readLambda(r, region))],
+  ['cloudtrail', readCloudTrail],
+  ['kms', readKms],
+  ['cloudwatch', readCloudWatch],
+];
+
+/**
+ * The regions the account has enabled (EC2 DescribeRegions without AllRegions lists those that need
+ * no opt-in and those opted in to). Without permission to list them, the home region alone, said so.
+ */
+async function enabledRegions(r: AwsReader): Promise<string[]> {
+  let regions: string[] = [];
+  await r.guard('ec2', HOME_REGION, 'regions (DescribeRegions)', async () => {
+    const pages = await r.all('ec2', HOME_REGION, 'DescribeRegions');
+    regions = pages.flatMap((p) => (p.Regions ?? []) as Any[]).filter((x) => x.OptInStatus !== 'not-opted-in').map((x) => String(x.RegionName));
+  });
+  if (regions.length === 0) {
+    r.warnings.push(`ec2 DescribeRegions listed no region; reading ${HOME_REGION} only`);
+    return [HOME_REGION];
+  }
+  // The home region first: the global services are read there.
+  const sorted = [...new Set(regions)].sort();
+  return sorted.includes(HOME_REGION) ? [HOME_REGION, ...sorted.filter((x) => x !== HOME_REGION)] : sorted;
+}
+
 async function readEc2(r: AwsReader, region: string): Promise<void> {
+  await r.guard('ec2', region, 'VPCs, subnets, security groups, instances and network interfaces', () => readEc2Core(r, region));
+  await readVpcNetwork(r, region);
+  await readEc2Storage(r, region);
+}
+
+async function readEc2Core(r: AwsReader, region: string): Promise<void> {
   const { add, refer } = r;
   for (const page of await r.all('ec2', region, 'DescribeVpcs')) {
     for (const v of page.Vpcs ?? []) {
@@ -338,6 +441,21 @@ async function readElbv2(r: AwsReader, region: string): Promise<void> {
     for (const lb of page.LoadBalancers ?? []) {
       const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer', nativeId: lb.LoadBalancerArn, name: lb.LoadBalancerName, region, account: arnParts(lb.LoadBalancerArn).account ?? r.account, arn: lb.LoadBalancerArn, configuration: configCase(lb) as Any }), lb.LoadBalancerArn);
       r.refer(id, lb.SecurityGroups, 'uses_security_group');
+      await readListeners(r, region, lb.LoadBalancerArn);
+    }
+  }
+}
+
+/**
+ * A load balancer's listeners, as AWS Config records AWS::ElasticLoadBalancingV2::Listener: the
+ * DescribeListeners output with its own (PascalCase) member names.
+ */
+async function readListeners(r: AwsReader, region: string, lbArn: string): Promise<void> {
+  for (const page of await r.all('elbv2', region, 'DescribeListeners', { LoadBalancerArn: lbArn })) {
+    for (const l of page.Listeners ?? []) {
+      const name = `${String(lbArn).split('/').slice(-2, -1)[0] ?? 'listener'}:${l.Port ?? ''}`;
+      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::Listener', nativeId: l.ListenerArn, name, region, account: arnParts(l.ListenerArn).account ?? r.account, arn: l.ListenerArn, configuration: plain(l) as Any }), l.ListenerArn);
+      r.refer(id, lbArn, 'listener_of');
     }
   }
 }
@@ -349,16 +467,6 @@ async function readElb(r: AwsReader, region: string): Promise<void> {
       const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account: r.account, configuration }), `elb:${lb.LoadBalancerName}`);
       r.refer(id, lb.SecurityGroups, 'uses_security_group');
       r.refer(id, (lb.Instances ?? []).map((i: Any) => i.InstanceId), 'routes_to');
-    }
-  }
-}
-
-async function readRds(r: AwsReader, region: string): Promise<void> {
-  for (const page of await r.all('rds', region, 'DescribeDBInstances')) {
-    for (const db of page.DBInstances ?? []) {
-      const nativeId = db.DbiResourceId ?? db.DBInstanceIdentifier;
-      const id = r.add(awsNode({ configType: 'AWS::RDS::DBInstance', nativeId, name: db.DBInstanceIdentifier, region, account: arnParts(db.DBInstanceArn).account ?? r.account, arn: db.DBInstanceArn ?? null, configuration: configCase(db) as Any }), nativeId, db.DBInstanceArn);
-      r.refer(id, (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
     }
   }
 }

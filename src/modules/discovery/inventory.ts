@@ -80,3 +80,19 @@ export function tagObject(tags: unknown): Record<string, string> {
   if (Array.isArray(tags)) for (const t of tags) if (t && typeof t === 'object' && 'Key' in t) out[String((t as { Key: unknown }).Key)] = String((t as { Value?: unknown }).Value ?? '');
   return out;
 }
+
+/**
+ * An API response as JSON with its own member names (timestamps as ISO strings): the configuration of
+ * the AWS Config types recorded with CloudFormation's PascalCase names (launch templates, listeners,
+ * transit gateways, Client VPN endpoints, S3 access points).
+ */
+export function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (value instanceof Date) return value.toISOString();
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (k !== '$metadata') out[k] = plain(v);
+    return out;
+  }
+  return value;
+}

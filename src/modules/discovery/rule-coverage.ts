@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { lookupTable } from '../../platform/lookup-table.js';
 import { projectPath } from '../../platform/paths.js';
 import { builtinRules, propertyModel, type Rule } from '../compliance/index.js';
@@ -29,13 +29,29 @@ export interface RuleCoverage {
  */
 export const PLUGIN_ONLY_PATHS = lookupTable<string>({
   'supplementaryConfiguration.CredentialReport': "IAM's credential report (GetCredentialReport), which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.TrailStatus': "CloudTrail's GetTrailStatus (is the trail logging), which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.EventSelectors': "CloudTrail's GetEventSelectors, which neither AWS Config nor a Terraform state holds",
+  'supplementaryConfiguration.AdvancedEventSelectors': "CloudTrail's GetEventSelectors, which neither AWS Config nor a Terraform state holds",
 });
 
+const DISCOVERY_DIR = projectPath('src', 'modules', 'discovery');
+
 /**
- * The AWS Config types the aws plugin writes: the `configType` of every node it builds in aws.ts.
- * Read from the plugin's source, so a service added there shows here without a list to keep.
+ * The aws plugin's source files: aws.ts and its per-service files (`aws-<service>.ts`), without the
+ * replay of recorded responses and the tests.
  */
-export function awsPluginConfigTypes(source = readFileSync(projectPath('src', 'modules', 'discovery', 'aws.ts'), 'utf8')): string[] {
+export function awsPluginFiles(): string[] {
+  return readdirSync(DISCOVERY_DIR)
+    .filter((f) => /^aws(-[a-z0-9-]+)?\.ts$/.test(f) && !/\.test\.ts$/.test(f) && f !== 'aws-replay.ts')
+    .sort();
+}
+
+/**
+ * The AWS Config types the aws plugin writes: the `configType` of every node it builds in aws.ts and
+ * its per-service files. Read from the plugin's source, so a service added there shows here without a
+ * list to keep.
+ */
+export function awsPluginConfigTypes(source = awsPluginFiles().map((f) => readFileSync(`${DISCOVERY_DIR}/${f}`, 'utf8')).join('\n')): string[] {
   return [...new Set([...source.matchAll(/configType:\s*'(AWS::[A-Za-z0-9]+::[A-Za-z0-9]+)'/g)].map((m) => m[1]!))].sort();
 }
 
@@ -133,10 +149,11 @@ export function coverageMarkdown(rows: RuleCoverage[] = ruleCoverage()): string 
     '',
     '## Types the aws plugin does not read yet',
     '',
-    `The plugin reads ${awsPluginConfigTypes().length} AWS Config types (\`src/modules/discovery/aws.ts\`). Rules on these types fire on a real account only through Terraform state or an AWS Config import:`,
+    `The plugin reads ${awsPluginConfigTypes().length} AWS Config types (\`src/modules/discovery/aws.ts\` and its per-service files \`aws-*.ts\`). ${
+      gaps.length ? 'Rules on these types fire on a real account only through Terraform state or an AWS Config import:' : 'Every node type a built-in rule reads is among them.'
+    }`,
     '',
-    ...gaps.map((g) => `- \`${g.nodeType}\` (${g.rules} ${g.rules === 1 ? 'rule' : 'rules'})`),
-    '',
+    ...gaps.flatMap((g, i) => [`- \`${g.nodeType}\` (${g.rules} ${g.rules === 1 ? 'rule' : 'rules'})`, ...(i === gaps.length - 1 ? [''] : [])]),
     '## By rule',
     '',
     ...ruleTable(rows),

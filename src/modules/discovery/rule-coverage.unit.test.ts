@@ -36,7 +36,17 @@ describe('rule coverage', () => {
   it('reads the types the aws plugin writes from its source', () => {
     const types = awsPluginConfigTypes();
     for (const t of ['AWS::EC2::SecurityGroup', 'AWS::S3::Bucket', 'AWS::IAM::User', 'AWS::RDS::DBInstance', 'AWS::Lambda::Function']) expect(types).toContain(t);
+    // Also from the per-service files (aws-cloudtrail.ts, aws-kms.ts, …).
+    for (const t of ['AWS::CloudTrail::Trail', 'AWS::KMS::Key', 'AWS::RDS::DBCluster', 'AWS::S3::AccountPublicAccessBlock']) expect(types).toContain(t);
     expect(awsPluginConfigTypes("add(awsNode({ configType: 'AWS::KMS::Key', nativeId: k.KeyId }))")).toEqual(['AWS::KMS::Key']);
+  });
+
+  it('has the aws plugin read every node type a built-in rule reads', () => {
+    const plugin = new Set(awsPluginConfigTypes());
+    const missing = builtinRules()
+      .map((r) => r.definition?.config_resource_type)
+      .filter((t): t is string => typeof t === 'string' && !plugin.has(t));
+    expect([...new Set(missing)]).toEqual([]);
   });
 
   it('has docs/coverage.md up to date', () => {

@@ -42,9 +42,9 @@ const TerraformStateConfig = Type.Object(
 
 const AwsConfig = Type.Object(
   {
-    regions: Type.Optional(Type.Array(Type.String({ pattern: REGION }), { minItems: 1, maxItems: 30, uniqueItems: true, description: 'default [us-east-1]' })),
+    regions: Type.Optional(Type.Array(Type.String({ pattern: REGION }), { minItems: 1, maxItems: 30, uniqueItems: true, description: 'default: every region the account has enabled (EC2 DescribeRegions)' })),
     services: Type.Optional(
-      Type.Array(StringEnum(['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam'] as const), { minItems: 1, uniqueItems: true, description: 'default all' }),
+      Type.Array(StringEnum(['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam', 'cloudtrail', 'kms', 'cloudwatch', 's3control'] as const), { minItems: 1, uniqueItems: true, description: 'default all' }),
     ),
     account_id: Type.Optional(Type.String({ pattern: ACCOUNT })),
     connection_id: Type.Optional(

@@ -17585,10 +17585,10 @@ export interface operations {
                              * @description the cloud connection the account is read with (the service's own AWS credentials only for a tenant the operator granted them)
                              */
                             connection_id?: string;
-                            /** @description default [us-east-1] */
+                            /** @description default: every region the account has enabled (EC2 DescribeRegions) */
                             regions?: string[];
                             /** @description default all */
-                            services?: ("ec2" | "elbv2" | "elb" | "rds" | "lambda" | "s3" | "iam")[];
+                            services?: ("ec2" | "elbv2" | "elb" | "rds" | "lambda" | "s3" | "iam" | "cloudtrail" | "kms" | "cloudwatch" | "s3control")[];
                         };
                         "terraform-state"?: {
                             /** @description account of resources without an ARN */

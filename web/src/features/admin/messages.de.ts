@@ -400,7 +400,7 @@ export default {
     stateFileHelp: 'terraform.tfstate (JSON, Formatversion 4)',
     stateUri: 'Ort des State',
     regions: 'Regionen',
-    regionsHelp: 'Drücken Sie nach jeder die Eingabetaste, z. B. eu-west-1. Standard: us-east-1.',
+    regionsHelp: 'Drücken Sie nach jeder die Eingabetaste, z. B. eu-west-1. Standard: alle Regionen, die das Konto aktiviert hat.',
     services: 'Dienste',
     servicesHelp: 'Standard: alle.',
     connection: 'ID der Cloud-Verbindung',

@@ -402,7 +402,7 @@ export default {
     stateFileHelp: 'terraform.tfstate (JSON, version de format 4)',
     stateUri: 'Emplacement de l’état',
     regions: 'Régions',
-    regionsHelp: 'Appuyez sur Entrée après chacune, par ex. eu-west-1. Par défaut : us-east-1.',
+    regionsHelp: 'Appuyez sur Entrée après chacune, par ex. eu-west-1. Par défaut : toutes les régions activées du compte.',
     services: 'Services',
     servicesHelp: 'Par défaut : tous.',
     connection: 'Identifiant de la connexion cloud',

@@ -402,7 +402,7 @@ export default {
     stateFileHelp: 'terraform.tfstate (JSON, versão de formato 4)',
     stateUri: 'Localização do estado',
     regions: 'Regiões',
-    regionsHelp: 'Prima Enter depois de cada uma, p. ex. eu-west-1. Predefinição: us-east-1.',
+    regionsHelp: 'Prima Enter depois de cada uma, p. ex. eu-west-1. Predefinição: todas as regiões ativadas na conta.',
     services: 'Serviços',
     servicesHelp: 'Predefinição: todos.',
     connection: 'ID da ligação à cloud',

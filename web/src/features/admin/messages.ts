@@ -400,7 +400,7 @@ export default {
     stateFileHelp: 'terraform.tfstate (JSON, format version 4)',
     stateUri: 'State location',
     regions: 'Regions',
-    regionsHelp: 'Press Enter after each, e.g. eu-west-1. Default: us-east-1.',
+    regionsHelp: 'Press Enter after each, e.g. eu-west-1. Default: every region the account has enabled.',
     services: 'Services',
     servicesHelp: 'Default: all of them.',
     connection: 'Cloud connection id',

@@ -15,7 +15,7 @@ import { useCancelJob, useCreateJob, useDiscoveryJobs, type JobBody } from '../q
 
 const STATUSES = ['pending', 'queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 const STATUS_COLORS: Record<string, string> = { pending: 'gray', queued: 'blue', running: 'blue', completed: 'teal', failed: 'red', cancelled: 'gray' };
-const AWS_SERVICES = ['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam'] as const;
+const AWS_SERVICES = ['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam', 'cloudtrail', 'kms', 'cloudwatch', 's3control'] as const;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const ACCOUNT = /^\d{12}$/;
 const STATE_URI = /^s3:\/\/[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]\/.+$/;
