@@ -28,7 +28,8 @@ import { AWS_SERVICES, type AwsService } from './aws.js';
  *   `X-Amz-Target`, answered with JSON (timestamps as epoch seconds, from the output schema).
  *
  * A call the data set has no recording of is answered as AWS answers an account without such
- * resources (an empty list, S3 Control's NoSuchPublicAccessBlockConfiguration), or, for the status of
+ * resources (an empty list, S3 Control's NoSuchPublicAccessBlockConfiguration, IAM's NoSuchEntity for
+ * the account password policy), or, for the status of
  * a resource it records (a trail's GetTrailStatus), with NotImplemented, which leaves the status
  * absent; content/demo/README.md lists them. A test can add recordings written for it
  * (`startAwsReplay({ overlay })`), refuse a service or call (`deny`) and throttle a call (`throttle`).
@@ -170,11 +171,17 @@ const QUERY: Partial<Record<AwsService, QueryService>> = {
     signing: 'iam',
     version: '2010-05-08',
     paging: 'IsTruncated',
-    unpaged: ['GenerateCredentialReport', 'GetCredentialReport'],
+    unpaged: ['GenerateCredentialReport', 'GetCredentialReport', 'GetAccountPasswordPolicy'],
     actions: {
       GetAccountAuthorizationDetails: () => [recorded('iam-get-account-authorization-details')],
       GenerateCredentialReport: () => [recorded('iam-generate-credential-report')],
       GetCredentialReport: () => [recorded('iam-get-credential-report')],
+      // The data set has no password policy: IAM's answer for an account without one (content/demo/README.md).
+      GetAccountPasswordPolicy: () => {
+        const policy = recording('iam-get-account-password-policy');
+        if (!policy) throw new ReplayError('NoSuchEntity', `The Password Policy with domain name ${DEMO_ACCOUNT} cannot be found.`, 404);
+        return [policy];
+      },
     },
   },
 };

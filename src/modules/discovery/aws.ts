@@ -8,6 +8,7 @@ import { errorName, PERMISSION_ERROR } from './aws-errors.js';
 import { readCloudTrail } from './aws-cloudtrail.js';
 import { readCloudWatch } from './aws-cloudwatch.js';
 import { readEc2Storage } from './aws-ec2-storage.js';
+import { readAccountPasswordPolicy } from './aws-iam-password-policy.js';
 import { readKms } from './aws-kms.js';
 import { readRds } from './aws-rds.js';
 import { readAccessPoints, readAccountPublicAccessBlock } from './aws-s3-control.js';
@@ -345,7 +346,11 @@ export async function awsInventory(config: AwsConfig, options: AwsPluginOptions 
   // Global services, read once from the first region.
   const home = regions[0]!;
   if (wanted.includes('s3')) await r.guard('s3', home, 'buckets', () => readS3(r, home));
-  if (wanted.includes('iam')) await r.guard('iam', home, 'users, groups, roles and policies', () => readIam(r, home, options));
+  if (wanted.includes('iam')) {
+    await r.guard('iam', home, 'users, groups, roles and policies', () => readIam(r, home, options));
+    // After the users and roles, whose ARNs told the account its node is named by.
+    await readAccountPasswordPolicy(r, home);
+  }
   // After IAM and the regional reads: S3 Control's calls name the account, which they told.
   if (wanted.includes('s3control')) {
     for (const region of regions) await readAccessPoints(r, region);

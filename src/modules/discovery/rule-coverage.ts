@@ -34,6 +34,15 @@ export const PLUGIN_ONLY_PATHS = lookupTable<string>({
   'supplementaryConfiguration.AdvancedEventSelectors': "CloudTrail's GetEventSelectors, which neither AWS Config nor a Terraform state holds",
 });
 
+/**
+ * Resource types AWS Config has none for, which only the aws plugin writes (content/aws-config-schema/
+ * additions.json defines their paths; SOURCES.md, "Additions", third kind): neither an AWS Config
+ * import nor a Terraform state gives them.
+ */
+export const PLUGIN_ONLY_TYPES = lookupTable<string>({
+  'AWS::IAM::AccountPasswordPolicy': "the account's IAM password policy (IAM GetAccountPasswordPolicy), for which AWS Config has no resource type",
+});
+
 const DISCOVERY_DIR = projectPath('src', 'modules', 'discovery');
 
 /**
@@ -76,13 +85,13 @@ export function ruleCoverage(rules: Rule[] = builtinRules()): RuleCoverage[] {
   const model = propertyModel();
   return rules.map((rule) => {
     const configType = rule.definition?.config_resource_type ?? null;
-    const onlyPlugin = pluginOnlyReads(rule);
+    const onlyPlugin = [...(configType && Object.hasOwn(PLUGIN_ONLY_TYPES, configType) ? [PLUGIN_ONLY_TYPES[configType]!] : []), ...pluginOnlyReads(rule)];
     const providers: Provider[] = [];
     const notes: string[] = [];
     if (configType && plugin.has(configType)) providers.push('aws plugin');
     // A path only the plugin writes rules out the other sources, even when they have the type.
     if (configType && terraform.has(configType) && onlyPlugin.length === 0) providers.push('Terraform state');
-    if (configType && model.hasResourceType(configType) && onlyPlugin.length === 0) providers.push('AWS Config import');
+    if (configType && model.recordedByConfig(configType) && onlyPlugin.length === 0) providers.push('AWS Config import');
     if (onlyPlugin.length) notes.push(`reads ${onlyPlugin.join('; ')}`);
     return { rule: rule.id, nodeType: rule.resource_type, configType, providers, notes };
   });
@@ -103,7 +112,7 @@ function typeTable(rows: RuleCoverage[]): string[] {
     const notImported = list.filter((r) => !r.providers.includes('AWS Config import')).length;
     const partial = importable && notImported ? ` (${notImported} of the rules read what only the aws plugin writes)` : '';
     lines.push(
-      `| \`${nodeType}\` | ${configType ? `\`${configType}\`` : '—'} | ${list.length} | ${mark(configType !== null && plugin.has(configType))} | ${mark(tf !== undefined, tf ? ` (${tf.map((t) => `\`${t}\``).join(', ')})` : '')} | ${mark(importable, partial)} |`,
+      `| \`${nodeType}\` | ${configType ? `\`${configType}\`${Object.hasOwn(PLUGIN_ONLY_TYPES, configType) ? " (ControlGraph's: AWS Config has no such type)" : ''}` : '—'} | ${list.length} | ${mark(configType !== null && plugin.has(configType))} | ${mark(tf !== undefined, tf ? ` (${tf.map((t) => `\`${t}\``).join(', ')})` : '')} | ${mark(importable, partial)} |`,
     );
   }
   return lines;

@@ -122,6 +122,25 @@ const GENERATED: Record<string, GeneratedType> = lookupTable({
       ]);
     },
   },
+  aws_iam_account_password_policy: {
+    nodeType: 'aws.iam.account_password_policy',
+    // Only the settings the policy has: an account without one (an empty configuration) renders an
+    // empty block, which is IAM's defaults as Terraform would set them.
+    body: (node) => {
+      const c = config(node);
+      return attrs([
+        ['minimum_password_length', c.minimumPasswordLength],
+        ['require_lowercase_characters', c.requireLowercaseCharacters],
+        ['require_uppercase_characters', c.requireUppercaseCharacters],
+        ['require_numbers', c.requireNumbers],
+        ['require_symbols', c.requireSymbols],
+        ['allow_users_to_change_password', c.allowUsersToChangePassword],
+        ['max_password_age', c.expirePasswords === true ? c.maxPasswordAge : undefined],
+        ['password_reuse_prevention', c.passwordReusePrevention],
+        ['hard_expiry', c.hardExpiry],
+      ]);
+    },
+  },
   aws_cloudtrail: {
     nodeType: 'aws.cloudtrail.trail',
     body: (node) => {

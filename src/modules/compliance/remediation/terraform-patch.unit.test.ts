@@ -21,6 +21,7 @@ const fixtures = loadRuleFixtures();
 const SOURCES: Record<string, { file: string; name: string }> = {
   aws_s3_bucket: { file: 's3.tf', name: 'payments' },
   aws_s3_account_public_access_block: { file: 'account.tf', name: 'this' },
+  aws_iam_account_password_policy: { file: 'account.tf', name: 'this' },
   aws_cloudtrail: { file: 'cloudtrail.tf', name: 'org' },
   aws_ebs_volume: { file: 'ebs.tf', name: 'data' },
   aws_default_security_group: { file: 'default-sg.tf', name: 'default' },

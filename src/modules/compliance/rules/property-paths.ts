@@ -10,13 +10,20 @@ import { projectPath } from '../../../platform/paths.js';
  * blocks with `has()` and range over lists.
  *
  * `additions.json` beside the copied schema adds the paths ControlGraph's nodes carry and the schema
- * lacks (IAM policy documents AWS Config records, IAM's credential report the aws plugin adds): see
- * content/aws-config-schema/SOURCES.md, "Additions".
+ * lacks (IAM policy documents AWS Config records, IAM's credential report the aws plugin adds), and
+ * the types AWS Config has none for, which only the aws plugin writes (the account's IAM password
+ * policy): see content/aws-config-schema/SOURCES.md, "Additions".
  */
 export interface PropertyModel {
-  /** Every AWS Config resource type in the schema, e.g. `AWS::S3::Bucket`, sorted. */
+  /**
+   * Every resource type of the model, e.g. `AWS::S3::Bucket`, sorted: the AWS Config types of the
+   * schema and the types only `additions.json` defines (settings the aws plugin reads that AWS Config
+   * does not record, such as `AWS::IAM::AccountPasswordPolicy`).
+   */
   resourceTypes(): string[];
   hasResourceType(configType: string): boolean;
+  /** The type is one AWS Config records (a file of the copied schema), not one only additions.json defines. */
+  recordedByConfig(configType: string): boolean;
   hasPath(configType: string, path: string): boolean;
   /** The leaf type (`string`, `boolean`, `integer`, …), `object` for an inner path, undefined if absent. */
   typeOf(configType: string, path: string): string | undefined;
@@ -41,9 +48,13 @@ export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyMod
     .filter((f) => f.endsWith(SUFFIX))
     .map((f) => f.slice(0, -SUFFIX.length))
     .sort();
-  const known = new Set(types);
+  const recorded = new Set(types);
   const additionsFile = join(dir, ADDITIONS);
   const additions = existsSync(additionsFile) ? (JSON.parse(readFileSync(additionsFile, 'utf8')) as Record<string, Record<string, string>>) : {};
+  // Types of additions.json alone: what the aws plugin reads and AWS Config has no type for.
+  for (const configType of Object.keys(additions)) if (!recorded.has(configType)) types.push(configType);
+  types.sort();
+  const known = new Set(types);
   const cache = new Map<string, { leaves: Map<string, string>; inner: Set<string> }>();
 
   function load(configType: string) {
@@ -52,7 +63,7 @@ export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyMod
     const leaves = new Map<string, string>();
     const inner = new Set<string>();
     if (known.has(configType)) {
-      const raw = JSON.parse(readFileSync(join(typesDir, configType + SUFFIX), 'utf8')) as Record<string, string>;
+      const raw = recorded.has(configType) ? (JSON.parse(readFileSync(join(typesDir, configType + SUFFIX), 'utf8')) as Record<string, string>) : {};
       for (const [path, type] of Object.entries({ ...raw, ...(Object.hasOwn(additions, configType) ? additions[configType] : {}) })) {
         leaves.set(path, type);
         const parts = path.split('.');
@@ -67,6 +78,7 @@ export function loadPropertyModel(dir: string = defaultSchemaDir()): PropertyMod
   return {
     resourceTypes: () => [...types],
     hasResourceType: (configType) => known.has(configType),
+    recordedByConfig: (configType) => recorded.has(configType),
     hasPath: (configType, path) => {
       const { leaves, inner } = load(configType);
       return leaves.has(path) || inner.has(path);

@@ -116,6 +116,7 @@ const AWS_TYPES: Record<string, AwsShape> = lookupTable({
   'iam.access_key': glyph('long_term_security_credential', 'security', 'Access key', 'KEY', 78, 69),
   'iam.saml_provider': glyph('long_term_security_credential', 'security', 'SAML provider', 'SAML', 78, 69),
   'iam.oidc_provider': glyph('long_term_security_credential', 'security', 'OIDC provider', 'OIDC', 78, 69),
+  'iam.account_password_policy': tile('identity_and_access_management', 'security', 'IAM password policy', 'PWD'),
   'kms.key': glyph('data_encryption_key', 'security', 'KMS key', 'KMS', 62, 78),
   'secretsmanager.secret': tile('secrets_manager', 'security', 'Secret', 'SEC'),
   'acm.certificate': glyph('certificate_manager_2', 'security', 'ACM certificate', 'ACM', 78, 72),
