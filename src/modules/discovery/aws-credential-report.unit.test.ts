@@ -48,6 +48,8 @@ function iamStub(answers: { generate: Array<Record<string, unknown> | Error>; re
         if (cmd.name === 'GetAccountAuthorizationDetails') {
           return { IsTruncated: false, UserDetailList: [{ UserName: 'alice', UserId: 'AIDAALICE', Arn: 'arn:aws:iam::123456789012:user/alice', AttachedManagedPolicies: [], GroupList: [] }] };
         }
+        // An account without a password policy (aws-iam-password-policy.ts).
+        if (cmd.name === 'GetAccountPasswordPolicy') throw awsError('NoSuchEntityException');
         const answer = cmd.name === 'GenerateCredentialReport' ? answers.generate.shift() : answers.report;
         if (answer instanceof Error) throw answer;
         return answer ?? {};
@@ -56,6 +58,7 @@ function iamStub(answers: { generate: Array<Record<string, unknown> | Error>; re
     GetAccountAuthorizationDetailsCommand: command('GetAccountAuthorizationDetails'),
     GenerateCredentialReportCommand: command('GenerateCredentialReport'),
     GetCredentialReportCommand: command('GetCredentialReport'),
+    GetAccountPasswordPolicyCommand: command('GetAccountPasswordPolicy'),
   };
   return { calls, loadSdk: async () => module };
 }
@@ -68,7 +71,7 @@ describe('aws plugin: the credential report', () => {
     const csv = `${HEADER}\n${ROOT}\n${ALICE.replace('Alice', 'alice').replace('user/Alice', 'user/alice')}\n`;
     const iam = iamStub({ generate: [{ State: 'STARTED' }, { State: 'INPROGRESS' }, { State: 'COMPLETE' }], report: { Content: Buffer.from(csv), GeneratedTime: new Date('2020-04-01T00:00:00Z') } });
     const inv = await awsInventory({ services: ['iam'] }, { loadSdk: iam.loadSdk, credentialReportPoll: poll });
-    expect(iam.calls).toEqual(['GenerateCredentialReport', 'GenerateCredentialReport', 'GenerateCredentialReport', 'GetCredentialReport', 'GetAccountAuthorizationDetails']);
+    expect(iam.calls).toEqual(['GenerateCredentialReport', 'GenerateCredentialReport', 'GenerateCredentialReport', 'GetCredentialReport', 'GetAccountAuthorizationDetails', 'GetAccountPasswordPolicy']);
     expect(inv.warnings).toEqual([]);
     expect(users(inv).map((n) => [n.name, (n.properties.supplementaryConfiguration as Record<string, { mfaActive: boolean }>).CredentialReport?.mfaActive])).toEqual([
       ['alice', true],

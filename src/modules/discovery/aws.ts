@@ -555,11 +555,13 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
       add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? r.account, arn: p.Arn, configuration: config }), p.Arn);
     }
     for (const g of page.GroupDetailList ?? []) {
+      r.account ??= principalAccount(g.Arn);
       const config = { ...(configCase(g) as Any), groupPolicyList: inlinePolicies(g.GroupPolicyList) };
       const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? r.account, arn: g.Arn, configuration: config }), g.Arn, `group:${g.GroupName}`);
       refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
     }
     for (const u of page.UserDetailList ?? []) {
+      r.account ??= principalAccount(u.Arn);
       const config = { ...(configCase(u) as Any), userPolicyList: inlinePolicies(u.UserPolicyList) };
       // IAM user names are unique regardless of case, so the report's row is the user's whatever its case.
       const row = report?.get(String(u.UserName).toLowerCase());
@@ -570,6 +572,7 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
       refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
     }
     for (const role of page.RoleDetailList ?? []) {
+      r.account ??= principalAccount(role.Arn);
       const config = {
         ...(configCase(role) as Any),
         assumeRolePolicyDocument: encodedDocument(role.AssumeRolePolicyDocument),

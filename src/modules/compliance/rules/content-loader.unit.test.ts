@@ -7,12 +7,12 @@ import { serviceOf } from '../../../../test/fixtures/rules/fixtures.js';
 import { compileCondition } from './cel.js';
 import { loadBuiltinRules, RuleContentError } from './content-loader.js';
 
-const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'iam-policies', 'kms', 'lambda', 'rds', 's3', 'vpc'];
+const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'iam-password-policy', 'iam-policies', 'kms', 'lambda', 'rds', 's3', 'vpc'];
 
 describe('built-in rule content', () => {
   const rules = loadBuiltinRules();
 
-  it('loads at least 60 rules covering the 12 services', () => {
+  it('loads at least 60 rules covering the 13 services', () => {
     expect(rules.length).toBeGreaterThanOrEqual(60);
     expect([...new Set(rules.map(serviceOf))].sort()).toEqual(SERVICES);
   });
