@@ -8,8 +8,9 @@ import { startAwsReplay, useAwsReplay, type AwsReplay } from '../exports/aws-rec
  * Issue 27 item 3, "done when": CloudMapper's demo account read by the aws plugin (its recorded
  * responses, content/demo/, played back on 127.0.0.1) makes the CloudTrail rules fire where the
  * account violates them, KMS keys without rotation fire (two keys written for this test,
- * test/fixtures/aws-recorded/, since the data set records no KMS call), and the account's S3 Block
- * Public Access rule fires on an account that has none. Calls the data set has no recording of are
+ * test/fixtures/aws-recorded/, since the data set records no KMS call), the account's S3 Block
+ * Public Access rule fires on an account that has none, and every IAM password-policy rule fires on
+ * an account that has no password policy (test/compliance/aws-password-policy.test.ts has the rest). Calls the data set has no recording of are
  * answered as AWS answers an account without such resources (content/demo/README.md), and a status
  * it does not record (CloudTrail GetTrailStatus) stays absent, said so in the job's warnings.
  *
@@ -26,6 +27,7 @@ let restoreEnv: () => void;
 
 interface Finding {
   rule_id: string;
+  title: string;
   resource_name: string;
   resource_id: string;
   status: string;
@@ -107,9 +109,10 @@ describe("CloudMapper's demo account, every service the rules read", () => {
         'cloudwatch DescribeAlarms',
         's3control ListAccessPoints',
         's3control GetPublicAccessBlock',
+        'iam GetAccountPasswordPolicy',
       ]),
     );
-    expect(done.details.plugins.aws).toMatchObject({ 'aws.cloudtrail.trail': 1, 'aws.kms.key': 2, 'aws.s3.account_public_access_block': 1, 'aws.ec2.instance': 3 });
+    expect(done.details.plugins.aws).toMatchObject({ 'aws.cloudtrail.trail': 1, 'aws.kms.key': 2, 'aws.s3.account_public_access_block': 1, 'aws.iam.account_password_policy': 1, 'aws.ec2.instance': 3 });
     // The trail's status and event selectors are not in the data set: left absent, and said so.
     expect(done.warnings).toEqual(
       expect.arrayContaining([
@@ -149,6 +152,20 @@ describe("CloudMapper's demo account, every service the rules read", () => {
 
   it('fires the account public access block rule: the account has no Block Public Access settings', () => {
     expect(rulesOn('123456789012')).toContain('aws-s3-account-public-access-block');
+  });
+
+  it('fires every password-policy rule: the account has no IAM password policy (NoSuchEntity), so IAM\'s default applies', () => {
+    const policy = findings.filter((f) => f.resource_id === 'aws:global:aws.iam.account_password_policy:123456789012');
+    expect(policy.map((f) => f.rule_id).sort()).toEqual([
+      'aws-iam-password-policy-expires-90-days',
+      'aws-iam-password-policy-lowercase',
+      'aws-iam-password-policy-minimum-length-14',
+      'aws-iam-password-policy-number',
+      'aws-iam-password-policy-reuse-24',
+      'aws-iam-password-policy-symbol',
+      'aws-iam-password-policy-uppercase',
+    ]);
+    expect(policy.find((f) => f.rule_id === 'aws-iam-password-policy-minimum-length-14')!.title).toBe('IAM password policy does not require passwords of at least 14 characters');
   });
 });
 
