@@ -225,6 +225,8 @@ describe('aws plugin (recorded SDK responses)', () => {
       'aws.cloudtrail.trail': 1,
       // The account has no S3 Block Public Access settings (S3 Control's NoSuchPublicAccessBlockConfiguration).
       'aws.s3.account_public_access_block': 1,
+      // No IAM password policy either (NoSuchEntity): the node has an empty configuration.
+      'aws.iam.account_password_policy': 1,
     });
     expect(done.stats.nodes_discovered).toBe(counts.resources);
     expect(done.stats.findings_created).toBeGreaterThan(0);
@@ -259,6 +261,8 @@ describe('aws plugin (recorded SDK responses)', () => {
       'iam GenerateCredentialReport',
       'iam GetCredentialReport',
       'iam GetAccountAuthorizationDetails',
+      // The data set has no password policy: IAM's NoSuchEntity (content/demo/README.md).
+      'iam GetAccountPasswordPolicy',
       's3control ListAccessPoints',
       's3control GetPublicAccessBlock',
     ]);
