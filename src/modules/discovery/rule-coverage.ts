@@ -97,6 +97,13 @@ export function ruleCoverage(rules: Rule[] = builtinRules()): RuleCoverage[] {
   });
 }
 
+/** The plugin's types AWS Config has none of, as the coverage doc names them. */
+function ownTypes(): string {
+  const own = awsPluginConfigTypes().filter((t) => Object.hasOwn(PLUGIN_ONLY_TYPES, t));
+  if (own.length === 0) return 'all of them AWS Config types';
+  return `AWS Config types and ${own.length === 1 ? 'one' : own.length} of ControlGraph's own that AWS Config has none for (${own.map((t) => `\`${t}\``).join(', ')})`;
+}
+
 const mark = (yes: boolean, detail = '') => (yes ? `yes${detail}` : '—');
 
 function typeTable(rows: RuleCoverage[]): string[] {
@@ -158,7 +165,7 @@ export function coverageMarkdown(rows: RuleCoverage[] = ruleCoverage()): string 
     '',
     '## Types the aws plugin does not read yet',
     '',
-    `The plugin reads ${awsPluginConfigTypes().length} AWS Config types (\`src/modules/discovery/aws.ts\` and its per-service files \`aws-*.ts\`). ${
+    `The plugin reads ${awsPluginConfigTypes().length} resource types (\`src/modules/discovery/aws.ts\` and its per-service files \`aws-*.ts\`), ${ownTypes()}. ${
       gaps.length ? 'Rules on these types fire on a real account only through Terraform state or an AWS Config import:' : 'Every node type a built-in rule reads is among them.'
     }`,
     '',
