@@ -8,7 +8,7 @@ import { assertNoFaultDamage } from '../harness/fault-checks.js';
 import { smallDisk, type SmallDisk } from '../harness/small-disk.js';
 
 /**
- * Fault: the artifact store's disk fills up. The store is a 1 MiB tmpfs (mounted directly as root, as
+ * Fault: the artifact store's disk fills up. The store is a 2 MiB tmpfs (mounted directly as root, as
  * on the CI machine, else inside an unprivileged user namespace: see small-disk.ts), filled to the
  * brim before an export and a report. Each fails as a job with a reason (the report announces it
  * with report.failed, once), leaves no partial file, the service stays healthy, nothing is left
@@ -23,7 +23,9 @@ describe('fault: the artifact store runs out of space', () => {
   let filler = '';
 
   beforeAll(async () => {
-    disk = await smallDisk('1m');
+    // 2 MiB: once space is back, the draw.io export of six nodes per built-in rule (about 0.8 MB at 112
+    // rules) and the PDF report must both fit.
+    disk = await smallDisk('2m');
     if (!('path' in disk)) {
       console.warn(`artifact-disk-full: no small file system here, the disk-full fault is not exercised (${disk.unavailable})`);
       return;
@@ -46,7 +48,7 @@ describe('fault: the artifact store runs out of space', () => {
   function fill() {
     // Writes until the file system refuses: nothing is left for the export.
     try {
-      writeFileSync(filler, Buffer.alloc(2 * 1024 * 1024));
+      writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024));
     } catch {
       // ENOSPC once full: what we want
     }
