@@ -109,8 +109,12 @@ export async function vulnerabilityFindings(
     const view = describeVulnerability(facts, g.vulnerability, { ecosystem, matchName: g.source }, rule.severity);
     const known = view.cve && kev.has(view.cve) ? [view.cve] : [];
     const severity: Severity = known.length ? 'CRITICAL' : view.severity.severity;
-    const binaries = [...new Map(g.instances.map((p) => [p.name, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
-    const names = binaries.map((p) => p.name);
+    // One entry per installed binary package: a multiarch host has libstdc++6 for amd64 and for arm64,
+    // two installations of the same vulnerable code.
+    const binaries = [...new Map(g.instances.map((p) => [`${p.name}\u0000${p.arch ?? ''}\u0000${p.version}`, p])).values()].sort(
+      (a, b) => a.name.localeCompare(b.name) || (a.arch ?? '').localeCompare(b.arch ?? '') || a.version.localeCompare(b.version),
+    );
+    const names = [...new Set(binaries.map((p) => p.name))];
     const sourceVersions = [...new Set(g.instances.map((p) => p.source_version ?? p.version))];
     const where = ecosystem ?? g.manager;
     const upgrade = view.fixed ? upgradeCommand(g.manager, names) : null;
