@@ -70,7 +70,7 @@ const FRAMEWORKS = [
     idRule: 'id = the 45 CFR citation rebuilt from Prowler\'s `Id` (`164_308_a_1_ii_a` -> `164.308(a)(1)(ii)(A)`), title = `Name` without its leading citation',
   },
   {
-    id: 'iso-27001-2022',
+    id: 'iso-27001',
     file: 'iso27001_2022_aws.json',
     licence: 'ISO/IEC 27001:2022 is (c) ISO/IEC; Prowler\'s file carries only Annex A control ids, names and summaries.',
     control: (r) => ({ id: r.Id, title: r.Name.trim() }),
@@ -121,8 +121,8 @@ const FRAMEWORKS = [
     id: 'gdpr',
     file: 'gdpr_aws.json',
     licence: 'Regulation (EU) 2016/679; EU legislation is reusable under Commission Decision 2011/833/EU.',
-    control: (r) => ({ id: r.Id.replace(/^article_(\d+)$/, 'Art. $1'), title: r.Name.replace(/^Article \d+\s*/, '').trim() }),
-    idRule: 'id = the article (`article_25` -> `Art. 25`), title = `Name` without "Article N"',
+    control: (r) => ({ id: r.Id.replace(/^article_(\d+)$/, 'Art.$1'), title: r.Name.replace(/^Article \d+\s*/, '').trim() }),
+    idRule: 'id = the article (`article_25` -> `Art.25`, as the questionnaire templates write it), title = `Name` without "Article N"',
   },
   {
     id: 'aws-fsbp',
