@@ -21,7 +21,7 @@ describe('framework control ids', () => {
   it.skipIf(missingCatalogs.length > 0)(
     `exist in content/frameworks/<framework>.json${missingCatalogs.length ? ` (skipped: ${missingCatalogs.join(', ')} not written yet)` : ''}`,
     () => {
-      const ids = new Map(FRAMEWORKS.map((fw) => {
+      const ids = new Map<string, Set<string>>(FRAMEWORKS.map((fw) => {
         const catalog = JSON.parse(readFileSync(catalogPath(fw), 'utf8')) as { controls: Array<{ id: string }> };
         return [fw, new Set(catalog.controls.map((c) => c.id))] as const;
       }));
