@@ -59,11 +59,13 @@ const capitalised = (s) => s.replace(/\b[a-z]/g, (c) => c.toUpperCase());
 
 /**
  * One entry per framework: our id, the Prowler file, how a requirement becomes a control (id, title,
- * family) and a note on the choices. `licence` adds what the framework's own text is under.
+ * family) and a note on the choices. `licence` adds what the framework's own text is under; `version`
+ * names the version where Prowler's file has none.
  */
 const FRAMEWORKS = [
   {
     id: 'hipaa',
+    version: 'Security Rule (45 CFR 164)',
     file: 'hipaa_aws.json',
     licence: 'The HIPAA Security Rule (45 CFR Part 164) is a U.S. federal regulation (public domain).',
     control: (r) => ({ id: hipaaId(r.Id), title: afterFirstWord(r.Name) }),
@@ -86,6 +88,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'nist-800-171',
+    version: 'Rev. 2',
     file: 'nist_800_171_revision_2_aws.json',
     licence: 'NIST SP 800-171 is a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Id.replaceAll('_', '.'), title: shortTitle(afterFirstWord(r.Name)) }),
@@ -93,6 +96,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'fedramp-low',
+    version: 'Rev. 4',
     file: 'fedramp_low_revision_4_aws.json',
     licence: 'FedRAMP baselines and NIST SP 800-53 rev 4 are works of the U.S. Government (public domain).',
     control: (r) => ({ id: nistStyleId(r.Id), title: r.Name.replace(/\s*\([A-Z]{2}-\d+\)\s*$/, '').trim() }),
@@ -100,6 +104,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'fedramp-moderate',
+    version: 'Rev. 4',
     file: 'fedramp_moderate_revision_4_aws.json',
     licence: 'FedRAMP baselines and NIST SP 800-53 rev 4 are works of the U.S. Government (public domain).',
     control: (r) => {
@@ -119,6 +124,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'gdpr',
+    version: 'Regulation (EU) 2016/679',
     file: 'gdpr_aws.json',
     licence: 'Regulation (EU) 2016/679; EU legislation is reusable under Commission Decision 2011/833/EU.',
     control: (r) => ({ id: r.Id.replace(/^article_(\d+)$/, 'Art.$1'), title: r.Name.replace(/^Article \d+\s*/, '').trim() }),
@@ -126,6 +132,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'aws-fsbp',
+    version: '1.0.0',
     file: 'aws_foundational_security_best_practices_aws.json',
     licence: 'The control ids and titles are AWS Security Hub\'s; Prowler\'s file carries them.',
     control: (r) => ({ id: r.Id, title: r.Name.trim() }),
@@ -133,6 +140,7 @@ const FRAMEWORKS = [
   },
   {
     id: 'cisa',
+    version: 'Cyber Essentials',
     file: 'cisa_aws.json',
     licence: 'CISA Cyber Essentials is a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Id, title: shortTitle(r.Description) }),
@@ -175,7 +183,7 @@ function build(spec) {
   return {
     id: spec.id,
     name: raw.Name.trim(),
-    version: raw.Version || 'Prowler 3e000faa',
+    version: raw.Version || spec.version,
     default_enabled: false,
     prowler: { framework: raw.Framework, version: raw.Version ?? '', compliance_key: key },
     source: {
