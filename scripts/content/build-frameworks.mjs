@@ -868,7 +868,11 @@ function main() {
   writeJson('pci-dss.json', pci.doc);
   writeJson('soc2.json', soc2.doc);
   writeJson('crosswalk.json', xw.doc);
-  writeFileSync(join(outDir, 'README.md'), readme({ nist, cis, pci, soc2, xw }));
+  // Keeps the section scripts/content/build-prowler-frameworks.mjs writes (between its markers).
+  const previous = (() => { try { return readFileSync(join(outDir, 'README.md'), 'utf8'); } catch { return ''; } })();
+  const kept = /<!-- prowler-frameworks:start[\s\S]*<!-- prowler-frameworks:end -->/.exec(previous)?.[0];
+  const text = readme({ nist, cis, pci, soc2, xw });
+  writeFileSync(join(outDir, 'README.md'), kept ? `${text.trimEnd()}\n\n${kept}\n` : text);
 
   console.log(JSON.stringify({ outDir, nist: nist.counts, cis: { version: cis.doc.version, ...cis.counts }, pci: pci.counts, soc2: soc2.counts, crosswalk: xw.counts }, null, 2));
 }

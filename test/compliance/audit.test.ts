@@ -219,7 +219,7 @@ describe('runs', () => {
   });
 
   it('refuses unknown and disabled frameworks with 400; 404 for another workspace run', async () => {
-    expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso-27001' } })).statusCode).toBe(400);
+    expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso27001' } })).statusCode).toBe(400);
     await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'pci-dss', enabled: false }] }, expect: 200 });
     const disabled = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'pci-dss' } });
     expect(disabled.statusCode).toBe(400);

@@ -36,7 +36,7 @@ describe('the control catalog', () => {
   });
 
   it('answers 400 naming the framework for an unknown one or none, and is open to every role that reads findings', async () => {
-    const unknown = await call(t.app, tenant.admin.token, { url: catalog('framework=iso-27001'), expect: 400 });
+    const unknown = await call(t.app, tenant.admin.token, { url: catalog('framework=iso27001'), expect: 400 });
     expect(unknown.json().error.message).toMatch(/framework/);
     await call(t.app, tenant.admin.token, { url: catalog(''), expect: 400 });
     const reader = await addUser(t, tenant, 'read-only');

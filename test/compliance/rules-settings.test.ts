@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
 import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
+import { FRAMEWORKS } from '../../src/modules/compliance/rules/rule-types.js';
 
 let t: TestApp;
 let tenant: TenantFixture;
@@ -130,10 +131,12 @@ describe('custom rules', () => {
 });
 
 describe('compliance settings', () => {
-  it('GET lists the four frameworks with their enabled state, control and rule counts', async () => {
+  it('GET lists every framework with its enabled state, control and rule counts: the four core ones on, the Prowler-carried ones off', async () => {
     const res = await call(t.app, tenant.users['read-only'].token, { url: `/api/v1/tenants/${tenant.id}/settings/compliance`, expect: 200 });
     const list = res.json().frameworks;
-    expect(list.map((f: { id: string }) => f.id)).toEqual(['nist-800-53', 'cis-aws', 'pci-dss', 'soc2']);
+    expect(list.map((f: { id: string }) => f.id)).toEqual([...FRAMEWORKS]);
+    expect(list.filter((f: { enabled: boolean }) => f.enabled).map((f: { id: string }) => f.id)).toEqual(['nist-800-53', 'cis-aws', 'pci-dss', 'soc2']);
+    expect(list.find((f: { id: string }) => f.id === 'hipaa')).toMatchObject({ enabled: false, default_enabled: false, controls: 32 });
     expect(list.find((f: { id: string }) => f.id === 'nist-800-53')).toMatchObject({ enabled: true, controls: 1189, name: expect.stringMatching(/800-53/) });
     expect(list.every((f: { rules: number }) => f.rules > 0)).toBe(true);
   });
@@ -147,6 +150,6 @@ describe('compliance settings', () => {
     expect(Object.keys(status.json().by_framework)).not.toContain('soc2');
     const otherSettings = await call(t.app, other.admin.token, { url: `/api/v1/tenants/${other.id}/settings/compliance`, expect: 200 });
     expect(otherSettings.json().frameworks.find((f: { id: string }) => f.id === 'soc2').enabled).toBe(true);
-    expect((await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'hipaa', enabled: true }] } })).statusCode).toBe(400);
+    expect((await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'hipaa-2013', enabled: true }] } })).statusCode).toBe(400);
   });
 });

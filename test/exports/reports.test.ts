@@ -161,7 +161,7 @@ describe('POST /reports/generate', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ format: 'docx' }, /format/],
       [{ type: 'inventory' }, /type/],
-      [{ framework: 'iso-27001' }, /unknown framework "iso-27001"/],
+      [{ framework: 'iso27001' }, /unknown framework "iso27001"/],
       [{ asset_group_id: 'group-1' }, /asset_group_id/],
       [{ asset_group_id: '00000000-0000-4000-8000-000000000000' }, /asset_group_id: no asset group 00000000-0000-4000-8000-000000000000 in this workspace/],
       [{ colour: 'blue' }, /colour/],

@@ -23,7 +23,7 @@ export { type Rule, allRules, builtinRules, ruleControls } from './rule-catalog.
 export { nodeTypeFromConfigType } from './rules/aws-node-type.js';
 export { propertyModel } from './rules/property-paths.js';
 export { nistControlsOf, splitMappings } from './rules/primary-controls.js';
-export { FINDING_TITLE_MAX, FRAMEWORKS, type FrameworkId, type FrameworkMapping, NIST_SOURCES, type NistControl, type NistSource, type Remediation, SEVERITIES, type Severity } from './rules/rule-types.js';
+export { CORE_FRAMEWORKS, FINDING_TITLE_MAX, FRAMEWORKS, PROWLER_FRAMEWORKS, type FrameworkId, type FrameworkMapping, NIST_SOURCES, type NistControl, type NistSource, type Remediation, SEVERITIES, type Severity } from './rules/rule-types.js';
 export { WHEN_MISSING, type WhenMissing } from './rules/when-missing.js';
 export { enabledFrameworks } from './settings-service.js';
 export { replaceResourceUnknowns } from './unknowns/record-resource.js';

@@ -4,6 +4,7 @@ import { loadBuiltinRules } from './rules/content-loader.js';
 import { compileCondition, type CompiledCondition } from './rules/cel.js';
 import type { FrameworkMapping, GroupBy, Remediation, RuleDefinition, Severity } from './rules/rule-types.js';
 import { splitMappings } from './rules/primary-controls.js';
+import { prowlerFrameworkMappings } from './rules/prowler-mappings.js';
 import './tables.js';
 
 /** A rule as the engine and the API see it: built-in (from content) or custom (per tenant). */
@@ -50,7 +51,8 @@ export function builtinRules(): Rule[] {
       resource_type: d.resource_type,
       framework: d.framework,
       control_id: d.control_id,
-      framework_mappings: counted,
+      // The Prowler-carried frameworks' requirements come from the checks the rule reproduces.
+      framework_mappings: [...counted, ...prowlerFrameworkMappings(d.prowler_checks ?? [])],
       related_mappings: related,
       condition: d.condition,
       remediation: d.remediation,

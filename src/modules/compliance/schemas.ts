@@ -168,7 +168,8 @@ export const FrameworkSetting = Type.Object({
   name: Type.String(),
   version: Type.String(),
   enabled: Type.Boolean(),
-  controls: Type.Integer({ description: 'controls in the catalog' }),
+  default_enabled: Type.Boolean({ description: 'whether a tenant that never switched it has it on: the four core frameworks are on, the frameworks carried as Prowler ships them off' }),
+  controls: Type.Integer({ description: 'controls in the catalog (for a framework carried as Prowler ships it, the requirements Prowler lists)' }),
   rules: Type.Integer({ description: 'rules whose failure affects the framework' }),
 });
 const slaWindow = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: SLA_MAX_HOURS, description }));

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
-import { requireFrameworkId } from '../frameworks.js';
+import { frameworks, requireFrameworkId } from '../frameworks.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import { SEVERITIES, type FrameworkId } from '../rules/rule-types.js';
@@ -19,6 +19,13 @@ export interface ControlsFilter {
   /** Attestation status. */
   status?: AttestationStatus;
   automated_state?: AutomatedState;
+}
+
+/** The catalog's current controls that are not applicable: nothing covers them, so they are not assessed. */
+function notAssessed(framework: FrameworkId, applicable: ReadonlySet<string> | undefined): number {
+  let n = 0;
+  for (const control of frameworks().get(framework)!.controls.values()) if (!control.withdrawn && !applicable?.has(control.id)) n++;
+  return n;
 }
 
 export function createControlsService(deps: Deps) {
@@ -72,9 +79,14 @@ export function createControlsService(deps: Deps) {
       const active = await activeRollup(db, scope, now);
       const { bySeverity, total } = countsBySeverity(active, framework);
       const perFramework = countsByFramework(active);
-      const byFramework: Record<string, { score: number; findings: number } & ControlCounts> = {};
+      const byFramework: Record<string, { score: number; findings: number; not_assessed_controls: number } & ControlCounts> = {};
       for (const fw of selected) {
-        byFramework[fw] = { score: state.scores.get(fw) ?? 100, findings: perFramework.get(fw) ?? 0, ...countControls(ofSelected.filter((c) => c.framework === fw)) };
+        byFramework[fw] = {
+          score: state.scores.get(fw) ?? 100,
+          findings: perFramework.get(fw) ?? 0,
+          ...countControls(ofSelected.filter((c) => c.framework === fw)),
+          not_assessed_controls: notAssessed(fw, state.applicable.get(fw)),
+        };
       }
       const unknownCounts = await unknownRollupTotals(db, scope);
       return {

@@ -51,6 +51,10 @@ export const ControlsStatus = Type.Object({
       failing_controls: Type.Integer({ description: 'controls an active finding maps to' }),
       unknown_controls: Type.Integer({ description: 'controls of the framework whose automated state is unknown' }),
       not_attested_controls: Type.Integer({ description: 'controls no rule checks and no current attestation covers' }),
+      not_assessed_controls: Type.Integer({
+        description:
+          'current controls of the catalog that nothing covers (no rule, finding, question or attestation): not applicable, so neither listed nor in the score, and never passing',
+      }),
     }),
   ),
   unknown: Type.Object(

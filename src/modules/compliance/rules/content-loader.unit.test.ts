@@ -6,6 +6,7 @@ import { projectPath } from '../../../platform/paths.js';
 import { serviceOf } from '../../../../test/fixtures/rules/fixtures.js';
 import { compileCondition } from './cel.js';
 import { loadBuiltinRules, RuleContentError } from './content-loader.js';
+import { FRAMEWORKS } from './rule-types.js';
 
 const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'iam-policies', 'kms', 'lambda', 'rds', 's3', 'vpc'];
 
@@ -162,7 +163,7 @@ describe('malformed rule files', () => {
     expect(message).toContain('demo.yaml:3: rule "demo:rule": id must be lower-case letters, digits and single hyphens');
     expect(message).toContain('rule "numeric-control": control_id must be a string (quote it)');
     expect(message).toContain('rule "typo": unknown field "serverity"');
-    expect(message).toContain('rule "bad-mapping": framework must be one of nist-800-53, cis-aws, pci-dss, soc2 (got "iso27001")');
+    expect(message).toContain(`rule "bad-mapping": framework must be one of ${FRAMEWORKS.join(', ')} (got "iso27001")`);
     expect(message).toContain('rule "no-steps": remediation.steps must be a non-empty list');
     expect(message).toContain('rule "wrong-type": config_resource_type AWS::S3::Bucket is node type aws.s3.bucket, not aws.ec2.instance');
   });

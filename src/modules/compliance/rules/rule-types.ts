@@ -9,7 +9,26 @@ import type { WhenMissing } from './when-missing.js';
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+/**
+ * The registry of scored frameworks: each has its catalog in content/frameworks/<id>.json (loaded by
+ * frameworks.ts, which says from the catalog whether a tenant has it on by default). The first four
+ * are the frameworks built-in rules name in their content; the others are carried as Prowler ships
+ * them, and rules count toward them through the Prowler checks they reproduce (prowler-mappings.ts).
+ */
+export const CORE_FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+export const PROWLER_FRAMEWORKS = [
+  'hipaa',
+  'iso-27001',
+  'nist-csf',
+  'nist-800-171',
+  'fedramp-low',
+  'fedramp-moderate',
+  'fedramp-20x-ksi-low',
+  'gdpr',
+  'aws-fsbp',
+  'cisa',
+] as const;
+export const FRAMEWORKS = [...CORE_FRAMEWORKS, ...PROWLER_FRAMEWORKS] as const;
 export type FrameworkId = (typeof FRAMEWORKS)[number];
 
 export interface FrameworkMapping {

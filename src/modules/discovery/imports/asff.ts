@@ -171,6 +171,23 @@ function resourceOf(record: Obj, first: Obj, uid: string): ImportedResource {
 /** Prowler's length limit on a RelatedRequirements entry (see requirementsOf). */
 const PROWLER_CUT = 63;
 
+const FSBP = 'aws-foundational-security-best-practices';
+
+/**
+ * A Security Hub finding of the AWS Foundational Security Best Practices standard is itself the result
+ * of one of its controls: GeneratorId `aws-foundational-security-best-practices/v/1.0.0/IAM.5`, or a
+ * consolidated control finding (`SecurityControlId` IAM.5 with the standard among its
+ * `AssociatedStandards`). Named as Prowler names the framework, so it maps onto the aws-fsbp catalog.
+ */
+function standardControlOf(record: Obj): ImportedFinding['requirements'] {
+  const generated = new RegExp(`^${FSBP}/v/[^/]+/(.+)$`).exec(text(record.GeneratorId));
+  const consolidated = list(at(record, 'Compliance', 'AssociatedStandards')).some((s) => text(at(s, 'StandardsId')).startsWith(`standards/${FSBP}/`))
+    ? text(at(record, 'Compliance', 'SecurityControlId'))
+    : '';
+  const control = generated?.[1] ?? consolidated;
+  return control ? [{ framework: 'AWS-Foundational-Security-Best-Practices', requirement: control }] : [];
+}
+
 /**
  * Compliance.RelatedRequirements as {framework, requirement}. Security Hub writes
  * `Framework vX/requirement` ("PCI DSS v3.2.1/8.3.1", "CIS AWS Foundations Benchmark v1.2.0/1.10") or
@@ -263,7 +280,8 @@ export function asffFinding(record: unknown, index: number): ImportedFinding | R
     description: text(record.Description),
     remediation: remediationOf(record),
     resource,
-    requirements: requirementsOf(at(record, 'Compliance', 'RelatedRequirements')),
+    // The standard's control last: a finding's first mapped requirement stays its framework and control.
+    requirements: [...requirementsOf(at(record, 'Compliance', 'RelatedRequirements')), ...standardControlOf(record)],
     ...(cveIds.length ? { cve_ids: cveIds } : {}),
     details: detailsOf(record, vulnerabilityIds),
   };

@@ -9,7 +9,7 @@ export default {
   clearGroup: 'Alle Gruppen anzeigen',
   views: { list: 'Liste', scored: 'Nach Risikowert', grouped: 'Nach Grundursache' },
   status: { open: 'Offen', accepted: 'Risiko akzeptiert', resolved: 'Behoben', all: 'Alle' },
-  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' },
+  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2', hipaa: 'HIPAA', 'iso-27001': 'ISO/IEC 27001', 'nist-csf': 'NIST CSF', 'nist-800-171': 'NIST SP 800-171', 'fedramp-low': 'FedRAMP Low', 'fedramp-moderate': 'FedRAMP Moderate', 'fedramp-20x-ksi-low': 'FedRAMP 20x KSI Low', gdpr: 'DSGVO', 'aws-fsbp': 'AWS FSBP', cisa: 'CISA Cyber Essentials' },
   filters: {
     label: 'Befunde filtern',
     search: 'Suche',

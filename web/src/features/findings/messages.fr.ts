@@ -9,7 +9,7 @@ export default {
   clearGroup: 'Afficher tous les groupes',
   views: { list: 'Liste', scored: 'Par score de risque', grouped: 'Par cause première' },
   status: { open: 'Ouvert', accepted: 'Risque accepté', resolved: 'Résolu', all: 'Tous' },
-  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' },
+  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2', hipaa: 'HIPAA', 'iso-27001': 'ISO/IEC 27001', 'nist-csf': 'NIST CSF', 'nist-800-171': 'NIST SP 800-171', 'fedramp-low': 'FedRAMP Low', 'fedramp-moderate': 'FedRAMP Moderate', 'fedramp-20x-ksi-low': 'FedRAMP 20x KSI Low', gdpr: 'RGPD', 'aws-fsbp': 'AWS FSBP', cisa: 'CISA Cyber Essentials' },
   filters: {
     label: 'Filtrer les constats',
     search: 'Recherche',

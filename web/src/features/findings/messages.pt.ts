@@ -9,7 +9,7 @@ export default {
   clearGroup: 'Mostrar todos os grupos',
   views: { list: 'Lista', scored: 'Por pontuação de risco', grouped: 'Por causa raiz' },
   status: { open: 'Aberta', accepted: 'Risco aceite', resolved: 'Resolvida', all: 'Todas' },
-  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' },
+  frameworks: { 'nist-800-53': 'NIST 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2', hipaa: 'HIPAA', 'iso-27001': 'ISO/IEC 27001', 'nist-csf': 'NIST CSF', 'nist-800-171': 'NIST SP 800-171', 'fedramp-low': 'FedRAMP Low', 'fedramp-moderate': 'FedRAMP Moderate', 'fedramp-20x-ksi-low': 'FedRAMP 20x KSI Low', gdpr: 'RGPD', 'aws-fsbp': 'AWS FSBP', cisa: 'CISA Cyber Essentials' },
   filters: {
     label: 'Filtrar constatações',
     search: 'Pesquisar',

@@ -20,7 +20,7 @@ export default {
   columns: { title: 'Regra', severity: 'Gravidade', resource_type: 'Tipo de recurso', control: 'Controlo', kind: 'Tipo', state: 'Estado' },
   kind: { builtin: 'Integrada', custom: 'Personalizada' },
   state: { active: 'Ativa', suspended: 'Suspensa' },
-  frameworks: { 'nist-800-53': 'NIST SP 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' },
+  frameworks: { 'nist-800-53': 'NIST SP 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2', hipaa: 'HIPAA', 'iso-27001': 'ISO/IEC 27001', 'nist-csf': 'NIST CSF', 'nist-800-171': 'NIST SP 800-171', 'fedramp-low': 'FedRAMP Low', 'fedramp-moderate': 'FedRAMP Moderate', 'fedramp-20x-ksi-low': 'FedRAMP 20x KSI Low', gdpr: 'RGPD', 'aws-fsbp': 'AWS FSBP', cisa: 'CISA Cyber Essentials' },
   detail: {
     back: 'Todas as regras',
     edit: 'Editar',

@@ -20,7 +20,7 @@ export default {
   columns: { title: 'Rule', severity: 'Severity', resource_type: 'Resource type', control: 'Control', kind: 'Kind', state: 'State' },
   kind: { builtin: 'Built-in', custom: 'Custom' },
   state: { active: 'Active', suspended: 'Suspended' },
-  frameworks: { 'nist-800-53': 'NIST SP 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' },
+  frameworks: { 'nist-800-53': 'NIST SP 800-53', 'cis-aws': 'CIS AWS', 'pci-dss': 'PCI DSS', soc2: 'SOC 2', hipaa: 'HIPAA', 'iso-27001': 'ISO/IEC 27001', 'nist-csf': 'NIST CSF', 'nist-800-171': 'NIST SP 800-171', 'fedramp-low': 'FedRAMP Low', 'fedramp-moderate': 'FedRAMP Moderate', 'fedramp-20x-ksi-low': 'FedRAMP 20x KSI Low', gdpr: 'GDPR', 'aws-fsbp': 'AWS FSBP', cisa: 'CISA Cyber Essentials' },
   detail: {
     back: 'All rules',
     edit: 'Edit',
