@@ -37,6 +37,15 @@ export default tseslint.config(
           message: 'Wrap the table in lookupTable(...) (src/platform/lookup-table.ts): a plain object answers "constructor" and "__proto__".',
         },
         {
+          // One scoping dialect (issue 26, src/platform/db/scope.ts).
+          selector: "CallExpression[callee.property.name=/^(where|on)$/][arguments.length=3][arguments.0.value=/^(\\w+\\.)?(workspace_id|tenant_id)$/][arguments.1.value='=']",
+          message: 'Scope the query with inScope(scope), inWorkspace(scope, alias?) or inTenant(tenantId, alias?) (src/platform/db/scope.ts), not a hand-written workspace_id or tenant_id filter.',
+        },
+        {
+          selector: "TemplateElement[value.raw=/\\b(workspace_id|tenant_id)\\s*=\\s*$/]",
+          message: 'Scope raw SQL with ${workspaceIs(scope, alias?)} or ${tenantIs(tenantId, alias?)} (src/platform/db/scope.ts), not a hand-written workspace_id = ${…}.',
+        },
+        {
           selector: "BinaryExpression[operator='in'][right.type='Identifier'][right.name=/^[A-Z][A-Z0-9_]+$/]",
           message: '`key in TABLE` is true for "constructor" and "toString" on a plain object: use Object.hasOwn(TABLE, key).',
         },

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -138,7 +139,7 @@ export function createIngestService(deps: Deps) {
     const before = await db
       .selectFrom('agent_hosts')
       .select(['packages_digest', 'vuln_state'])
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('node_id', '=', nodeId)
       .executeTakeFirst();
     if (before && before.vuln_state === state && before.packages_digest === packagesDigest(packages)) return { state, matches: new Map<string, MatchResult>() };
@@ -189,7 +190,7 @@ export function createIngestService(deps: Deps) {
 
       // One report per host at a time, whichever agent sends it (the host row may not exist yet).
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`agent-host:${scope.workspaceId}:${nodeId}`}, 0))`.execute(trx);
-      const host = await trx.selectFrom('agent_hosts').selectAll().where('workspace_id', '=', scope.workspaceId).where('node_id', '=', nodeId).executeTakeFirst();
+      const host = await trx.selectFrom('agent_hosts').selectAll().where(inWorkspace(scope)).where('node_id', '=', nodeId).executeTakeFirst();
       const ignored = host ? ignoredReport(host, report, scannedAt) : null;
       if (host && ignored) {
         await logReport(trx, input, sizes, 'ignored', ignored.reason, { last_scanned_at: new Date(host.last_scanned_at).toISOString(), last_scan_id: host.last_scan_id });
@@ -295,7 +296,7 @@ function ignoredReport(host: HostRow, report: AgentReport, scannedAt: Date): { r
 async function writeHostNode(trx: Kysely<Database>, { scope, now, nodeId, region, report, packages, agentId }: ReportInput) {
   const previousSummary = packages
     ? null
-    : ((await trx.selectFrom('nodes').select(sql<Record<string, unknown> | null>`properties -> 'packages_summary'`.as('s')).where('workspace_id', '=', scope.workspaceId).where('id', '=', nodeId).executeTakeFirst())?.s ?? null);
+    : ((await trx.selectFrom('nodes').select(sql<Record<string, unknown> | null>`properties -> 'packages_summary'`.as('s')).where(inWorkspace(scope)).where('id', '=', nodeId).executeTakeFirst())?.s ?? null);
   const resource: HostResource = { id: nodeId, type: HOST_NODE_TYPE, name: report.host.hostname, region, account_id: report.host.cloud?.account_id ?? '' };
   const nodeChange = await upsertHostNode(trx, scope, now, {
     id: nodeId,
@@ -370,7 +371,7 @@ async function writeHost(
     ...(packagesChanged || !host ? { sbom_updated_at: now } : {}),
   };
   if (host) {
-    await trx.updateTable('agent_hosts').set(hostValues).where('workspace_id', '=', scope.workspaceId).where('node_id', '=', nodeId).execute();
+    await trx.updateTable('agent_hosts').set(hostValues).where(inWorkspace(scope)).where('node_id', '=', nodeId).execute();
   } else {
     await trx
       .insertInto('agent_hosts')

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
@@ -35,7 +36,7 @@ export async function readPackages(db: Kysely<Database>, scope: Scope, nodeId: s
   return db
     .selectFrom('agent_host_packages')
     .select(['manager', 'name', 'arch', 'version', 'source_name', 'source_version', 'installed_at', 'purl', 'reported_cves', 'matched_cves', 'advisories'])
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('node_id', '=', nodeId)
     .execute() as Promise<StoredPackage[]>;
 }
@@ -139,7 +140,7 @@ export async function writePackages(trx: Kysely<Database>, scope: Scope, nodeId:
       DELETE FROM agent_host_packages p
       USING unnest(${chunk.map((d) => d.manager)}::text[], ${chunk.map((d) => d.name)}::text[], ${chunk.map((d) => d.arch)}::text[], ${chunk.map((d) => d.version)}::text[])
         AS d(manager, name, arch, version)
-      WHERE p.workspace_id = ${scope.workspaceId} AND p.node_id = ${nodeId}
+      WHERE ${workspaceIs(scope, 'p')} AND p.node_id = ${nodeId}
         AND p.manager = d.manager AND p.name = d.name AND p.arch = d.arch AND p.version = d.version`.execute(trx);
   }
 }
@@ -158,7 +159,7 @@ export async function writeCollections(trx: Kysely<Database>, scope: Scope, node
   const stored = await trx
     .selectFrom('agent_host_collections')
     .select(['collection', 'digest'])
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('node_id', '=', nodeId)
     .execute();
   const digests = new Map(stored.map((r) => [r.collection, r.digest]));
@@ -187,7 +188,7 @@ export async function readFiles(trx: Kysely<Database>, scope: Scope, nodeId: str
   const rows = await trx
     .selectFrom('agent_host_files')
     .select(['path', 'sha256', 'size_bytes', 'modified_at', 'permissions', 'owner', 'group'])
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('node_id', '=', nodeId)
     .execute();
   return new Map(

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -144,8 +145,8 @@ export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: s
     .selectFrom('agent_hosts as h')
     .innerJoin('nodes as n', (join) => join.onRef('n.workspace_id', '=', 'h.workspace_id').onRef('n.id', '=', 'h.node_id'))
     .select(['n.id', 'n.name', 'n.type', 'n.properties', 'h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
-    .where('h.tenant_id', '=', scope.tenantId)
-    .where('h.workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId, 'h'))
+    .where(inWorkspace(scope, 'h'))
     .where('h.node_id', '=', nodeId)
     .executeTakeFirst();
   if (!row) {

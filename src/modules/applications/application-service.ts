@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 // The criticality of the services holding an application counts in its resources' stored risk scores.
 import { rescoreFindings } from '../compliance/index.js';
@@ -101,7 +102,7 @@ export function createApplicationService(deps: Deps) {
   return {
     async list(scope: Scope, query: { derived?: boolean; search?: string }, page: PageRequest) {
       await syncDerivedApplications(db, scope, deps.clock.now());
-      let q = db.selectFrom('applications').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
+      let q = db.selectFrom('applications').where(inWorkspace(scope)).where(inTenant(scope.tenantId));
       if (query.derived !== undefined) q = q.where('derived', '=', query.derived);
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
@@ -167,7 +168,7 @@ export function createApplicationService(deps: Deps) {
             .updateTable('applications')
             .set({ name: input.name.trim(), description: input.description?.trim() ?? '', filter: filter.text, updated_at: deps.clock.now() })
             .where('id', '=', id)
-            .where('workspace_id', '=', scope.workspaceId)
+            .where(inWorkspace(scope))
             .returningAll()
             .executeTakeFirstOrThrow();
           await auditInScope(trx, deps.clock, context, {
@@ -189,7 +190,7 @@ export function createApplicationService(deps: Deps) {
       readOnlyIfDerived(current);
       await db.transaction().execute(async (trx) => {
         const served = await inAService(trx, id);
-        await trx.deleteFrom('applications').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
+        await trx.deleteFrom('applications').where('id', '=', id).where(inWorkspace(scope)).execute();
         await auditInScope(trx, deps.clock, context, {
           action: 'application.deleted',
           targetType: 'application',

@@ -1,3 +1,4 @@
+import { workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
@@ -213,19 +214,19 @@ function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
 export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBuilder<boolean>, source?: HostPackageSource): Promise<Host[]> {
   const rows = await sql<{ id: string; name: string; type: string; os: unknown; packages: unknown; via: string[] }>`
     WITH m AS MATERIALIZED (
-      SELECT n.id FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND ${members}
+      SELECT n.id FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND ${members}
     ), h AS (
       SELECT id, id AS via FROM m
       UNION SELECT e.target, e.source FROM edges e JOIN m ON e.source = m.id
-        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
       UNION SELECT e.source, e.target FROM edges e JOIN m ON e.target = m.id
-        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
     )
     SELECT n.id, n.name, n.type, n.properties -> 'os' AS os,
       CASE WHEN jsonb_typeof(n.properties -> 'packages') = 'array' THEN n.properties -> 'packages' END AS packages,
       array_agg(DISTINCT h.via ORDER BY h.via) AS via
     FROM nodes n JOIN h ON h.id = n.id
-    WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId}
+    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')}
       AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
     GROUP BY n.workspace_id, n.id
     ORDER BY n.id`.execute(db);

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { loadBuiltinRules } from './rules/content-loader.js';
@@ -78,7 +79,7 @@ export function builtinRule(id: string): Rule | undefined {
 }
 
 export async function customRules(db: Kysely<Database>, tenantId: string): Promise<Rule[]> {
-  const rows = await db.selectFrom('custom_rules').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute();
+  const rows = await db.selectFrom('custom_rules').selectAll().where(inTenant(tenantId)).orderBy('id').execute();
   return rows.map((r) => ({
     id: r.id,
     title: r.title,

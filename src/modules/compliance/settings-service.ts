@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -21,7 +22,7 @@ export interface ComplianceSettingsChanges {
  * carried as Prowler ships them are off until switched on).
  */
 export async function enabledFrameworks(db: Kysely<Database>, tenantId: string): Promise<FrameworkId[]> {
-  const rows = await db.selectFrom('compliance_settings').select(['framework', 'enabled']).where('tenant_id', '=', tenantId).execute();
+  const rows = await db.selectFrom('compliance_settings').select(['framework', 'enabled']).where(inTenant(tenantId)).execute();
   const chosen = new Map(rows.map((r) => [r.framework, r.enabled]));
   return FRAMEWORKS.filter((f) => chosen.get(f) ?? frameworks().get(f)!.defaultEnabled);
 }

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -60,7 +61,7 @@ export function createDeliveryService(deps: Deps) {
   const db = deps.database.db;
 
   async function integrationOf(executor: Kysely<Database>, context: RequestContext, integrationId: string, forUpdate = false) {
-    let query = executor.selectFrom('integrations').select(['id', 'tenant_id', 'status', 'name', 'type']).where('tenant_id', '=', context.scope.tenantId).where('id', '=', integrationId);
+    let query = executor.selectFrom('integrations').select(['id', 'tenant_id', 'status', 'name', 'type']).where(inTenant(context.scope.tenantId)).where('id', '=', integrationId);
     if (forUpdate) query = query.forShare();
     const row = await query.executeTakeFirst();
     if (!row) throw notFound('integration not found');

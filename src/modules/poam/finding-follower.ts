@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -122,8 +123,8 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
   const finding = await trx
     .selectFrom('findings')
     .select(['status'])
-    .where('tenant_id', '=', event.tenant_id)
-    .where('workspace_id', '=', event.workspace_id)
+    .where(inTenant(event.tenant_id))
+    .where(inWorkspace({ workspaceId: event.workspace_id }))
     .where('id', '=', findingId)
     .executeTakeFirst();
   // The finding changed again since (or is gone): the later event, if any, decides.
@@ -133,8 +134,8 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
   const items = await trx
     .selectFrom('poam_items')
     .select(['number', 'status'])
-    .where('tenant_id', '=', event.tenant_id)
-    .where('workspace_id', '=', event.workspace_id)
+    .where(inTenant(event.tenant_id))
+    .where(inWorkspace({ workspaceId: event.workspace_id }))
     .where('finding_id', '=', findingId)
     .where('status', 'in', from)
     .where('created_at', '<=', event.created_at)
@@ -142,7 +143,7 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
     .execute();
   const now = deps.clock.now();
   for (const item of items) {
-    await trx.updateTable('poam_items').set({ status: to, updated_at: now, closed_at: null }).where('tenant_id', '=', event.tenant_id).where('number', '=', item.number).execute();
+    await trx.updateTable('poam_items').set({ status: to, updated_at: now, closed_at: null }).where(inTenant(event.tenant_id)).where('number', '=', item.number).execute();
     const text = resolved
       ? `Linked finding ${findingId} was resolved by an audit (${String(event.data.resolved_at ?? new Date(event.created_at).toISOString())}): moved to verification. Closing needs evidence and a reviewer.`
       : `Linked finding ${findingId} was detected again by an audit (${String(event.data.reopened_at ?? new Date(event.created_at).toISOString())}): verification failed, moved back to in_progress.`;

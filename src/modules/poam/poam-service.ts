@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 /**
  * SHARED ENTRY POINT. `createPoamItems` is how every other module creates POA&M items (e.g. the
  * assessments module's POST /assessments/{id}/generate-poam): call it with your own transaction so
@@ -87,15 +88,15 @@ export async function createPoamItems(
     const finding = await trx
       .selectFrom('findings')
       .select('id')
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inTenant(scope.tenantId))
+      .where(inWorkspace(scope))
       .where('id', '=', findingId)
       .executeTakeFirst();
     if (!finding) throw notFound(`finding ${findingId} not found`);
     const live = await trx
       .selectFrom('poam_items')
       .select('number')
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('finding_id', '=', findingId)
       .where('status', '<>', 'closed')
       .executeTakeFirst();

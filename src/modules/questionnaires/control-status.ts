@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -71,9 +72,9 @@ export async function computeControls(db: Kysely<Database>, scope: Scope, keys: 
   const rows = await sql<Omit<Candidate, 'status' | 'assessment_id'> & { status: AssessmentStatus | null; assessment_id: string | null }>`
     SELECT qc.framework, qc.control_id, a.id AS assessment_id, a.questionnaire_id, a.status, a.approved_at, a.attestation_expires_at, a.updated_at
     FROM questionnaire_controls qc
-    JOIN questionnaires q ON q.id = qc.questionnaire_id AND q.workspace_id = ${scope.workspaceId} AND q.tenant_id = ${scope.tenantId}
+    JOIN questionnaires q ON q.id = qc.questionnaire_id AND ${workspaceIs(scope, 'q')} AND ${tenantIs(scope.tenantId, 'q')}
     LEFT JOIN assessments a ON a.questionnaire_id = qc.questionnaire_id
-    WHERE qc.workspace_id = ${scope.workspaceId} AND (a.id IS NOT NULL OR q.status = 'published')
+    WHERE ${workspaceIs(scope, 'qc')} AND (a.id IS NOT NULL OR q.status = 'published')
       ${keys ? sql`AND (qc.framework || ':' || qc.control_id) = ANY(${keys}::text[])` : sql``}`.execute(db);
   const result = new Map<string, ComputedControl>();
   const best = new Map<string, { attested: Candidate | null; open: Candidate | null }>();
@@ -146,7 +147,7 @@ export async function refreshControls(trx: Kysely<Database>, scope: Scope, keys:
       await trx
         .selectFrom('control_attestations')
         .select(['framework', 'control_id', 'status', 'assessment_id', 'expires_at'])
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where(sql<boolean>`(framework || ':' || control_id) = ANY(${keys}::text[])`)
         .execute()
     ).map((r) => [keyOf(r), r]),
@@ -321,7 +322,7 @@ export async function sendExpiryReminders(deps: Deps, limit = 500): Promise<numb
       const covered = await trx
         .selectFrom('control_attestations')
         .select(['framework', 'control_id'])
-        .where('workspace_id', '=', row.workspace_id)
+        .where(inWorkspace({ workspaceId: row.workspace_id }))
         .where('assessment_id', '=', row.id)
         .where('status', '=', 'attested')
         .orderBy('framework')

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Static } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -126,7 +127,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
     async delete(context: RequestContext) {
       const tenantId = context.scope.tenantId;
       await db.transaction().execute(async (trx) => {
-        const removed = await trx.deleteFrom('sso_configs').where('tenant_id', '=', tenantId).returning(['protocol', 'provider']).executeTakeFirst();
+        const removed = await trx.deleteFrom('sso_configs').where(inTenant(tenantId)).returning(['protocol', 'provider']).executeTakeFirst();
         if (!removed) throw notFound('SSO is not configured for this tenant');
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,

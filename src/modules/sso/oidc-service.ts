@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
@@ -143,7 +144,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
       const row = await db
         .deleteFrom('sso_login_states')
         .where('state_hash', '=', stateHash)
-        .where('tenant_id', '=', tenant.id)
+        .where(inTenant(tenant.id))
         .returningAll()
         .executeTakeFirst();
       // An unknown state counts as a failure even when the IdP reports an error: otherwise forged

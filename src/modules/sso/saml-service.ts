@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { inflateRawSync } from 'node:zlib';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
@@ -89,7 +90,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
           idp_slo_url: metadata.sloUrl,
           idp_certificates: metadata.certificates,
         })
-        .where('tenant_id', '=', config.tenant_id)
+        .where(inTenant(config.tenant_id))
         .execute();
       return metadata;
     } catch (error) {
@@ -259,7 +260,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
       const identity = await db
         .selectFrom('sso_identities')
         .select(['id', 'user_id'])
-        .where('tenant_id', '=', tenant.id)
+        .where(inTenant(tenant.id))
         .where('issuer', '=', metadata.entityId)
         .where('subject', '=', profile.nameID)
         .executeTakeFirst();

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -130,7 +131,7 @@ async function signInTrx(
     .selectFrom('sso_identities as i')
     .innerJoin('users as u', 'u.id', 'i.user_id')
     .select(['i.id', 'i.user_id', 'u.disabled_at'])
-    .where('i.tenant_id', '=', tenant.id)
+    .where(inTenant(tenant.id, 'i'))
     .where('i.issuer', '=', identity.issuer)
     .where('i.subject', '=', identity.subject)
     .executeTakeFirst();

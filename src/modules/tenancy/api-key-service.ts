@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -58,7 +59,7 @@ export function createApiKeyService(deps: Deps) {
       .selectFrom('memberships')
       .select('role')
       .where('user_id', '=', context.actor.userId!)
-      .where('tenant_id', '=', tenantId)
+      .where(inTenant(tenantId))
       .executeTakeFirst();
     return row?.role ?? null;
   }
@@ -89,7 +90,7 @@ export function createApiKeyService(deps: Deps) {
       const homeTenant = options.tenantScoped ? context.scope.tenantId : tenants[0]!;
       let workspaceId: string | null = homeTenant === context.scope.tenantId ? context.scope.workspaceId : null;
       if (input.workspace_id) {
-        const workspace = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspace_id).where('tenant_id', '=', homeTenant).executeTakeFirst();
+        const workspace = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspace_id).where(inTenant(homeTenant)).executeTakeFirst();
         if (!workspace) throw badRequest('workspace_id is not a workspace of the key\'s tenant');
         workspaceId = workspace.id;
       }

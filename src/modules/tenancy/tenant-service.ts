@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -71,11 +72,11 @@ async function slugTaken(db: Kysely<Database>, slug: string): Promise<boolean> {
 
 /** Everything of a tenant or workspace that is not reached by foreign-key cascades. */
 async function purgeUnreferenced(trx: Kysely<Database>, tenantId: string, workspaceId?: string): Promise<void> {
-  let jobs = trx.deleteFrom('jobs').where('tenant_id', '=', tenantId);
-  let events = trx.deleteFrom('outbox_events').where('tenant_id', '=', tenantId);
+  let jobs = trx.deleteFrom('jobs').where(inTenant(tenantId));
+  let events = trx.deleteFrom('outbox_events').where(inTenant(tenantId));
   if (workspaceId) {
-    jobs = jobs.where('workspace_id', '=', workspaceId);
-    events = events.where('workspace_id', '=', workspaceId);
+    jobs = jobs.where(inWorkspace({ workspaceId }));
+    events = events.where(inWorkspace({ workspaceId }));
   }
   await jobs.execute();
   await events.execute();

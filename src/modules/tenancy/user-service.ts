@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -44,7 +45,7 @@ async function membership(db: Kysely<Database>, tenantId: string, userId: string
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id', 'u.username', 'm.role', 'm.created_at', 'u.is_system_admin'])
-    .where('m.tenant_id', '=', tenantId)
+    .where(inTenant(tenantId, 'm'))
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
 }
@@ -79,7 +80,7 @@ export function createUserService(deps: Deps) {
 
   return {
     async list(context: RequestContext, page: PageRequest) {
-      const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where('m.tenant_id', '=', context.scope.tenantId);
+      const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where(inTenant(context.scope.tenantId, 'm'));
       const [items, count] = await Promise.all([
         base
           .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
@@ -114,7 +115,7 @@ export function createUserService(deps: Deps) {
       // One statement whether or not the name exists (no extra membership query that timing would show).
       const existing = await db
         .selectFrom('users as u')
-        .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on('m.tenant_id', '=', tenantId))
+        .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on(inTenant(tenantId, 'm')))
         .select(['u.id', 'm.role as member_role'])
         .where('u.username', '=', username)
         .executeTakeFirst();
@@ -162,7 +163,7 @@ export function createUserService(deps: Deps) {
         await trx
           .updateTable('memberships')
           .set({ role, updated_at: deps.clock.now() })
-          .where('tenant_id', '=', tenantId)
+          .where(inTenant(tenantId))
           .where('user_id', '=', userId)
           .execute();
         await refreshSystemAdminFlag(trx, userId);
@@ -185,7 +186,7 @@ export function createUserService(deps: Deps) {
       guard(context, null, target.role);
       protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
-        await trx.deleteFrom('memberships').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
+        await trx.deleteFrom('memberships').where(inTenant(tenantId)).where('user_id', '=', userId).execute();
         await refreshSystemAdminFlag(trx, userId);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,

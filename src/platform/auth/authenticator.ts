@@ -1,3 +1,4 @@
+import { tenantIs } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
@@ -144,8 +145,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       SELECT u.username, u.account_id, u.is_system_admin, u.disabled_at IS NOT NULL AS disabled,
         s.revoked_at IS NOT NULL AS session_revoked,
         EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ${claims.jti}) AS jti_revoked,
-        (SELECT m.role FROM memberships m WHERE m.user_id = u.id AND m.tenant_id = ${claims.tenant_id}) AS token_role,
-        EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND w.tenant_id = ${claims.tenant_id}) AS token_workspace_ok,
+        (SELECT m.role FROM memberships m WHERE m.user_id = u.id AND ${tenantIs(claims.tenant_id, 'm')}) AS token_role,
+        EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND ${tenantIs(claims.tenant_id, 'w')}) AS token_workspace_ok,
         t.id IS NOT NULL AS target_exists, t.plan AS target_plan,
         (SELECT w.id FROM workspaces w WHERE w.tenant_id = t.id AND w.is_default) AS target_default_workspace,
         (SELECT tt.plan FROM tenants tt WHERE tt.id = ${claims.tenant_id}) AS token_plan,

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { Gauge } from 'prom-client';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -253,7 +254,7 @@ class Hub implements SseHub {
     return this.deps.database.db
       .selectFrom('outbox_events')
       .select(['seq', 'tenant_id', 'workspace_id', 'type', 'data', 'created_at'])
-      .where('tenant_id', '=', filter.tenantId)
+      .where(inTenant(filter.tenantId))
       .where((eb) => eb.or([eb('workspace_id', '=', filter.workspaceId), eb('workspace_id', 'is', null)]))
       .where('type', 'in', [...filter.types])
       .where('seq', '>', String(after));

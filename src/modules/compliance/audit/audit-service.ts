@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Database } from '../../../platform/db/schema.js';
@@ -102,8 +103,8 @@ export function createAuditRunService(deps: Pick<AppDeps, 'database' | 'clock'>)
         .selectFrom('audit_runs')
         .selectAll()
         .where('id', '=', id)
-        .where('tenant_id', '=', scope.tenantId)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inTenant(scope.tenantId))
+        .where(inWorkspace(scope))
         .executeTakeFirst();
       if (!run) throw notFound('audit run not found');
       return presentRun(run);

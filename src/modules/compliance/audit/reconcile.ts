@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -112,13 +113,13 @@ export async function reconcileBatch(
     }
 
     await insertNewFindings(trx, scope, now, inserts);
-    const scoped = () => trx.updateTable('finding_rows').where('workspace_id', '=', scope.workspaceId);
+    const scoped = () => trx.updateTable('finding_rows').where(inWorkspace(scope));
     if (touch.length) await scoped().set({ last_seen: now }).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
     if (reopen.length) {
       const reopened = await trx
         .selectFrom('findings')
         .select(EVENT_COLUMNS)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where('id', '=', sql<string>`ANY(${reopen}::text[])`)
         .execute();
       for (const f of reopened) events.push(findingReopened(scope, f, now));
@@ -132,7 +133,7 @@ export async function reconcileBatch(
         UPDATE finding_rows AS f SET group_id = v.group_id, group_cause = v.group_cause, updated_at = ${now}
         FROM unnest(${regroup.map((r) => r.id)}::text[], ${regroup.map((r) => r.group_id)}::text[], ${regroup.map((r) => r.group_cause)}::text[])
           AS v(id, group_id, group_cause)
-        WHERE f.workspace_id = ${scope.workspaceId} AND f.id = v.id`.execute(trx);
+        WHERE ${workspaceIs(scope, 'f')} AND f.id = v.id`.execute(trx);
     }
     for (const [severity, ids] of severityUpdates) {
       await scoped()
@@ -174,7 +175,7 @@ async function existingFindings(trx: Kysely<Database>, scope: Scope, resourceIds
     CROSS JOIN LATERAL (
       SELECT id, status, severity, base_severity, rule_id, resource_id, group_id, group_cause
       FROM findings
-      WHERE workspace_id = ${scope.workspaceId} AND resource_id = r.id AND rule_id = ANY(${ruleIds}::text[])
+      WHERE ${workspaceIs(scope)} AND resource_id = r.id AND rule_id = ANY(${ruleIds}::text[])
       OFFSET 0
     ) AS f`.execute(trx);
   return rows;
@@ -208,7 +209,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
         eb
           .selectFrom('nodes as n')
           .select('n.id')
-          .where('n.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'n'))
           .whereRef('n.id', '=', 'g.resource_id')
           .whereRef('n.type', '=', 'g.resource_type'),
       ),
@@ -221,7 +222,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
       : await db
           .selectFrom('findings as g')
           .select(['g.id', 'g.rule_id', 'g.resource_id'])
-          .where('g.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'g'))
           .where('g.status', '=', 'open')
           .where('g.rule_id', '=', sql<string>`ANY(${unchecked}::text[])`)
           .where((eb) => eb.or([eb('g.last_seen', '<=', seen.since), sql<boolean>`NOT (g.last_seen = ANY(${seen.at}::timestamptz[]))`]))
@@ -233,7 +234,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
           .selectFrom('audit_removed_nodes as r')
           .innerJoin('findings as g', (join) => join.onRef('g.workspace_id', '=', 'r.workspace_id').onRef('g.resource_id', '=', 'r.node_id'))
           .select(['g.id', 'g.rule_id', 'g.resource_id'])
-          .where('r.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'r'))
           .where('g.status', '=', 'open')
           .where('g.rule_id', '=', sql<string>`ANY(${[...checked]}::text[])`)
           .where(gone)
@@ -245,7 +246,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
       const rows = await trx
         .updateTable('finding_rows')
         .set({ status: 'resolved', resolved_at: now, resolved_by: 'audit', updated_at: now })
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where('status', '=', 'open')
         .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
         .returning(['id', 'rule_id', 'resource_id'])

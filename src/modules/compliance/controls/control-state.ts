@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -111,9 +112,9 @@ async function failingByQuery(db: Kysely<Database>, scope: Scope, now: Date, opt
     FROM (
       SELECT DISTINCT f.framework, f.control_id, f.text_id
       FROM findings f
-      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)} AND ${inScope} AND ${notResolvedAway(options)}
+      WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)} AND ${inScope} AND ${notResolvedAway(options)}
     ) d
-    JOIN finding_texts t ON t.workspace_id = ${scope.workspaceId} AND t.id = d.text_id`.execute(db);
+    JOIN finding_texts t ON ${workspaceIs(scope, 't')} AND t.id = d.text_id`.execute(db);
   return rows;
 }
 
@@ -165,8 +166,8 @@ export async function controlState(db: Kysely<Database>, scope: Scope, enabled: 
     db
       .selectFrom('control_attestations')
       .select(['framework', 'control_id', 'status', 'expires_at'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope))
+      .where(inTenant(scope.tenantId))
       .execute(),
     options.resources ? unknownGroups(db, scope, options.resources) : unknownRollup(db, scope),
   ]);

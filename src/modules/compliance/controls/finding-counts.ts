@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -28,7 +29,7 @@ export interface FindingSelection {
 /** The condition on `findings f`: the workspace's active findings (open, not risk-accepted) of the selection. */
 export async function activeFindingsWhere(db: Kysely<Database>, scope: Scope, now: Date, selection: FindingSelection = {}): Promise<RawBuilder<boolean>> {
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
-  return sql<boolean>`f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
+  return sql<boolean>`${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
     AND ${selection.framework ? findingInFramework(selection.framework) : sql<boolean>`true`}
     AND ${selection.resources ? selection.resources(sql.ref<string>('f.resource_id')) : sql<boolean>`true`}`;
 }

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -66,7 +67,7 @@ const RANK: Record<string, number> = lookupTable(Object.fromEntries(SEVERITIES.m
  * so a tenant_id predicate would only force heap visits on index scans.
  */
 export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilter, view: AcceptanceView): FindingsQuery {
-  let q = db.selectFrom('findings as f').where('f.workspace_id', '=', scope.workspaceId) as unknown as FindingsQuery;
+  let q = db.selectFrom('findings as f').where(inWorkspace(scope, 'f')) as unknown as FindingsQuery;
   if (filter.status === 'open') {
     q = q.where('f.status', '=', 'open');
     if (view.live) q = q.where(sql<boolean>`NOT ${acceptedAt('f', view.now)}`);
@@ -89,7 +90,7 @@ export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilt
   // condition is an index condition (finding_rows_text_idx, migration 0030) that an OR with the
   // finding's own columns combines (BitmapOr) instead of a filter on every finding.
   const texts = (where: RawBuilder<boolean>) =>
-    sql<string>`ANY(ARRAY(${db.selectFrom('finding_texts as t').select('t.id').where('t.workspace_id', '=', scope.workspaceId).where(where)}))`;
+    sql<string>`ANY(ARRAY(${db.selectFrom('finding_texts as t').select('t.id').where(inWorkspace(scope, 't')).where(where)}))`;
   // framework and control match the finding's own control or any of its cross-framework mappings.
   const mapped = (mapping: object) => texts(sql<boolean>`t.framework_mappings @> ${JSON.stringify([mapping])}::jsonb`);
   if (filter.framework && filter.controlId) {

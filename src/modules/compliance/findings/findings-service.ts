@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import type { AppDeps } from '../../../deps.js';
 import type { RequestContext } from '../../../platform/auth/actor.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -85,7 +86,7 @@ export function createFindingsService(deps: Deps) {
         await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: `${context.actor.type}:${context.actor.id}`, updated_at: now })
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope))
           .where('id', '=', id)
           .execute();
         await emitEvents(trx, deps.clock, [findingResolved(scope, current, now, 'user')]);

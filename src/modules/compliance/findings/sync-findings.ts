@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
@@ -133,7 +134,7 @@ const EXISTING_COLUMNS = ['id', 'rule_id', 'status', 'severity', 'base_severity'
 
 /** The findings of one resource that the options' rules decide. */
 async function existingOfResource(trx: Kysely<Database>, scope: Scope, resourceId: string, rules: SyncOptions['rules']): Promise<Map<string, Existing>> {
-  let query = trx.selectFrom('findings').select(EXISTING_COLUMNS).where('workspace_id', '=', scope.workspaceId).where('resource_id', '=', resourceId);
+  let query = trx.selectFrom('findings').select(EXISTING_COLUMNS).where(inWorkspace(scope)).where('resource_id', '=', resourceId);
   query = 'ids' in rules ? query.where('rule_id', '=', sql<string>`ANY(${rules.ids}::text[])`) : query.where('rule_id', 'like', `${rules.prefix.replace(/[%_\\]/g, '\\$&')}%`);
   return new Map(((await query.execute()) as Existing[]).map((f) => [f.id, f]));
 }
@@ -254,7 +255,7 @@ async function writePlan(trx: Kysely<Database>, scope: Scope, now: Date, plan: S
         updated_at: now,
         ...(reopen ? { resolved_at: null, resolved_by: null, ...reopening(now) } : {}),
       })
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('id', '=', id)
       .execute();
   }
@@ -262,14 +263,14 @@ async function writePlan(trx: Kysely<Database>, scope: Scope, now: Date, plan: S
     await trx.insertInto('finding_rows').values(plan.inserts.slice(i, i + INSERT_CHUNK) as never).execute();
   }
   if (plan.touch.length) {
-    await trx.updateTable('finding_rows').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${plan.touch}::text[])`).execute();
+    await trx.updateTable('finding_rows').set({ last_seen: now }).where(inWorkspace(scope)).where('id', '=', sql<string>`ANY(${plan.touch}::text[])`).execute();
   }
   if (plan.resolve.length) {
     const resolvedBy = options.resolvedBy ?? 'agent';
     await trx
       .updateTable('finding_rows')
       .set({ status: 'resolved', resolved_at: now, resolved_by: resolvedBy, updated_at: now })
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('id', '=', sql<string>`ANY(${plan.resolve.map((f) => f.id)}::text[])`)
       .execute();
     for (const f of plan.resolve) plan.events.push(findingResolved(scope, f, now, resolvedBy));
@@ -306,7 +307,7 @@ export async function reportFindings(
 ): Promise<{ counts: SyncCounts; events: NewEvent[]; changedResourceIds: string[] }> {
   const ids = reports.flatMap(({ resource, desired }) => desired.map((d) => findingId(d.rule_id, resource.id)));
   const rows = ids.length
-    ? ((await trx.selectFrom('findings').select(EXISTING_COLUMNS).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute()) as Existing[])
+    ? ((await trx.selectFrom('findings').select(EXISTING_COLUMNS).where(inWorkspace(scope)).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute()) as Existing[])
     : [];
   const existing = new Map(rows.map((f) => [f.id, f]));
   const plan = emptyPlan();

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -35,8 +36,8 @@ export function createHistoryService(deps: Deps) {
       const kind = query.interval ?? 'day';
       const series = db
         .selectFrom('compliance_history')
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('tenant_id', '=', scope.tenantId)
+        .where(inWorkspace(scope))
+        .where(inTenant(scope.tenantId))
         .where('kind', '=', kind);
       const inRange = series.where('framework', '=', OVERALL).where('point_at', '>=', from).where('point_at', '<=', to);
       const [{ total }, points] = await Promise.all([
@@ -81,8 +82,8 @@ export function createHistoryService(deps: Deps) {
       const rows = await db
         .selectFrom('finding_daily_counts')
         .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'severity', 'opened', 'resolved', 'reopened', 'resolve_seconds'])
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('tenant_id', '=', scope.tenantId)
+        .where(inWorkspace(scope))
+        .where(inTenant(scope.tenantId))
         .where('day', '>=', days[0]!)
         .where('day', '<=', days[days.length - 1]!)
         .execute();

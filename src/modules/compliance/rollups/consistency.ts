@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import './tables.js';
@@ -116,13 +117,13 @@ async function compare(db: Kysely<Database>, workspaceId: string | null): Promis
 /** Rebuilds a workspace's rollups from its rows, in one transaction. */
 async function rebuild(trx: Transaction<Database>, workspaceId: string): Promise<void> {
   for (const name of Object.keys(ROLLUPS) as RollupName[]) {
-    await sql`DELETE FROM ${sql.table(name)} WHERE workspace_id = ${workspaceId}`.execute(trx);
+    await sql`DELETE FROM ${sql.table(name)} WHERE ${workspaceIs({ workspaceId })}`.execute(trx);
   }
   for (const [name, rollup] of Object.entries(ROLLUPS) as Array<[RollupName, (typeof ROLLUPS)[RollupName]]>) {
     const value = { unknown_workspace_rollup: 'resources', finding_group_rank: 'findings', finding_group_totals: 'groups' }[name as string] ?? 'n';
     const columns = ['workspace_id', ...rollup.keys, value];
     await sql`INSERT INTO ${sql.table(name)} (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT * FROM (${rollup.expected}) e WHERE e.workspace_id = ${workspaceId}`.execute(trx);
+      SELECT * FROM (${rollup.expected}) e WHERE ${workspaceIs({ workspaceId }, 'e')}`.execute(trx);
   }
 }
 
@@ -141,7 +142,7 @@ export async function checkReadModel(db: Kysely<Database>, options: { workspaceI
     const broken = workspaceId ? [workspaceId] : await differingWorkspaces(db);
     for (const id of broken) {
       await db.transaction().execute(async (trx) => {
-        await sql`SELECT 1 FROM finding_rows WHERE workspace_id = ${id} FOR UPDATE`.execute(trx);
+        await sql`SELECT 1 FROM finding_rows WHERE ${workspaceIs({ workspaceId: id })} FOR UPDATE`.execute(trx);
         await rebuild(trx, id);
       });
       repaired++;

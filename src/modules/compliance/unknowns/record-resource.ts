@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -32,7 +33,7 @@ export async function replaceResourceUnknowns(
   if (decided.length) {
     await trx
       .deleteFrom('evaluation_unknowns')
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('resource_id', '=', resource.id)
       .where('rule_id', '=', sql<string>`ANY(${decided}::text[])`)
       .execute();

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -171,7 +172,7 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
     const open = await db
       .selectFrom('finding_rows')
       .select(['id', 'rule_id', 'resource_id'])
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('status', '=', 'open')
       .where('source', '=', source)
       .where('source', '<>', 'controlgraph')
@@ -186,7 +187,7 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
         await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: 'import', updated_at: now })
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope))
           .where('status', '=', 'open')
           .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
           .execute();

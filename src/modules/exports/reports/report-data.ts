@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -89,11 +90,11 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   let group: ReportSummary['scope']['asset_group'] = null;
   let resources: ResourceFilter | undefined;
   if (request.assetGroupId) {
-    const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
+    const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where(inWorkspace(scope)).executeTakeFirst();
     if (!row) throw new Error('the asset group of this report no longer exists');
     const predicate = await assetGroupPredicate(db, scope, request.assetGroupId, 'n');
-    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = ${id} AND ${predicate})`;
-    const members = await db.selectFrom('nodes as n').select((eb) => eb.fn.countAll<number>().as('c')).where('n.workspace_id', '=', scope.workspaceId).where(predicate).executeTakeFirstOrThrow();
+    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = ${id} AND ${predicate})`;
+    const members = await db.selectFrom('nodes as n').select((eb) => eb.fn.countAll<number>().as('c')).where(inWorkspace(scope, 'n')).where(predicate).executeTakeFirstOrThrow();
     group = { id: row.id, name: row.name, resources: Number(members.c) };
   }
   const resourceCount = group
@@ -184,8 +185,8 @@ async function scoreHistoryOf(db: Kysely<Database>, scope: Scope, selected: Fram
   const runs = await db
     .selectFrom('audit_runs')
     .select(['started_at', 'baseline'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .where('baseline', 'is not', null)
     .where('started_at', 'is not', null)
     .orderBy('started_at', 'desc')
