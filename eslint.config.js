@@ -4,7 +4,7 @@ import globals from 'globals';
 import { boundariesPlugin } from './eslint/module-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
+  { ignores: ['dist/', 'dist-agent/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
