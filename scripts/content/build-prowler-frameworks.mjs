@@ -69,22 +69,22 @@ const FRAMEWORKS = [
     file: 'hipaa_aws.json',
     licence: 'The HIPAA Security Rule (45 CFR Part 164) is a U.S. federal regulation (public domain).',
     control: (r) => ({ id: hipaaId(r.Id), title: afterFirstWord(r.Name) }),
-    idRule: 'id = the 45 CFR citation rebuilt from Prowler\'s `Id` (`164_308_a_1_ii_a` -> `164.308(a)(1)(ii)(A)`), title = `Name` without its leading citation',
+    idRule: "id = the 45 CFR citation rebuilt from Prowler's `Id` (`164_308_a_1_ii_a` -> `164.308(a)(1)(ii)(A)`), title = `Name` without its leading citation",
   },
   {
     id: 'iso-27001',
     file: 'iso27001_2022_aws.json',
-    licence: 'ISO/IEC 27001:2022 is (c) ISO/IEC; Prowler\'s file carries only Annex A control ids, names and summaries.',
+    licence: "ISO/IEC 27001:2022 is (c) ISO/IEC; Prowler's file carries only Annex A control ids, names and summaries.",
     control: (r) => ({ id: r.Id, title: r.Name.trim() }),
     family: (a) => a.Category,
-    idRule: 'id = Prowler\'s `Id` (the Annex A control, `A.5.1`), title = `Name`, family = `Attributes[0].Category`',
+    idRule: "id = Prowler's `Id` (the Annex A control, `A.5.1`), title = `Name`, family = `Attributes[0].Category`",
   },
   {
     id: 'nist-csf',
     file: 'nist_csf_2.0_aws.json',
     licence: 'The NIST Cybersecurity Framework is a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Name.trim(), title: shortTitle(r.Description) }),
-    idRule: 'id = Prowler\'s `Name` (the subcategory, `GV.OC-1`, where Prowler\'s `Id` is `oc_1`), title = `Description`, family = `Section`, subsection = `SubSection`',
+    idRule: "id = Prowler's `Name` (the subcategory, `GV.OC-1`, where Prowler's `Id` is `oc_1`), title = `Description`, family = `Section`, subsection = `SubSection`",
   },
   {
     id: 'nist-800-171',
@@ -92,7 +92,7 @@ const FRAMEWORKS = [
     file: 'nist_800_171_revision_2_aws.json',
     licence: 'NIST SP 800-171 is a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Id.replaceAll('_', '.'), title: shortTitle(afterFirstWord(r.Name)) }),
-    idRule: 'id = the requirement number from Prowler\'s `Id` (`3_1_1` -> `3.1.1`), title = `Name` without its leading number',
+    idRule: "id = the requirement number from Prowler's `Id` (`3_1_1` -> `3.1.1`), title = `Name` without its leading number",
   },
   {
     id: 'fedramp-low',
@@ -100,7 +100,7 @@ const FRAMEWORKS = [
     file: 'fedramp_low_revision_4_aws.json',
     licence: 'FedRAMP baselines and NIST SP 800-53 rev 4 are works of the U.S. Government (public domain).',
     control: (r) => ({ id: nistStyleId(r.Id), title: r.Name.replace(/\s*\([A-Z]{2}-\d+\)\s*$/, '').trim() }),
-    idRule: 'id = the NIST SP 800-53 rev 4 control from Prowler\'s `Id` (`ac-2` -> `AC-2`), title = `Name` without the trailing id',
+    idRule: "id = the NIST SP 800-53 rev 4 control from Prowler's `Id` (`ac-2` -> `AC-2`), title = `Name` without the trailing id",
   },
   {
     id: 'fedramp-moderate',
@@ -113,14 +113,14 @@ const FRAMEWORKS = [
       return { id, title: rest.trim() || shortTitle(r.Description) };
     },
     idRule:
-      'id = the NIST SP 800-53 rev 4 control (and statement parts) from Prowler\'s `Id` (`ac-2-12-a` -> `AC-2(12)(a)`), title = `Name` without the id, or `Description` where the name is only an id; the duplicate requirement `ir-4-1` is merged (its checks united)',
+      "id = the NIST SP 800-53 rev 4 control (and statement parts) from Prowler's `Id` (`ac-2-12-a` -> `AC-2(12)(a)`), title = `Name` without the id, or `Description` where the name is only an id; the duplicate requirement `ir-4-1` is merged (its checks united)",
   },
   {
     id: 'fedramp-20x-ksi-low',
     file: 'fedramp_20x_ksi_low_aws.json',
     licence: 'FedRAMP 20x Key Security Indicators are a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Id.toUpperCase(), title: r.Name.replace(/^[^:]+:\s*/, '').trim() }),
-    idRule: 'id = Prowler\'s `Id` upper-cased (`ksi-cmt` -> `KSI-CMT`), title = `Name` after its label',
+    idRule: "id = Prowler's `Id` upper-cased (`ksi-cmt` -> `KSI-CMT`), title = `Name` after its label",
   },
   {
     id: 'gdpr',
@@ -134,9 +134,9 @@ const FRAMEWORKS = [
     id: 'aws-fsbp',
     version: '1.0.0',
     file: 'aws_foundational_security_best_practices_aws.json',
-    licence: 'The control ids and titles are AWS Security Hub\'s; Prowler\'s file carries them.',
+    licence: "The control ids and titles are AWS Security Hub's; Prowler's file carries them.",
     control: (r) => ({ id: r.Id, title: r.Name.trim() }),
-    idRule: 'id = Prowler\'s `Id` (the Security Hub control, `S3.1`), title = `Name`, family = `Section` (the service)',
+    idRule: "id = Prowler's `Id` (the Security Hub control, `S3.1`), title = `Name`, family = `Section` (the service)",
   },
   {
     id: 'cisa',
@@ -145,7 +145,7 @@ const FRAMEWORKS = [
     licence: 'CISA Cyber Essentials is a work of the U.S. Government (public domain).',
     control: (r) => ({ id: r.Id, title: shortTitle(r.Description) }),
     family: (a) => capitalised(a.Section),
-    idRule: 'id = Prowler\'s `Id` (`your-systems-1`), title = `Description` (Prowler\'s `Name` is only a label), family = `Section` capitalised',
+    idRule: "id = Prowler's `Id` (`your-systems-1`), title = `Description` (Prowler's `Name` is only a label), family = `Section` capitalised",
   },
 ];
 
@@ -249,8 +249,8 @@ const section = [
   '',
   '`prowler-aws-checks.json` lists every AWS check id Prowler has a metadata file for at the commit (from',
   "`aws_checks_metadata.json`); a catalog's `checks_without_metadata` names the checks it lists that are not among",
-  'them (retired or renamed; kept, since an imported finding may name them). Titles are Prowler\'s, with its slips:',
-  "HIPAA 164.308(a)(4)(ii)(C) is titled as (B) (\"Access authorization\"), FedRAMP Low AC-3 \"Account Management\".",
+  "them (retired or renamed; kept, since an imported finding may name them). Titles are Prowler's, with its slips:",
+  'HIPAA 164.308(a)(4)(ii)(C) is titled as (B) ("Access authorization"), FedRAMP Low AC-3 "Account Management".',
   '`test/content/prowler-frameworks.unit.test.ts` checks every file.',
   '',
   `Source of every file: \`${PROWLER.repository}\` @ \`${PROWLER.commit}\` (${PROWLER.commitDate}), \`${PROWLER.repoDir}/<file>\`; licence ${PROWLER.license}.`,
@@ -262,7 +262,10 @@ const section = [
     return `| \`${d.id}\` | ${d.name} | \`${FRAMEWORKS[i].file}\` | \`${d.prowler.compliance_key}\` | ${d.controls.length} | ${d.controls.filter((c) => c.checks.length).length} | ${checks} |`;
   }),
   '',
-  ...built.map((d) => `- \`${d.id}\`: ${d.source.transformation.replace(/^One control per Prowler requirement, in the file's order: /, '').split(';')[0]}. ${d.notes} Licence: ${d.source.license}`),
+  ...built.map(
+    (d) =>
+      `- \`${d.id}\`: ${d.source.transformation.replace(/^One control per Prowler requirement, in the file's order: /, '').split(';')[0]}. ${d.notes} Licence: ${d.source.license}`,
+  ),
   '<!-- prowler-frameworks:end -->',
 ].join('\n');
 const readmePath = join(outDir, 'README.md');

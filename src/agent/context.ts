@@ -120,5 +120,11 @@ export function createContext(options: { root?: string; now?: Date; fimPaths?: s
 
 /** First line of a command's error output, for a skip reason. */
 export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find(Boolean)?.slice(0, 300) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean)
+      ?.slice(0, 300) ?? ''
+  );
 }

@@ -29,7 +29,14 @@ describe('the control catalog', () => {
 
   it('finds a control by id or by a word of its title, in any case', async () => {
     const byId = (await call(t.app, tenant.admin.token, { url: catalog('framework=nist-800-53&search=pe-3'), expect: 200 })).json();
-    expect(byId.items).toContainEqual({ framework: 'nist-800-53', control_id: 'PE-3', title: 'Physical Access Control', family: 'Physical and Environmental Protection', parent: null, withdrawn: false });
+    expect(byId.items).toContainEqual({
+      framework: 'nist-800-53',
+      control_id: 'PE-3',
+      title: 'Physical Access Control',
+      family: 'Physical and Environmental Protection',
+      parent: null,
+      withdrawn: false,
+    });
     const byTitle = (await call(t.app, tenant.admin.token, { url: catalog('framework=soc2&search=LOGICAL'), expect: 200 })).json();
     expect(byTitle.total).toBeGreaterThan(0);
     for (const control of byTitle.items) expect(`${control.control_id} ${control.title}`.toLowerCase()).toContain('logical');

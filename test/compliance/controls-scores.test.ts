@@ -97,7 +97,7 @@ describe('controls status', () => {
     expect(unknown.json().error.message).toBe(`invalid querystring: /framework must be one of ${FRAMEWORKS.join(', ')} (got "iso")`);
   });
 
-  it('gaps list the failing controls with their findings, counted for the rule\'s control and each control it maps to', async () => {
+  it("gaps list the failing controls with their findings, counted for the rule's control and each control it maps to", async () => {
     const rule = builtinRule(RULE)!;
     await putNodes(t, token, tenant.id, [fixtureNode(RULE, 'violating', 'key-2')]);
     await audit(t, token, tenant.id);
@@ -129,7 +129,14 @@ describe('attested controls in the score', () => {
     const before = (await status('?framework=soc2')).json().overall_score;
     await db
       .insertInto('control_attestations')
-      .values({ tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, framework: 'soc2', control_id: 'CC1.1', status: 'questionnaire_assigned', updated_at: t.clock.now() })
+      .values({
+        tenant_id: tenant.id,
+        workspace_id: tenant.defaultWorkspaceId,
+        framework: 'soc2',
+        control_id: 'CC1.1',
+        status: 'questionnaire_assigned',
+        updated_at: t.clock.now(),
+      })
       .execute();
     const assignedStatus = (await status('?framework=soc2')).json();
     const assigned = assignedStatus.overall_score;
@@ -137,7 +144,9 @@ describe('attested controls in the score', () => {
     expect(assignedStatus.attestations).toMatchObject({ questionnaire_assigned: 1, attested: 0, expiring_soon: 0 });
     // Other frameworks' attestations are not counted under ?framework=.
     expect((await status('?framework=pci-dss')).json().attestations.questionnaire_assigned).toBe(0);
-    expect((await gaps('?framework=soc2')).json().items).toContainEqual(expect.objectContaining({ control_id: 'CC1.1', status: 'not_attested', attestation_status: 'questionnaire_assigned', automated: false }));
+    expect((await gaps('?framework=soc2')).json().items).toContainEqual(
+      expect.objectContaining({ control_id: 'CC1.1', status: 'not_attested', attestation_status: 'questionnaire_assigned', automated: false }),
+    );
     // Expiring soon is the spec's 7-day stage, as in /controls/attestations: 20 days out is not, 5 days out is.
     const expiresIn = (days: number) =>
       db
@@ -167,7 +176,7 @@ describe('attested controls in the score', () => {
   });
 });
 
-describe('each control\'s automated state and attestation status (contracts section 5)', () => {
+describe("each control's automated state and attestation status (contracts section 5)", () => {
   let other: TenantFixture;
   let analyst: string;
   const list = async (query: string) => {

@@ -136,7 +136,12 @@ describe('a Prowler-carried framework (HIPAA)', () => {
     const file = (await call(t.app, tenant.admin.token, { url: done.download_url, expect: 200 })).json();
     const counts = (await status('?framework=hipaa')).json().by_framework.hipaa;
     expect(file.report.frameworks).toHaveLength(1);
-    expect(file.report.frameworks[0]).toMatchObject({ id: 'hipaa', score: counts.score, applicable_controls: counts.applicable_controls, failing_controls: counts.failing_controls });
+    expect(file.report.frameworks[0]).toMatchObject({
+      id: 'hipaa',
+      score: counts.score,
+      applicable_controls: counts.applicable_controls,
+      failing_controls: counts.failing_controls,
+    });
   });
 
   it('switched off again, it is refused and leaves the scores; its findings stay', async () => {

@@ -86,7 +86,10 @@ describe('rules and the Prowler-carried frameworks', () => {
       for (const id of PROWLER_FRAMEWORKS) {
         for (const c of frameworks().get(id)!.controls.values()) if (c.checks?.some((k) => checks.has(k))) expected.push(`${id} ${c.id}`);
       }
-      expect(derived.map((m) => `${m.framework} ${m.control_id}`), rule.id).toEqual(expected);
+      expect(
+        derived.map((m) => `${m.framework} ${m.control_id}`),
+        rule.id,
+      ).toEqual(expected);
     }
   });
 

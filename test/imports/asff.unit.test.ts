@@ -73,7 +73,7 @@ describe('Prowler ASFF', () => {
     });
   });
 
-  it("drops the last word of a requirement list Prowler cut at 63 characters, and keeps each of several requirements", async () => {
+  it('drops the last word of a requirement list Prowler cut at 63 characters, and keeps each of several requirements', async () => {
     const items = findingsOf(await collect(prowlerAsffParser, fileStream(PROWLER)));
     const trail = items.find((f) => f.source_finding_id === 'prowler-cloudtrail_s3_dataevents_read_enabled-123456789012-eu-west-1-266d98fa9')!;
     expect(trail.resource).toMatchObject({ type: 'AwsS3Bucket', name: 'No trails', region: 'eu-west-1' });
@@ -99,7 +99,7 @@ describe('Security Hub ASFF', () => {
     expect(countBy(findingsOf(items), (f) => f.source)).toEqual({ [source]: count });
   });
 
-  it("maps a Security Hub control finding (FSBP IAM.5, passed) field by field", async () => {
+  it('maps a Security Hub control finding (FSBP IAM.5, passed) field by field', async () => {
     const [first] = await collect(securityHubAsffParser, fileStream('securityhub-fsbp-config-controls.json'));
     expect(first).toEqual({
       kind: 'finding',
@@ -152,7 +152,7 @@ describe('Security Hub ASFF', () => {
     expect(first!.cve_ids).toBeUndefined();
   });
 
-  it("maps an Inspector finding: the CVE is its check and its cve_ids", async () => {
+  it('maps an Inspector finding: the CVE is its check and its cve_ids', async () => {
     const [first] = findingsOf(await collect(securityHubAsffParser, fileStream('securityhub-inspector-ecr.json')));
     expect(first).toMatchObject({
       source: 'inspector',
@@ -179,7 +179,7 @@ describe('Security Hub ASFF', () => {
     expect(wrapped).toEqual(direct);
   });
 
-  it("says which state decides: ARCHIVED passes, SUPPRESSED is unknown, a failed check stays failed when marked RESOLVED", async () => {
+  it('says which state decides: ARCHIVED passes, SUPPRESSED is unknown, a failed check stays failed when marked RESOLVED', async () => {
     const [control] = JSON.parse(fixtureText('securityhub-fsbp-config-controls.json')).findings;
     const [threat] = JSON.parse(fixtureText('securityhub-guardduty.json')).Findings;
     const failed = { ...control, Compliance: { Status: 'FAILED', RelatedRequirements: ['NIST.800-53.r5 AC-2(1)', 'PCI DSS v3.2.1/8.3.1'] } };
@@ -225,9 +225,7 @@ describe('ASFF streaming', () => {
 
 describe('ASFF requirements', () => {
   it('reads both Security Hub spellings and Prowler lists', () => {
-    expect(
-      requirementsOf(['NIST.800-53.r5 AC-2', 'CIS AWS Foundations Benchmark v1.2.0/1.10', 'PCI DSS v3.2.1/8.3.1', 'CIS-1.5 5.2 5.3', 42, '']),
-    ).toEqual([
+    expect(requirementsOf(['NIST.800-53.r5 AC-2', 'CIS AWS Foundations Benchmark v1.2.0/1.10', 'PCI DSS v3.2.1/8.3.1', 'CIS-1.5 5.2 5.3', 42, ''])).toEqual([
       { framework: 'NIST.800-53.r5', requirement: 'AC-2' },
       { framework: 'CIS AWS Foundations Benchmark v1.2.0', requirement: '1.10' },
       { framework: 'PCI DSS v3.2.1', requirement: '8.3.1' },

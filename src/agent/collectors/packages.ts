@@ -134,7 +134,16 @@ export async function collectPackages(ctx: CollectContext): Promise<CollectionRe
     databases++;
     items.push(...parseApkInstalled(apk));
   }
-  const rpmDb = (await Promise.all(['/var/lib/rpm', '/usr/lib/sysimage/rpm'].map((p) => stat(ctx.path(p)).then(() => true, () => false)))).some(Boolean);
+  const rpmDb = (
+    await Promise.all(
+      ['/var/lib/rpm', '/usr/lib/sysimage/rpm'].map((p) =>
+        stat(ctx.path(p)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    )
+  ).some(Boolean);
   if (rpmDb) {
     const rpm = await ctx.which('rpm');
     if (!rpm) problems.push('an RPM database exists but the rpm command is missing');

@@ -17,7 +17,18 @@ const MAX_PROCESSES = 20_000;
 const MAX_CMDLINE = 4096;
 
 const STATES: Record<string, string> = {
-  R: 'running', S: 'sleeping', D: 'disk-sleep', Z: 'zombie', T: 'stopped', t: 'tracing-stop', X: 'dead', x: 'dead', I: 'idle', K: 'wakekill', W: 'waking', P: 'parked',
+  R: 'running',
+  S: 'sleeping',
+  D: 'disk-sleep',
+  Z: 'zombie',
+  T: 'stopped',
+  t: 'tracing-stop',
+  X: 'dead',
+  x: 'dead',
+  I: 'idle',
+  K: 'wakekill',
+  W: 'waking',
+  P: 'parked',
 };
 
 /** The fields of /proc/<pid>/stat after the command name (which may contain spaces and parentheses). */

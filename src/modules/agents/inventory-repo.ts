@@ -156,12 +156,7 @@ export function digestOf(items: unknown): string {
 /** Replaces each given collection whose content changed; returns the names written. */
 export async function writeCollections(trx: Kysely<Database>, scope: Scope, nodeId: string, now: Date, collections: Array<{ name: string; items: unknown[] }>): Promise<string[]> {
   if (collections.length === 0) return [];
-  const stored = await trx
-    .selectFrom('agent_host_collections')
-    .select(['collection', 'digest'])
-    .where(inWorkspace(scope))
-    .where('node_id', '=', nodeId)
-    .execute();
+  const stored = await trx.selectFrom('agent_host_collections').select(['collection', 'digest']).where(inWorkspace(scope)).where('node_id', '=', nodeId).execute();
   const digests = new Map(stored.map((r) => [r.collection, r.digest]));
   const written: string[] = [];
   for (const { name, items } of collections) {
@@ -170,7 +165,16 @@ export async function writeCollections(trx: Kysely<Database>, scope: Scope, node
     written.push(name);
     await trx
       .insertInto('agent_host_collections')
-      .values({ tenant_id: scope.tenantId, workspace_id: scope.workspaceId, node_id: nodeId, collection: name, items: json(items), item_count: items.length, digest, updated_at: now })
+      .values({
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        node_id: nodeId,
+        collection: name,
+        items: json(items),
+        item_count: items.length,
+        digest,
+        updated_at: now,
+      })
       .onConflict((oc) =>
         oc.columns(['workspace_id', 'node_id', 'collection']).doUpdateSet((eb) => ({
           items: eb.ref('excluded.items'),

@@ -92,10 +92,9 @@ export function createApplicationService(deps: Deps) {
 
   function readOnlyIfDerived(row: ApplicationRow) {
     if (row.derived) {
-      throw conflict(
-        `application "${row.name}" is derived from resource tags and follows them: change the tags, or create a defined application with your own filter`,
-        { derived_from: { tag_value: row.derived_value, tag_keys: row.derived_keys } },
-      );
+      throw conflict(`application "${row.name}" is derived from resource tags and follows them: change the tags, or create a defined application with your own filter`, {
+        derived_from: { tag_value: row.derived_value, tag_keys: row.derived_keys },
+      });
     }
   }
 
@@ -106,7 +105,14 @@ export function createApplicationService(deps: Deps) {
       if (query.derived !== undefined) q = q.where('derived', '=', query.derived);
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('derived').orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('derived')
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(await presentAll(scope, rows), Number(count.n), page);

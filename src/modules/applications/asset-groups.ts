@@ -34,14 +34,7 @@ export async function assetGroupPredicate(db: Kysely<Database>, scope: Scope, id
 /** Every member node id of an asset group (reports scoped by a group). */
 export async function assetGroupNodeIds(db: Kysely<Database>, scope: Scope, id: string): Promise<string[]> {
   const predicate = await assetGroupPredicate(db, scope, id);
-  const rows = await db
-    .selectFrom('nodes as n')
-    .select('n.id')
-    .where(inWorkspace(scope, 'n'))
-    .where(inTenant(scope.tenantId, 'n'))
-    .where(predicate)
-    .orderBy('n.id')
-    .execute();
+  const rows = await db.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate).orderBy('n.id').execute();
   return rows.map((r) => r.id);
 }
 
@@ -78,7 +71,13 @@ export function createAssetGroupService(deps: Deps) {
       let q = db.selectFrom('asset_groups').where(inWorkspace(scope)).where(inTenant(scope.tenantId));
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(await present(scope, rows), Number(count.n), page);

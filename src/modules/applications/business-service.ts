@@ -135,7 +135,13 @@ export function createBusinessServiceService(deps: Deps) {
       if (query.criticality) q = q.where('criticality', '=', query.criticality);
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const members = await membersOf(

@@ -79,17 +79,38 @@ function osOf(raw: unknown): HostOs {
 type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
 
 const FAMILIES: Record<string, Family> = lookupTable({
-  dpkg: 'deb', apt: 'deb', deb: 'deb', debian: 'deb',
-  rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
-  apk: 'apk', alpine: 'apk',
-  pip: 'pypi', pypi: 'pypi', python: 'pypi', poetry: 'pypi',
-  npm: 'npm', yarn: 'npm', pnpm: 'npm', node: 'npm',
-  gem: 'gem', rubygems: 'gem', bundler: 'gem',
-  cargo: 'cargo', crates: 'cargo', 'crates.io': 'cargo',
-  go: 'golang', golang: 'golang',
-  maven: 'maven', gradle: 'maven',
-  nuget: 'nuget', dotnet: 'nuget',
-  composer: 'composer', packagist: 'composer',
+  dpkg: 'deb',
+  apt: 'deb',
+  deb: 'deb',
+  debian: 'deb',
+  rpm: 'rpm',
+  yum: 'rpm',
+  dnf: 'rpm',
+  zypper: 'rpm',
+  apk: 'apk',
+  alpine: 'apk',
+  pip: 'pypi',
+  pypi: 'pypi',
+  python: 'pypi',
+  poetry: 'pypi',
+  npm: 'npm',
+  yarn: 'npm',
+  pnpm: 'npm',
+  node: 'npm',
+  gem: 'gem',
+  rubygems: 'gem',
+  bundler: 'gem',
+  cargo: 'cargo',
+  crates: 'cargo',
+  'crates.io': 'cargo',
+  go: 'golang',
+  golang: 'golang',
+  maven: 'maven',
+  gradle: 'maven',
+  nuget: 'nuget',
+  dotnet: 'nuget',
+  composer: 'composer',
+  packagist: 'composer',
 });
 
 function majorMinor(version: string | null): string | null {
@@ -230,7 +251,14 @@ export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBu
       AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
     GROUP BY n.workspace_id, n.id
     ORDER BY n.id`.execute(db);
-  const external = source && rows.rows.length ? await source(db, scope, rows.rows.map((r) => r.id)) : new Map<string, HostPackageInfo[]>();
+  const external =
+    source && rows.rows.length
+      ? await source(
+          db,
+          scope,
+          rows.rows.map((r) => r.id),
+        )
+      : new Map<string, HostPackageInfo[]>();
   const hosts: Host[] = [];
   for (const row of rows.rows) {
     const raw = external.get(row.id) ?? row.packages;

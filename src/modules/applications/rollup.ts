@@ -90,14 +90,7 @@ export interface MemberResource {
 }
 
 /** One page of a group's member resources, worst first (critical, then high findings), then by id. */
-export async function memberPage(
-  db: Kysely<Database>,
-  scope: Scope,
-  now: Date,
-  predicate: RawBuilder<boolean>,
-  limit: number,
-  offset: number,
-): Promise<MemberResource[]> {
+export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, predicate: RawBuilder<boolean>, limit: number, offset: number): Promise<MemberResource[]> {
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const rows = await sql<{ id: string; name: string; type: string; region: string; account_id: string | null } & Record<Lowercase<SeverityKey>, number>>`
     WITH m AS MATERIALIZED (

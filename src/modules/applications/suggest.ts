@@ -93,7 +93,11 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
         not(exists(selectFrom('business_service_applications as bsa').select('bsa.service_id').whereRef('bsa.application_id', '=', 'a.id'))),
       );
     }
-    const rows = await q.orderBy(sql`lower(a.name)`).orderBy('a.id').limit(MAX_APPLICATIONS).execute();
+    const rows = await q
+      .orderBy(sql`lower(a.name)`)
+      .orderBy('a.id')
+      .limit(MAX_APPLICATIONS)
+      .execute();
     return rows.map((r) => ({ ...r, members: [] }));
   }
 
@@ -261,7 +265,11 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     const items = proposals.map((p) => {
       const memberIds = [...new Set(p.apps.flatMap((a) => a.members))];
       const tagValues = (keys: string[]) => memberIds.map((id) => keys.map((k) => facts.get(id)?.tags.get(k)).find(Boolean));
-      const criticalityTag = mostCommon(tagValues(CRITICALITY_KEYS).map((v) => v?.toLowerCase()).filter((v) => (CRITICALITIES as readonly string[]).includes(v ?? '')));
+      const criticalityTag = mostCommon(
+        tagValues(CRITICALITY_KEYS)
+          .map((v) => v?.toLowerCase())
+          .filter((v) => (CRITICALITIES as readonly string[]).includes(v ?? '')),
+      );
       return {
         name: p.name,
         reason: p.reason,
@@ -286,4 +294,3 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     };
   };
 }
-

@@ -89,7 +89,10 @@ export async function recordRuleRuns(
     const custom = new Map(
       customIds.length === 0
         ? []
-        : (await trx.selectFrom('custom_rules').select(['id', 'updated_at']).where(inTenant(scope.tenantId)).where('id', 'in', customIds).forUpdate().execute()).map((r) => [r.id, new Date(r.updated_at).getTime()]),
+        : (await trx.selectFrom('custom_rules').select(['id', 'updated_at']).where(inTenant(scope.tenantId)).where('id', 'in', customIds).forUpdate().execute()).map((r) => [
+            r.id,
+            new Date(r.updated_at).getTime(),
+          ]),
     );
     const rows = [];
     const suspended: Array<{ rule: Rule; runs: number; reason: string }> = [];
@@ -147,7 +150,14 @@ export async function recordRuleRuns(
     for (const { rule, runs, reason } of suspended) {
       const data = { rule_id: rule.id, title: rule.title, reason, budget_exceeded_runs: runs, suspended_at: now.toISOString(), triggered_by: runId };
       events.push({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, type: 'compliance.rule_suspended', data });
-      await writeAudit(trx, clock, SYSTEM_ACTOR, { tenantId: scope.tenantId, workspaceId: scope.workspaceId, action: 'rule.suspended', targetType: 'rule', targetId: rule.id, details: { reason, run_id: runId } });
+      await writeAudit(trx, clock, SYSTEM_ACTOR, {
+        tenantId: scope.tenantId,
+        workspaceId: scope.workspaceId,
+        action: 'rule.suspended',
+        targetType: 'rule',
+        targetId: rule.id,
+        details: { reason, run_id: runId },
+      });
     }
     if (events.length) await emitEvents(trx, clock, events);
     return suspended.map((s) => s.rule.id);

@@ -71,7 +71,11 @@ function checkFindingTitle(input: Static<typeof RuleUpdate>): void {
 
 function checkControls(input: Static<typeof RuleUpdate>): void {
   for (const m of [{ framework: input.framework, control_id: input.control_id }, ...(input.framework_mappings ?? [])]) {
-    if (!frameworks().get(m.framework as FrameworkId)?.controls.has(m.control_id)) {
+    if (
+      !frameworks()
+        .get(m.framework as FrameworkId)
+        ?.controls.has(m.control_id)
+    ) {
       throw badRequest(`unknown control ${m.control_id} in ${m.framework}`);
     }
   }
@@ -93,8 +97,16 @@ export function createRulesService(deps: Deps) {
       );
       const start = offsetOf(page);
       const shown = rules.slice(start, start + page.perPage);
-      const statuses = await ruleStatuses(db, context.scope.tenantId, shown.map((r) => r.id));
-      return toPage(shown.map((r) => presentRule(r, statuses.get(r.id))), rules.length, page);
+      const statuses = await ruleStatuses(
+        db,
+        context.scope.tenantId,
+        shown.map((r) => r.id),
+      );
+      return toPage(
+        shown.map((r) => presentRule(r, statuses.get(r.id))),
+        rules.length,
+        page,
+      );
     },
 
     async get(context: RequestContext, id: string) {

@@ -187,7 +187,10 @@ export function createDiscoveryService(deps: Deps) {
     async list(scope: Scope, query: ListJobsQuery, page: PageRequest) {
       let q = db.selectFrom('discovery_jobs').where(inTenant(scope.tenantId)).where(inWorkspace(scope));
       if (query.status !== undefined) {
-        const statuses = query.status.split(',').map((s) => s.trim()).filter(Boolean);
+        const statuses = query.status
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = statuses.filter((s) => !(DISCOVERY_STATUSES as readonly string[]).includes(s));
         if (statuses.length === 0 || unknown.length) throw badRequest(`status must be one or more of ${DISCOVERY_STATUSES.join(', ')} (got "${query.status}")`);
         q = q.where('status', 'in', statuses as DiscoveryRow['status'][]);

@@ -102,11 +102,7 @@ export function presentExport(row: ExportRow & Partial<Live>, now: Date, extra: 
 }
 
 function withJob(db: Kysely<Database>) {
-  return db
-    .selectFrom('exports as x')
-    .leftJoin('jobs as j', 'j.id', 'x.id')
-    .selectAll('x')
-    .select(['j.status as job_status', 'j.attempts as job_attempts']);
+  return db.selectFrom('exports as x').leftJoin('jobs as j', 'j.id', 'x.id').selectAll('x').select(['j.status as job_status', 'j.attempts as job_attempts']);
 }
 
 export function requireStore(deps: Pick<AppDeps, 'artifacts'>): ArtifactStore {
@@ -177,7 +173,12 @@ export function createExportService(deps: Deps) {
       if (limit !== null) q = q.limit(limit);
       const [rows, count] = await Promise.all([
         q.execute(),
-        db.selectFrom('exports').select((eb) => eb.fn.countAll<number>().as('n')).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirstOrThrow(),
+        db
+          .selectFrom('exports')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where(inTenant(scope.tenantId))
+          .where(inWorkspace(scope))
+          .executeTakeFirstOrThrow(),
       ]);
       const total = Number(count.n);
       const now = deps.clock.now();
@@ -206,7 +207,12 @@ export function createExportService(deps: Deps) {
       if (status === 'expired') throw gone('export expired: its file was deleted after the retention period');
       const stream = row.artifact_key ? await store.get(row.artifact_key) : null;
       if (!stream) throw gone('export file is no longer available');
-      return { stream, contentType: row.content_type ?? 'application/octet-stream', fileName: row.file_name ?? `${row.id}`, size: row.size_bytes === null ? null : Number(row.size_bytes) };
+      return {
+        stream,
+        contentType: row.content_type ?? 'application/octet-stream',
+        fileName: row.file_name ?? `${row.id}`,
+        size: row.size_bytes === null ? null : Number(row.size_bytes),
+      };
     },
 
     /**

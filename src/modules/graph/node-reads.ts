@@ -18,7 +18,11 @@ export async function nodeExists(db: Kysely<Database>, scope: Scope, id: string)
 
 /** How many nodes the workspace has. */
 export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<number> {
-  const row = await db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('c')).where(inWorkspace(scope)).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<number>().as('c'))
+    .where(inWorkspace(scope))
+    .executeTakeFirstOrThrow();
   return Number(row.c);
 }
 

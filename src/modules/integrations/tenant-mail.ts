@@ -48,7 +48,15 @@ export async function sendTenantMail(deps: Deps, tenantId: string, mail: DirectM
   return sendMail(
     deliverySettings(deps),
     config.smtp as SmtpConfig | undefined,
-    { kind: 'email', to: [mail.to], cc: [], subject: mail.subject.replace(/[\r\n]+/g, ' '), text: mail.text, html: mail.html, headers: { 'X-ControlGraph-Integration': integration.id } },
+    {
+      kind: 'email',
+      to: [mail.to],
+      cc: [],
+      subject: mail.subject.replace(/[\r\n]+/g, ' '),
+      text: mail.text,
+      html: mail.html,
+      headers: { 'X-ControlGraph-Integration': integration.id },
+    },
     timeoutMs,
   );
 }

@@ -83,7 +83,10 @@ export async function followFindingEvents(deps: Pick<AppDeps, 'database' | 'cloc
         const moved = await handle(trx, deps, event);
         if (event.type === 'finding.resolved') result.moved_to_verification += moved;
         else result.moved_to_in_progress += moved;
-        await trx.insertInto('poam_follower_receipts').values({ seq: Number(event.seq), handled_at: now }).execute();
+        await trx
+          .insertInto('poam_follower_receipts')
+          .values({ seq: Number(event.seq), handled_at: now })
+          .execute();
       }
       result.events += events.length;
       if (events.length === pageSize) return false;
@@ -97,7 +100,11 @@ export async function followFindingEvents(deps: Pick<AppDeps, 'database' | 'cloc
         WHERE seq > ${position} AND created_at < ${cutoff}`.execute(trx);
       const next = safe.rows[0]?.seq;
       if (next !== null && next !== undefined) {
-        await trx.updateTable('poam_follower').set({ position: Number(next), updated_at: now }).where('name', '=', FOLLOWER_NAME).execute();
+        await trx
+          .updateTable('poam_follower')
+          .set({ position: Number(next), updated_at: now })
+          .where('name', '=', FOLLOWER_NAME)
+          .execute();
         await trx.deleteFrom('poam_follower_receipts').where('seq', '<=', Number(next)).execute();
       }
       return true;

@@ -99,7 +99,13 @@ const STATUS_RANK = sql<number>`CASE status WHEN 'open' THEN 1 WHEN 'in_progress
  * the FedRAMP export keeps out of its NIST column.
  */
 export function controlsOfFinding(f: { framework: string; control_id: string; framework_mappings: Array<{ framework: string; control_id: string }> }): string[] {
-  const ids = [...new Set(nistControlsOf(f).map(normalizeControlId).filter((id): id is string => id !== null))];
+  const ids = [
+    ...new Set(
+      nistControlsOf(f)
+        .map(normalizeControlId)
+        .filter((id): id is string => id !== null),
+    ),
+  ];
   return ids.length ? ids : [`${f.framework}:${f.control_id}`];
 }
 
@@ -282,7 +288,9 @@ export function createItemsService(deps: Deps) {
             .where('number', '=', current.number)
             .executeTakeFirstOrThrow();
           if (Number(evidence.n) === 0) {
-            throw conflict(`${formatPoamId(current.number)} cannot be closed without a linked evidence artifact: upload one to /poam/${formatPoamId(current.number)}/evidence first`);
+            throw conflict(
+              `${formatPoamId(current.number)} cannot be closed without a linked evidence artifact: upload one to /poam/${formatPoamId(current.number)}/evidence first`,
+            );
           }
         }
         if (!TRANSITIONS[from].includes(target)) {

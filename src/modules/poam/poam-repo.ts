@@ -84,14 +84,7 @@ export async function present(db: Kysely<Database>, rows: PoamRow[], now: Date):
       .where('number', 'in', numbers)
       .orderBy('id')
       .execute(),
-    db
-      .selectFrom('poam_evidence')
-      .select(['number', 'id'])
-      .where(inTenant(tenantId))
-      .where('number', 'in', numbers)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
+    db.selectFrom('poam_evidence').select(['number', 'id']).where(inTenant(tenantId)).where('number', 'in', numbers).orderBy('created_at').orderBy('id').execute(),
   ]);
   const commentsOf = new Map<number, PoamComment[]>();
   for (const c of comments) {

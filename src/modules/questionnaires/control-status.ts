@@ -96,7 +96,15 @@ export async function computeControls(db: Kysely<Database>, scope: Scope, keys: 
   for (const key of keys ?? []) {
     if (!best.has(key)) {
       const i = key.indexOf(':');
-      result.set(key, { framework: key.slice(0, i), control_id: key.slice(i + 1), status: 'not_assessed', assessment_id: null, questionnaire_id: null, attested_at: null, expires_at: null });
+      result.set(key, {
+        framework: key.slice(0, i),
+        control_id: key.slice(i + 1),
+        status: 'not_assessed',
+        assessment_id: null,
+        questionnaire_id: null,
+        attested_at: null,
+        expires_at: null,
+      });
     }
   }
   for (const [key, { attested, open }] of best) {
@@ -294,8 +302,18 @@ export async function sendExpiryReminders(deps: Deps, limit = 500): Promise<numb
     .innerJoin('questionnaires as q', 'q.id', 'a.questionnaire_id')
     .leftJoin('users as u', 'u.id', 'a.assignee_id')
     .select([
-      'a.id', 'a.tenant_id', 'a.workspace_id', 'a.questionnaire_id', 'a.approved_at', 'a.attestation_expires_at', 'a.reminder_stage',
-      'a.assignee_id', 'a.reviewed_by', 'u.username as assignee', 'q.title', 'q.created_by',
+      'a.id',
+      'a.tenant_id',
+      'a.workspace_id',
+      'a.questionnaire_id',
+      'a.approved_at',
+      'a.attestation_expires_at',
+      'a.reminder_stage',
+      'a.assignee_id',
+      'a.reviewed_by',
+      'u.username as assignee',
+      'q.title',
+      'q.created_by',
     ])
     .where('a.status', '=', 'approved')
     .where('a.expiry_recorded_at', 'is', null)

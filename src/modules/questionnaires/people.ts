@@ -7,7 +7,6 @@ import { permissionsOf, type Role } from '../../platform/rbac/roles.js';
 import '../../platform/auth/tables.js';
 import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
-
 export interface Member {
   id: string;
   username: string;

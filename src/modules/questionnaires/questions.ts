@@ -178,10 +178,9 @@ export function normalizeQuestion(input: QuestionInput, id: string): Question {
   question.control_mappings = mappings;
   question.control_ids = [...new Set(mappings.map(normalizeMapping))];
   if (input.control_ids !== undefined && !sameSet(input.control_ids, question.control_ids)) {
-    throw badRequest(
-      `${where}: control_ids is read-only (the normalised control_mappings, here ${JSON.stringify(question.control_ids)}): change control_mappings instead`,
-      { field: 'control_ids' },
-    );
+    throw badRequest(`${where}: control_ids is read-only (the normalised control_mappings, here ${JSON.stringify(question.control_ids)}): change control_mappings instead`, {
+      field: 'control_ids',
+    });
   }
   return question;
 }

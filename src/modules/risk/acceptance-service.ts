@@ -166,8 +166,7 @@ export function createAcceptanceService(deps: Deps) {
   }
 
   /** Serialises acceptance changes of one finding or group (a live acceptance cannot be indexed). */
-  const lock = (trx: Kysely<Database>, scope: Scope, key: string) =>
-    sql`SELECT pg_advisory_xact_lock(hashtext(${`${scope.workspaceId}:${key}`}))`.execute(trx);
+  const lock = (trx: Kysely<Database>, scope: Scope, key: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`${scope.workspaceId}:${key}`}))`.execute(trx);
 
   return {
     async acceptFinding(context: RequestContext, findingId: string, input: AcceptanceInput) {
@@ -276,8 +275,7 @@ export function createAcceptanceService(deps: Deps) {
         (a) =>
           (!filter.scope || a.scope === filter.scope) &&
           (!filter.owner || a.owner === filter.owner) &&
-          (!filter.state ||
-            (filter.state === 'orphaned' ? a.orphaned : filter.state === 'active' ? a.state === 'active' || a.state === 'partial' : a.state === filter.state)),
+          (!filter.state || (filter.state === 'orphaned' ? a.orphaned : filter.state === 'active' ? a.state === 'active' || a.state === 'partial' : a.state === filter.state)),
       );
       const start = offsetOf(page);
       // `total` is the filtered total of the page envelope; the workspace-wide total is counts.total.

@@ -210,8 +210,7 @@ async function oidcFields(deps: Deps, settings: SsoSettings, tenantId: string, b
     if (problem) errors.issuer = problem;
   }
   if (!body.client_id) errors.client_id = 'is required for OIDC';
-  const keepSecret = !body.client_secret && existing?.protocol === 'oidc' && existing.issuer === body.issuer &&
-    existing.client_id === body.client_id && existing.client_secret_enc;
+  const keepSecret = !body.client_secret && existing?.protocol === 'oidc' && existing.issuer === body.issuer && existing.client_id === body.client_id && existing.client_secret_enc;
   if (!body.client_secret && !keepSecret) errors.client_secret = 'is required for OIDC';
   if (body.scopes && !body.scopes.includes('openid')) errors.scopes = 'must include openid';
   row.issuer = body.issuer ?? null;

@@ -54,12 +54,7 @@ export function requestCache(db: Kysely<Database>, deps: Pick<AppDeps, 'clock'>,
     },
     async removeAsync(key) {
       if (!key) return null;
-      const row = await db
-        .deleteFrom('sso_saml_requests')
-        .where(inTenant(tenantId))
-        .where('request_id', '=', key)
-        .returning('value')
-        .executeTakeFirst();
+      const row = await db.deleteFrom('sso_saml_requests').where(inTenant(tenantId)).where('request_id', '=', key).returning('value').executeTakeFirst();
       return row?.value ?? null;
     },
   };

@@ -73,13 +73,7 @@ export function createInvitationService(deps: Deps) {
 
   /** The caller's invitation, locked for the answer; another user's reads as not found. */
   async function mine(trx: Kysely<Database>, userId: string, id: string): Promise<InvitationRow> {
-    const row = await trx
-      .selectFrom('membership_invitations')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await trx.selectFrom('membership_invitations').selectAll().where('id', '=', id).where('user_id', '=', userId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('invitation not found');
     if (row.status !== 'pending') throw conflict(`invitation already ${row.status}`);
     if (new Date(row.expires_at) <= deps.clock.now()) throw gone('invitation expired: ask the tenant admin to invite you again');

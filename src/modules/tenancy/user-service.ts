@@ -35,9 +35,7 @@ function actingLevel(context: RequestContext): number {
   return context.actor.level;
 }
 
-export type AddResult =
-  | { user: { id: string; username: string; role: Role; created_at: Date } }
-  | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
+export type AddResult = { user: { id: string; username: string; role: Role; created_at: Date } } | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
 
 /** A member of the tenant with their role (undefined when not a member). */
 async function membership(db: Kysely<Database>, tenantId: string, userId: string) {
@@ -82,13 +80,7 @@ export function createUserService(deps: Deps) {
     async list(context: RequestContext, page: PageRequest) {
       const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where(inTenant(context.scope.tenantId, 'm'));
       const [items, count] = await Promise.all([
-        base
-          .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
-          .orderBy('m.created_at')
-          .orderBy('u.id')
-          .limit(page.perPage)
-          .offset(offsetOf(page))
-          .execute(),
+        base.select(['u.id', 'u.username', 'm.role', 'm.created_at']).orderBy('m.created_at').orderBy('u.id').limit(page.perPage).offset(offsetOf(page)).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(items, Number(count.n), page);
@@ -160,12 +152,7 @@ export function createUserService(deps: Deps) {
       if (ROLE_LEVEL[target.role] > actingLevel(context)) throw forbidden('cannot modify a user with higher role than your own');
       protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
-        await trx
-          .updateTable('memberships')
-          .set({ role, updated_at: deps.clock.now() })
-          .where(inTenant(tenantId))
-          .where('user_id', '=', userId)
-          .execute();
+        await trx.updateTable('memberships').set({ role, updated_at: deps.clock.now() }).where(inTenant(tenantId)).where('user_id', '=', userId).execute();
         await refreshSystemAdminFlag(trx, userId);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,

@@ -42,10 +42,7 @@ export function createWorkspaceService(deps: Deps) {
       const id = randomUUID();
       try {
         await db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('workspaces')
-            .values({ id, tenant_id: context.scope.tenantId, name: trimmed, is_default: false, created_at: now, updated_at: now })
-            .execute();
+          await trx.insertInto('workspaces').values({ id, tenant_id: context.scope.tenantId, name: trimmed, is_default: false, created_at: now, updated_at: now }).execute();
           await writeAudit(trx, deps.clock, actorOf(context), {
             tenantId: context.scope.tenantId,
             workspaceId: id,

@@ -23,7 +23,6 @@ declare module 'fastify' {
   }
 }
 
-
 interface JwtRow {
   username: string;
   account_id: string;
@@ -212,8 +211,18 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       .selectFrom('api_keys as k')
       .innerJoin('tenants as t', 't.id', 'k.tenant_id')
       .select([
-        'k.id', 'k.name', 'k.account_id', 'k.tenant_id', 'k.workspace_id', 'k.tenant_ids', 'k.permissions',
-        'k.allowed_ips', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 't.plan',
+        'k.id',
+        'k.name',
+        'k.account_id',
+        'k.tenant_id',
+        'k.workspace_id',
+        'k.tenant_ids',
+        'k.permissions',
+        'k.allowed_ips',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.last_used_at',
+        't.plan',
       ])
       .where('k.key_hash', '=', hash)
       .executeTakeFirst();
@@ -274,7 +283,11 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (now.getTime() - last < 60_000) return;
     if (lastUsedWrites.size > 10_000) lastUsedWrites = new Map();
     lastUsedWrites.set(id, now.getTime());
-    db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute().catch(() => undefined);
+    db.updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => undefined);
   }
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -287,9 +300,10 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     }
     const credential = credentialOf(request);
     const pathTenant = (request.params as Record<string, string> | undefined)?.tenantID;
-    const resolved = credential.source === 'header' && looksLikeApiKey(credential.value)
-      ? await fromApiKey(credential.value, pathTenant, request.ip)
-      : await fromJwt(credential.value, pathTenant);
+    const resolved =
+      credential.source === 'header' && looksLikeApiKey(credential.value)
+        ? await fromApiKey(credential.value, pathTenant, request.ip)
+        : await fromJwt(credential.value, pathTenant);
     // From here on the request is authenticated: refused or not, it spends its bucket and carries
     // the rate-limit headers (an empty bucket answers 429 before any refusal).
     let bucket: Bucket;

@@ -17,8 +17,7 @@ export interface Scope {
 /** Filters a table with tenant_id and workspace_id columns to the scope. */
 export function inScope(scope: Scope) {
   // The ExpressionBuilder is typed loosely on purpose: every scoped table has these two columns.
-  return (eb: ExpressionBuilder<any, any>) =>
-    eb.and([eb('tenant_id', '=', scope.tenantId), eb('workspace_id', '=', scope.workspaceId)]);
+  return (eb: ExpressionBuilder<any, any>) => eb.and([eb('tenant_id', '=', scope.tenantId), eb('workspace_id', '=', scope.workspaceId)]);
 }
 
 /**

@@ -172,9 +172,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
     }
     const ids = [...reached.keys()].filter((id) => id !== INTERNET);
     const [summary, groups] = await Promise.all([facts(scope, ids, now), affectedGroups(db, scope, ids)]);
-    const shown = [...reached.entries()]
-      .sort((x, y) => x[1].depth - y[1].depth || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
-      .slice(0, listed);
+    const shown = [...reached.entries()].sort((x, y) => x[1].depth - y[1].depth || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).slice(0, listed);
     const summaries = await nodeSummaries(
       db,
       scope,

@@ -42,10 +42,7 @@ const FRONTIER_CHUNK = 5000;
  * targeted by an Internet node) and the graph's own Internet nodes (type `*.internet.*`).
  */
 export async function internetEntries(db: Kysely<Database>, scope: Scope, now: Date): Promise<Set<string>> {
-  const [exposed, internetNodes] = await Promise.all([
-    exposedResources(db, scope, now),
-    internetNodeIds(db, scope),
-  ]);
+  const [exposed, internetNodes] = await Promise.all([exposedResources(db, scope, now), internetNodeIds(db, scope)]);
   for (const id of internetNodes) exposed.add(id);
   return exposed;
 }
@@ -88,9 +85,12 @@ export async function expand(ctx: WalkContext, frontier: string[], mode: 'succes
   if (internet) {
     const virtual = frontier.includes(INTERNET);
     if (mode === 'successors' && internet.role === 'source' && virtual) for (const e of internet.entries) steps.push({ from: INTERNET, to: e, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'predecessors' && internet.role === 'target' && virtual) for (const e of internet.entries) steps.push({ from: e, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'successors' && internet.role === 'target') for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: n, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'predecessors' && internet.role === 'source') for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: INTERNET, to: n, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'predecessors' && internet.role === 'target' && virtual)
+      for (const e of internet.entries) steps.push({ from: e, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'successors' && internet.role === 'target')
+      for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: n, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'predecessors' && internet.role === 'source')
+      for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: INTERNET, to: n, type: INTERNET_EDGE, edgeId: null });
   }
   const real = frontier.filter((n) => n !== INTERNET);
   // successors: forward types leave through `source`, reverse types through `target`; predecessors: the opposite.

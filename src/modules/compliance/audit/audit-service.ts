@@ -14,7 +14,6 @@ export const AUDIT_JOB = 'compliance.audit';
 
 type Run = Selectable<Database['audit_runs']>;
 
-
 export function presentRun(run: Run) {
   return {
     job_id: run.id,
@@ -99,13 +98,7 @@ export function createAuditRunService(deps: Pick<AppDeps, 'database' | 'clock'>)
     },
 
     async get(scope: Scope, id: string) {
-      const run = await db
-        .selectFrom('audit_runs')
-        .selectAll()
-        .where('id', '=', id)
-        .where(inTenant(scope.tenantId))
-        .where(inWorkspace(scope))
-        .executeTakeFirst();
+      const run = await db.selectFrom('audit_runs').selectAll().where('id', '=', id).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
       if (!run) throw notFound('audit run not found');
       return presentRun(run);
     },

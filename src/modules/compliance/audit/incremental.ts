@@ -42,7 +42,11 @@ export async function recordAuditState(trx: Kysely<Database>, scope: Scope, node
   const failed = undecided(batch);
   const done = nodes.filter((n) => !failed.has(n.id) && versions.has(n.type));
   if (failed.size) {
-    await trx.deleteFrom('node_audit_state').where(inWorkspace(scope)).where('node_id', '=', sql<string>`ANY(${[...failed]}::text[])`).execute();
+    await trx
+      .deleteFrom('node_audit_state')
+      .where(inWorkspace(scope))
+      .where('node_id', '=', sql<string>`ANY(${[...failed]}::text[])`)
+      .execute();
   }
   const replace = done.filter((n) => n.prior_version !== null);
   const add = done.filter((n) => n.prior_version === null);
@@ -67,5 +71,9 @@ export async function recordAuditState(trx: Kysely<Database>, scope: Scope, node
 /** Forgets the records of these resources (their findings or unknowns were cleared as vanished), in the caller's transaction. */
 export async function forgetAuditState(trx: Kysely<Database>, workspaceId: string, nodeIds: string[]): Promise<void> {
   if (nodeIds.length === 0) return;
-  await trx.deleteFrom('node_audit_state').where(inWorkspace({ workspaceId })).where('node_id', '=', sql<string>`ANY(${[...new Set(nodeIds)]}::text[])`).execute();
+  await trx
+    .deleteFrom('node_audit_state')
+    .where(inWorkspace({ workspaceId }))
+    .where('node_id', '=', sql<string>`ANY(${[...new Set(nodeIds)]}::text[])`)
+    .execute();
 }

@@ -32,8 +32,19 @@ interface Existing {
 }
 
 const EVENT_COLUMNS = [
-  'id', 'rule_id', 'resource_id', 'created_at', 'framework', 'control_id', 'severity', 'title', 'description', 'resource_type',
-  'resource_name', 'region', 'remediation',
+  'id',
+  'rule_id',
+  'resource_id',
+  'created_at',
+  'framework',
+  'control_id',
+  'severity',
+  'title',
+  'description',
+  'resource_type',
+  'resource_name',
+  'region',
+  'remediation',
 ] as const;
 
 /** Where a batch's unknown evaluations are recorded (record-unknowns.ts). */
@@ -114,7 +125,11 @@ export async function reconcileBatch(
 
     await insertNewFindings(trx, scope, now, inserts);
     const scoped = () => trx.updateTable('finding_rows').where(inWorkspace(scope));
-    if (touch.length) await scoped().set({ last_seen: now }).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
+    if (touch.length)
+      await scoped()
+        .set({ last_seen: now })
+        .where('id', '=', sql<string>`ANY(${touch}::text[])`)
+        .execute();
     if (reopen.length) {
       const reopened = await trx
         .selectFrom('findings')
@@ -204,16 +219,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
   const checked = await checkedRules(db, scope, ruleIds);
   const unchecked = ruleIds.filter((id) => !checked.has(id));
   const gone = (eb: ExpressionBuilder<Database & { g: Database['findings'] }, 'g'>) =>
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom('nodes as n')
-          .select('n.id')
-          .where(inWorkspace(scope, 'n'))
-          .whereRef('n.id', '=', 'g.resource_id')
-          .whereRef('n.type', '=', 'g.resource_type'),
-      ),
-    );
+    eb.not(eb.exists(eb.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).whereRef('n.id', '=', 'g.resource_id').whereRef('n.type', '=', 'g.resource_type')));
   // An anti-join first, then an update by id: an UPDATE ... WHERE id IN (subquery with LIMIT) is
   // planned as a per-row subplan, quadratic in the number of findings.
   const vanished = [
@@ -251,9 +257,17 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
         .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
         .returning(['id', 'rule_id', 'resource_id'])
         .execute();
-      await emitEvents(trx, { now: () => now }, rows.map((f) => findingResolved(scope, f, now, 'audit')));
+      await emitEvents(
+        trx,
+        { now: () => now },
+        rows.map((f) => findingResolved(scope, f, now, 'audit')),
+      );
       // A node recreated later with the same content is evaluated again, not skipped over resolved findings.
-      await forgetAuditState(trx, scope.workspaceId, chunk.map((f) => f.resource_id));
+      await forgetAuditState(
+        trx,
+        scope.workspaceId,
+        chunk.map((f) => f.resource_id),
+      );
     });
   }
   // Every open finding of these rules has now been checked against the nodes (or its resource was

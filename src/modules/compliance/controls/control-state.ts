@@ -23,7 +23,6 @@ export function countedControls(row: { framework: string; control_id: string; fr
   return [controlKey(row.framework, row.control_id), ...row.framework_mappings.map((m) => controlKey(m.framework, m.control_id))];
 }
 
-
 /**
  * Findings per (framework, control) among those `where` selects from `findings f`, with the highest
  * severity rank: a finding counts for its own control and for each control it maps to. The findings
@@ -163,12 +162,7 @@ export async function controlState(db: Kysely<Database>, scope: Scope, enabled: 
   const [failingRows, attestationRows, unknownRows] = await Promise.all([
     // A forecast's findings counted as resolved are not in the read model's counts: it asks the findings.
     options.resources || options.resolvedFindings?.length ? failingByQuery(db, scope, now, options) : activeRollup(db, scope, now),
-    db
-      .selectFrom('control_attestations')
-      .select(['framework', 'control_id', 'status', 'expires_at'])
-      .where(inWorkspace(scope))
-      .where(inTenant(scope.tenantId))
-      .execute(),
+    db.selectFrom('control_attestations').select(['framework', 'control_id', 'status', 'expires_at']).where(inWorkspace(scope)).where(inTenant(scope.tenantId)).execute(),
     options.resources ? unknownGroups(db, scope, options.resources) : unknownRollup(db, scope),
   ]);
   const failing = new Set<string>();

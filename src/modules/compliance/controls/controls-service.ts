@@ -9,7 +9,15 @@ import { SEVERITIES, type FrameworkId } from '../rules/rule-types.js';
 import { controlKey } from './control-state.js';
 import { activeRollup, unknownRollupTotals } from '../rollups/active-rollup.js';
 import { countsByControl, countsByFramework, countsBySeverity } from '../rollups/rollup-counts.js';
-import { ATTESTATION_STATUSES, controlStatuses, countControls, type AttestationStatus, type AutomatedState, type ControlCounts, type ControlStatusEntry } from './control-statuses.js';
+import {
+  ATTESTATION_STATUSES,
+  controlStatuses,
+  countControls,
+  type AttestationStatus,
+  type AutomatedState,
+  type ControlCounts,
+  type ControlStatusEntry,
+} from './control-statuses.js';
 import { slaCounts } from '../sla/sla-filter.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
@@ -71,9 +79,7 @@ export function createControlsService(deps: Deps) {
       const { enabled, selected } = await frameworksFor(scope, framework);
       const { state, controls } = await controlStatuses(db, scope, enabled, await allRules(db, scope.tenantId), now);
       const ofSelected = controls.filter((c) => selected.includes(c.framework));
-      const listed = ofSelected.filter(
-        (c) => (!query.status || c.attestation_status === query.status) && (!query.automated_state || c.automated_state === query.automated_state),
-      );
+      const listed = ofSelected.filter((c) => (!query.status || c.attestation_status === query.status) && (!query.automated_state || c.automated_state === query.automated_state));
       const start = offsetOf(page);
       // Every count from the read model: the same definitions as the reports (finding-counts.ts, countControls).
       const active = await activeRollup(db, scope, now);

@@ -35,7 +35,12 @@ export async function activeFindingsWhere(db: Kysely<Database>, scope: Scope, no
 }
 
 /** Active findings by severity (every severity present, 0 when none) and their total. */
-export async function activeFindingCounts(db: Kysely<Database>, scope: Scope, now: Date, selection: FindingSelection = {}): Promise<{ bySeverity: Record<string, number>; total: number }> {
+export async function activeFindingCounts(
+  db: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  selection: FindingSelection = {},
+): Promise<{ bySeverity: Record<string, number>; total: number }> {
   // The workspace's read model answers unless the selection is of some resources only.
   if (!selection.resources) return countsBySeverity(await activeRollup(db, scope, now), selection.framework);
   const where = await activeFindingsWhere(db, scope, now, selection);

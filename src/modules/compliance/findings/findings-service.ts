@@ -32,7 +32,10 @@ export interface ListQuery {
 
 export function parseSeverities(csv: string | undefined): string[] | undefined {
   if (!csv) return undefined;
-  const values = csv.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const values = csv
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   const bad = values.filter((v) => !(SEVERITIES as readonly string[]).includes(v));
   if (bad.length) throw badRequest(`severity: "${bad.join(', ')}" is not one of ${SEVERITIES.join(', ')}`);
   return values;

@@ -88,7 +88,13 @@ export function causeOf(groupBy: GroupBy, node: GroupedNode, neighbours: Neighbo
   }
   if (linked.size === 0) return null;
   const ids = [...linked.keys()].sort();
-  return { key: ['node', ...ids].join('\u0000'), label: describe(groupBy.cause, ids.map((id) => linked.get(id)!.native_id)) };
+  return {
+    key: ['node', ...ids].join('\u0000'),
+    label: describe(
+      groupBy.cause,
+      ids.map((id) => linked.get(id)!.native_id),
+    ),
+  };
 }
 
 /** The group of a violation of `ruleId` on `node`. */

@@ -91,10 +91,7 @@ const WRITE_CHUNK = 1_000;
 /** Recomputes the stored risk score of the workspace's findings (of `filter`); returns how many moved. */
 export async function rescoreFindings(db: Kysely<Database>, scope: Scope, now: Date, filter: RescoreFilter = {}): Promise<number> {
   if (filter.resourceIds && filter.resourceIds.length === 0) return 0;
-  let q = db
-    .selectFrom('finding_rows as f')
-    .select(['f.id', 'f.severity', 'f.resource_id', 'f.cve_ids', 'f.risk_score'])
-    .where(inWorkspace(scope, 'f'));
+  let q = db.selectFrom('finding_rows as f').select(['f.id', 'f.severity', 'f.resource_id', 'f.cve_ids', 'f.risk_score']).where(inWorkspace(scope, 'f'));
   if (filter.resourceIds) q = q.where('f.resource_id', '=', sql<string>`ANY(${[...new Set(filter.resourceIds)]}::text[])`);
   if (filter.withCves) q = q.where(sql<boolean>`cardinality(f.cve_ids) > 0`);
   const rows = await q.execute();

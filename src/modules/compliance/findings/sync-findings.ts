@@ -130,7 +130,22 @@ interface SyncPlan {
 
 const emptyPlan = (): SyncPlan => ({ counts: emptyCounts(), events: [], texts: [], inserts: [], updates: [], touch: [], resolve: [] });
 
-const EXISTING_COLUMNS = ['id', 'rule_id', 'status', 'severity', 'base_severity', 'title', 'description', 'remediation', 'cve_ids', 'tags', 'details', 'created_at', 'source_finding_id', 'location'] as const;
+const EXISTING_COLUMNS = [
+  'id',
+  'rule_id',
+  'status',
+  'severity',
+  'base_severity',
+  'title',
+  'description',
+  'remediation',
+  'cve_ids',
+  'tags',
+  'details',
+  'created_at',
+  'source_finding_id',
+  'location',
+] as const;
 
 /** The findings of one resource that the options' rules decide. */
 async function existingOfResource(trx: Kysely<Database>, scope: Scope, resourceId: string, rules: SyncOptions['rules']): Promise<Map<string, Existing>> {
@@ -225,7 +240,10 @@ function planResource(plan: SyncPlan, scope: Scope, now: Date, resource: HostRes
       plan.counts.reopened++;
     } else {
       plan.counts.updated++;
-      if (severityMoved) plan.events.push(severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? options.severityReason ?? 'agent_report'));
+      if (severityMoved)
+        plan.events.push(
+          severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? options.severityReason ?? 'agent_report'),
+        );
     }
   }
   if (!options.resolveMissing) return;
@@ -260,10 +278,18 @@ async function writePlan(trx: Kysely<Database>, scope: Scope, now: Date, plan: S
       .execute();
   }
   for (let i = 0; i < plan.inserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('finding_rows').values(plan.inserts.slice(i, i + INSERT_CHUNK) as never).execute();
+    await trx
+      .insertInto('finding_rows')
+      .values(plan.inserts.slice(i, i + INSERT_CHUNK) as never)
+      .execute();
   }
   if (plan.touch.length) {
-    await trx.updateTable('finding_rows').set({ last_seen: now }).where(inWorkspace(scope)).where('id', '=', sql<string>`ANY(${plan.touch}::text[])`).execute();
+    await trx
+      .updateTable('finding_rows')
+      .set({ last_seen: now })
+      .where(inWorkspace(scope))
+      .where('id', '=', sql<string>`ANY(${plan.touch}::text[])`)
+      .execute();
   }
   if (plan.resolve.length) {
     const resolvedBy = options.resolvedBy ?? 'agent';
@@ -307,7 +333,12 @@ export async function reportFindings(
 ): Promise<{ counts: SyncCounts; events: NewEvent[]; changedResourceIds: string[] }> {
   const ids = reports.flatMap(({ resource, desired }) => desired.map((d) => findingId(d.rule_id, resource.id)));
   const rows = ids.length
-    ? ((await trx.selectFrom('findings').select(EXISTING_COLUMNS).where(inWorkspace(scope)).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute()) as Existing[])
+    ? ((await trx
+        .selectFrom('findings')
+        .select(EXISTING_COLUMNS)
+        .where(inWorkspace(scope))
+        .where('id', '=', sql<string>`ANY(${ids}::text[])`)
+        .execute()) as Existing[])
     : [];
   const existing = new Map(rows.map((f) => [f.id, f]));
   const plan = emptyPlan();

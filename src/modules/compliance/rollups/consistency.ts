@@ -90,8 +90,14 @@ async function compare(db: Kysely<Database>, workspaceId: string | null): Promis
   let count = 0;
   for (const [name, rollup] of Object.entries(ROLLUPS) as Array<[RollupName, (typeof ROLLUPS)[RollupName]]>) {
     const keys = ['workspace_id', ...rollup.keys];
-    const on = sql.join(keys.map((k) => sql`s.${sql.ref(k)} = e.${sql.ref(k)}`), sql` AND `);
-    const pick = sql.join(keys.map((k) => sql`coalesce(s.${sql.ref(k)}, e.${sql.ref(k)}) AS ${sql.ref(k)}`), sql`, `);
+    const on = sql.join(
+      keys.map((k) => sql`s.${sql.ref(k)} = e.${sql.ref(k)}`),
+      sql` AND `,
+    );
+    const pick = sql.join(
+      keys.map((k) => sql`coalesce(s.${sql.ref(k)}, e.${sql.ref(k)}) AS ${sql.ref(k)}`),
+      sql`, `,
+    );
     const scope = workspaceId ? sql`WHERE coalesce(s.workspace_id, e.workspace_id) = ${workspaceId}` : sql``;
     const { rows } = await sql<Record<string, string | number>>`
       SELECT ${pick}, coalesce(s.n, 0)::bigint::text AS stored, coalesce(e.n, 0)::bigint::text AS expected, count(*) OVER () AS total
@@ -136,7 +142,14 @@ export async function checkReadModel(db: Kysely<Database>, options: { workspaceI
   const { differences, count } = await compare(db, workspaceId);
   const workspaces = workspaceId
     ? 1
-    : Number((await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    : Number(
+        (
+          await db
+            .selectFrom('workspaces')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
   let repaired = 0;
   if (options.repair && count > 0) {
     const broken = workspaceId ? [workspaceId] : await differingWorkspaces(db);

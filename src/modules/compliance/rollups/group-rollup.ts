@@ -19,7 +19,6 @@ export function groupRollupServes(filter: FindingFilter): boolean {
   return Object.values(rest).every((v) => v === undefined || (Array.isArray(v) && v.length === 0));
 }
 
-
 export interface RankedGroup {
   group_id: string;
   top: number;

@@ -90,7 +90,13 @@ describe('malformed rule files', () => {
       nist_controls: '[{ control_id: CM-6, source: prowler }]',
       ...overrides,
     };
-    return '  - ' + Object.entries(fields).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\n    ');
+    return (
+      '  - ' +
+      Object.entries(fields)
+        .filter(([, v]) => v !== '')
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n    ')
+    );
   };
 
   /** Writes files into a fresh temp dir and returns the loader's error message. */
@@ -247,7 +253,13 @@ describe('malformed rule files', () => {
       file(
         RULE({ when_missing: 'violation', when_missing_source: 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html (unversioned by default)' }),
         RULE({ id: 'unknown-note', when_missing: 'unknown', when_missing_source: `'always recorded: its absence means the inventory did not read it'` }),
-        RULE({ id: 'optional', reads: '[configuration.name, configuration.owner]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'no default' }),
+        RULE({
+          id: 'optional',
+          reads: '[configuration.name, configuration.owner]',
+          optional_reads: '[configuration.owner]',
+          when_missing: 'unknown',
+          when_missing_source: 'no default',
+        }),
       ),
     );
     expect(loadBuiltinRules(dir).map((r) => [r.when_missing, r.when_missing_source, r.optional_reads])).toEqual([
@@ -264,7 +276,13 @@ describe('malformed rule files', () => {
         RULE({ id: 'no-url', when_missing: 'violation', when_missing_source: 'AWS says so' }),
         RULE({ id: 'bad-outcome', when_missing: 'skip', when_missing_source: 'https://docs.aws.amazon.com/' }),
         RULE({ id: 'stray-source', when_missing: '', when_missing_source: 'https://docs.aws.amazon.com/' }),
-        RULE({ id: 'stray-optional', reads: '[configuration.name, configuration.creationDate]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'n/a' }),
+        RULE({
+          id: 'stray-optional',
+          reads: '[configuration.name, configuration.creationDate]',
+          optional_reads: '[configuration.owner]',
+          when_missing: 'unknown',
+          when_missing_source: 'n/a',
+        }),
         RULE({ id: 'all-optional', optional_reads: '[configuration.name]', when_missing: 'unknown', when_missing_source: 'n/a' }),
       ),
     });

@@ -21,10 +21,12 @@ describe('framework control ids', () => {
   it.skipIf(missingCatalogs.length > 0)(
     `exist in content/frameworks/<framework>.json${missingCatalogs.length ? ` (skipped: ${missingCatalogs.join(', ')} not written yet)` : ''}`,
     () => {
-      const ids = new Map<string, Set<string>>(FRAMEWORKS.map((fw) => {
-        const catalog = JSON.parse(readFileSync(catalogPath(fw), 'utf8')) as { controls: Array<{ id: string }> };
-        return [fw, new Set(catalog.controls.map((c) => c.id))] as const;
-      }));
+      const ids = new Map<string, Set<string>>(
+        FRAMEWORKS.map((fw) => {
+          const catalog = JSON.parse(readFileSync(catalogPath(fw), 'utf8')) as { controls: Array<{ id: string }> };
+          return [fw, new Set(catalog.controls.map((c) => c.id))] as const;
+        }),
+      );
       const unknown: string[] = [];
       for (const rule of rules) {
         for (const m of [{ framework: rule.framework, control_id: rule.control_id }, ...rule.framework_mappings]) {
@@ -51,7 +53,10 @@ describe('framework mappings', () => {
           // "Framework mappings"): its one control is its primary NIST control, cited from another
           // public mapping in nist_controls (test/content/rule-texts.unit.test.ts checks the citation).
           expect(rule.framework, `${rule.id} has no Prowler mapping: its primary framework is NIST`).toBe('nist-800-53');
-          expect(rule.nist_controls?.some((c) => c.control_id === rule.control_id && c.source !== 'prowler'), `${rule.id} cites its primary control`).toBe(true);
+          expect(
+            rule.nist_controls?.some((c) => c.control_id === rule.control_id && c.source !== 'prowler'),
+            `${rule.id} cites its primary control`,
+          ).toBe(true);
           expect(rule.framework_mappings, rule.id).toEqual([]);
           continue;
         }

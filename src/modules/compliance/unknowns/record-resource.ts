@@ -39,7 +39,11 @@ export async function replaceResourceUnknowns(
       .execute();
   }
   if (unknowns.length === 0) return;
-  const textIds = await storeFindingTexts(trx, scope, unknowns.map((u) => u.rule.text));
+  const textIds = await storeFindingTexts(
+    trx,
+    scope,
+    unknowns.map((u) => u.rule.text),
+  );
   await trx
     .insertInto('evaluation_unknowns')
     .values(

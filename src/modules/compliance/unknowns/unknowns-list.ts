@@ -36,8 +36,22 @@ export async function listUnknowns(db: Kysely<Database>, scope: Scope, filter: U
   const [items, count] = await Promise.all([
     base
       .select([
-        'u.rule_id', 'u.resource_id', 'u.resource_type', 'u.resource_name', 'u.region', 'u.account_id', 'u.framework', 'u.control_id',
-        't.framework_mappings', 't.title', 'u.reason', 'u.missing_paths', 'u.detail', 'u.run_id', 'u.first_seen', 'u.last_seen',
+        'u.rule_id',
+        'u.resource_id',
+        'u.resource_type',
+        'u.resource_name',
+        'u.region',
+        'u.account_id',
+        'u.framework',
+        'u.control_id',
+        't.framework_mappings',
+        't.title',
+        'u.reason',
+        'u.missing_paths',
+        'u.detail',
+        'u.run_id',
+        'u.first_seen',
+        'u.last_seen',
       ])
       .orderBy('u.rule_id')
       .orderBy('u.resource_id')

@@ -4,15 +4,7 @@ import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
 import { emitEvents } from '../../../platform/events/outbox.js';
-import {
-  findingId,
-  findingResolved,
-  reportFindings,
-  rescoreFindings,
-  type DesiredFinding,
-  type HostResource,
-  type Severity,
-} from '../../compliance/index.js';
+import { findingId, findingResolved, reportFindings, rescoreFindings, type DesiredFinding, type HostResource, type Severity } from '../../compliance/index.js';
 import { nodesByReference, upsertNodes, type EdgeRecord, type NodeRecord, type NodeRef } from '../../graph/index.js';
 import { applyImportedEdges, applyImportedNodes } from './apply-nodes.js';
 import { mapRequirements } from './framework-names.js';
@@ -191,7 +183,11 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
           .where('status', '=', 'open')
           .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
           .execute();
-        await emitEvents(trx, clock, chunk.map((f) => findingResolved(scope, f, now, 'import')));
+        await emitEvents(
+          trx,
+          clock,
+          chunk.map((f) => findingResolved(scope, f, now, 'import')),
+        );
       });
       resolved += chunk.length;
     }

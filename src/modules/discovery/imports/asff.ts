@@ -1,15 +1,7 @@
 import type { Readable } from 'node:stream';
 import { lookupTable } from '../../../platform/lookup-table.js';
 import { jsonItems, type ItemExtractor } from '../../../platform/json/json-items.js';
-import {
-  MalformedImportError,
-  type ImportItem,
-  type ImportParser,
-  type ImportedFinding,
-  type ImportedResource,
-  type ImportedSeverity,
-  type RecordError,
-} from './import-record.js';
+import { MalformedImportError, type ImportItem, type ImportParser, type ImportedFinding, type ImportedResource, type ImportedSeverity, type RecordError } from './import-record.js';
 import { at, isObject, kindOf, list, rethrowMalformed, text, type Obj } from './json-fields.js';
 
 /**
@@ -243,13 +235,19 @@ function detailsOf(record: Obj, vulnerabilityIds: string[]): Obj {
   };
   keep('product_arn', text(record.ProductArn));
   keep('generator_id', text(record.GeneratorId));
-  keep('types', list(record.Types).filter((t) => typeof t === 'string'));
+  keep(
+    'types',
+    list(record.Types).filter((t) => typeof t === 'string'),
+  );
   keep('record_state', text(record.RecordState));
   keep('workflow_status', text(at(record, 'Workflow', 'Status')) || text(record.WorkflowState));
   keep('compliance_status', text(at(record, 'Compliance', 'Status')));
   keep('check_title', text(record.Title));
   keep('source_url', text(record.SourceUrl));
-  keep('vulnerability_ids', vulnerabilityIds.filter((id) => !CVE.test(id)));
+  keep(
+    'vulnerability_ids',
+    vulnerabilityIds.filter((id) => !CVE.test(id)),
+  );
   return details;
 }
 
@@ -267,7 +265,9 @@ export function asffFinding(record: unknown, index: number): ImportedFinding | R
   const source = sourceOf(record);
   const checkId = checkIdOf(record, source);
   const resource = resourceOf(record, first, uid);
-  const vulnerabilityIds = list(record.Vulnerabilities).map((v) => text(at(v, 'Id'))).filter(Boolean);
+  const vulnerabilityIds = list(record.Vulnerabilities)
+    .map((v) => text(at(v, 'Id')))
+    .filter(Boolean);
   const cveIds = vulnerabilityIds.filter((v) => CVE.test(v));
   return {
     kind: 'finding',
@@ -288,8 +288,7 @@ export function asffFinding(record: unknown, index: number): ImportedFinding | R
 }
 
 /** The object held a findings array (maybe empty) at one of the paths: it was kept in the header, emptied. */
-const hasFindingsArray = (header: Obj) =>
-  FINDINGS_AT.some((path) => Array.isArray(at(header, ...path)));
+const hasFindingsArray = (header: Obj) => FINDINGS_AT.some((path) => Array.isArray(at(header, ...path)));
 
 /**
  * A top-level object must hold a findings array. `{}` (or any other JSON object) is refused as

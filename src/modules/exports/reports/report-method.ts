@@ -45,11 +45,13 @@ export interface ReportMethod {
 
 export const DEFINITIONS: ReportMethod['definitions'] = {
   active_finding: 'An open finding not covered by a current risk acceptance.',
-  failing: 'A control is failing while an active finding maps to it (the rule\'s primary control and its counted mappings).',
-  unknown: 'A control is unknown while no active finding maps to it and a rule could not judge at least one resource for it (configuration missing, evaluation error, data not collected); an unknown control does not pass.',
+  failing: "A control is failing while an active finding maps to it (the rule's primary control and its counted mappings).",
+  unknown:
+    'A control is unknown while no active finding maps to it and a rule could not judge at least one resource for it (configuration missing, evaluation error, data not collected); an unknown control does not pass.',
   passing: 'A control passes while a rule checks it or a current attestation covers it, and it is neither failing nor unknown.',
   not_attested: 'A control that no rule checks and no current attestation covers (a questionnaire maps it): only an attestation can make it pass.',
-  score: 'Score = passing controls / applicable controls × 100; applicable controls are those of every evaluated rule (AWS, host and custom), of questionnaires, and of any active finding or unknown evaluation. Failing, unknown and not attested controls all lower it.',
+  score:
+    'Score = passing controls / applicable controls × 100; applicable controls are those of every evaluated rule (AWS, host and custom), of questionnaires, and of any active finding or unknown evaluation. Failing, unknown and not attested controls all lower it.',
 };
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -144,7 +146,12 @@ export async function collectMethod(
       unknown_controls: input.controls.filter((c) => c.automated_state === 'unknown').length,
       unknown_evaluations: unknownTotals.rows[0]?.evaluations ?? 0,
       unknown_resources: unknownTotals.rows[0]?.resources ?? 0,
-      by_rule: unknownByRule.rows.map((r) => ({ rule_id: r.rule_id, reason: r.reason, resources: r.resources, missing_paths: (r.missing_paths ?? []).sort().slice(0, PATHS_SHOWN) })),
+      by_rule: unknownByRule.rows.map((r) => ({
+        rule_id: r.rule_id,
+        reason: r.reason,
+        resources: r.resources,
+        missing_paths: (r.missing_paths ?? []).sort().slice(0, PATHS_SHOWN),
+      })),
       suspended_rules: suspended.filter((s) => listed.has(s.rule_id)).map((s) => ({ rule_id: s.rule_id, reason: s.suspended_reason })),
       not_attested_controls: input.controls.filter((c) => c.automated_state !== 'failing' && c.automated_state !== 'unknown' && !c.passing).length,
     },

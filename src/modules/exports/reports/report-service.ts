@@ -83,7 +83,12 @@ export function createReportService(deps: Deps) {
     if (status === 'expired') throw gone('report expired: its file was deleted after the retention period');
     const stream = found.artifact_key ? await store.get(found.artifact_key) : null;
     if (!stream) throw gone('report file is no longer available');
-    return { stream, contentType: found.content_type ?? 'application/octet-stream', fileName: found.file_name ?? found.id, size: found.size_bytes === null ? null : Number(found.size_bytes) };
+    return {
+      stream,
+      contentType: found.content_type ?? 'application/octet-stream',
+      fileName: found.file_name ?? found.id,
+      size: found.size_bytes === null ? null : Number(found.size_bytes),
+    };
   }
 
   return {
@@ -133,7 +138,11 @@ export function createReportService(deps: Deps) {
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const now = deps.clock.now();
-      return toPage(rows.map((r) => presentReport(r, now)), Number(count.n), page);
+      return toPage(
+        rows.map((r) => presentReport(r, now)),
+        Number(count.n),
+        page,
+      );
     },
 
     async get(scope: Scope, id: string) {
