@@ -4,7 +4,7 @@ import globals from 'globals';
 import { boundariesPlugin } from './eslint/module-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
+  { ignores: ['dist/', 'dist-agent/', 'web/dist/', 'node_modules/', 'data/', '.cache/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -29,12 +29,24 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'][id.typeAnnotation.typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][init.type='ObjectExpression']",
+          selector:
+            ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'][id.typeAnnotation.typeAnnotation.typeArguments.params.0.type='TSStringKeyword'][init.type='ObjectExpression']",
           message: 'Build a lookup table with lookupTable({...}) (src/platform/lookup-table.ts): a plain object answers "constructor" and "__proto__".',
         },
         {
-          selector: ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'] > CallExpression.init[callee.object.name='Object'][callee.property.name='fromEntries']",
+          selector:
+            ":matches(Program, ExportNamedDeclaration) > VariableDeclaration > VariableDeclarator[id.typeAnnotation.typeAnnotation.typeName.name='Record'] > CallExpression.init[callee.object.name='Object'][callee.property.name='fromEntries']",
           message: 'Wrap the table in lookupTable(...) (src/platform/lookup-table.ts): a plain object answers "constructor" and "__proto__".',
+        },
+        {
+          // One scoping dialect (issue 26, src/platform/db/scope.ts).
+          selector: "CallExpression[callee.property.name=/^(where|on)$/][arguments.length=3][arguments.0.value=/^(\\w+\\.)?(workspace_id|tenant_id)$/][arguments.1.value='=']",
+          message:
+            'Scope the query with inScope(scope), inWorkspace(scope, alias?) or inTenant(tenantId, alias?) (src/platform/db/scope.ts), not a hand-written workspace_id or tenant_id filter.',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/\\b(workspace_id|tenant_id)\\s*=\\s*$/]',
+          message: 'Scope raw SQL with ${workspaceIs(scope, alias?)} or ${tenantIs(tenantId, alias?)} (src/platform/db/scope.ts), not a hand-written workspace_id = ${…}.',
         },
         {
           selector: "BinaryExpression[operator='in'][right.type='Identifier'][right.name=/^[A-Z][A-Z0-9_]+$/]",

@@ -44,10 +44,13 @@ function run(args, env = {}, command = [process.execPath, CLI]) {
 }
 
 function packages() {
-  const real = readFileSync(join(FIXTURES, 'dpkg-packages-with-source.tsv'), 'utf8').trim().split('\n').map((line) => {
-    const [name, version, arch, sourceName, sourceVersion] = line.split('\t');
-    return { name, version, source: 'dpkg', installed_at: '2025-06-01T00:00:00.000Z', cves: [], arch, source_name: sourceName, source_version: sourceVersion };
-  });
+  const real = readFileSync(join(FIXTURES, 'dpkg-packages-with-source.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [name, version, arch, sourceName, sourceVersion] = line.split('\t');
+      return { name, version, source: 'dpkg', installed_at: '2025-06-01T00:00:00.000Z', cves: [], arch, source_name: sourceName, source_version: sourceVersion };
+    });
   const out = [...real];
   for (let i = 0; out.length < PACKAGES; i++) {
     const base = real[i % real.length];
@@ -58,8 +61,15 @@ function packages() {
 
 function processes() {
   return Array.from({ length: PROCESSES }, (_, i) => ({
-    pid: 1000 + i, name: `worker-${i % 40}`, user: i % 3 ? 'www-data' : 'root', cmdline: `/usr/bin/worker --queue q${i % 40} --concurrency 4`,
-    cpu_percent: (i % 17) / 10, memory_mb: 20 + (i % 50), status: 'sleeping', parent_pid: 1, start_time: '2026-11-20T08:00:00.000Z',
+    pid: 1000 + i,
+    name: `worker-${i % 40}`,
+    user: i % 3 ? 'www-data' : 'root',
+    cmdline: `/usr/bin/worker --queue q${i % 40} --concurrency 4`,
+    cpu_percent: (i % 17) / 10,
+    memory_mb: 20 + (i % 50),
+    status: 'sleeping',
+    parent_pid: 1,
+    start_time: '2026-11-20T08:00:00.000Z',
   }));
 }
 
@@ -73,7 +83,16 @@ function reportBody(h, s, pkgs, procs, baseTime) {
     scan_id: randomUUID(),
     scanned_at: new Date(baseTime + s * 300_000).toISOString(),
     host: { machine_id: machine, hostname: `bench-host-${h}`, fqdn: null, region: null, boot_time: '2026-11-20T08:00:00.000Z', cloud: null },
-    os: { family: 'linux', id: 'debian', version_id: '12', name: 'Debian GNU/Linux', version: '12 (bookworm)', pretty_name: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-26-amd64', arch: 'x86_64' },
+    os: {
+      family: 'linux',
+      id: 'debian',
+      version_id: '12',
+      name: 'Debian GNU/Linux',
+      version: '12 (bookworm)',
+      pretty_name: 'Debian GNU/Linux 12 (bookworm)',
+      kernel: '6.1.0-26-amd64',
+      arch: 'x86_64',
+    },
     collectors: [],
     packages: pkgs,
     processes: procs,
@@ -155,7 +174,12 @@ export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts
       const login = await signIn(server.base);
       const { key } = await api(server.base, login.token, 'POST', `/api/v1/tenants/${login.tenant_id}/api-keys`, { name: 'bench agents', permissions: ['agents:write'] });
       const firstRun = await drive(server.base, key, first, Math.max(duration, 60) * 1000);
-      const steadyRun = await drive(server.base, key, steady.filter((b) => Number(b.agent.split('-').pop()) < Math.max(1, firstRun.reports)), duration * 1000);
+      const steadyRun = await drive(
+        server.base,
+        key,
+        steady.filter((b) => Number(b.agent.split('-').pop()) < Math.max(1, firstRun.reports)),
+        duration * 1000,
+      );
       results[kind] = { first_report: firstRun, steady: steadyRun, agent_cycle: {} };
       rows.push({ kind, case: 'first report of a host', ...firstRun });
       rows.push({ kind, case: 'steady (new scan, same host)', ...steadyRun });
@@ -181,7 +205,10 @@ export async function benchAgents({ kinds = defaultKinds(), duration = 10, hosts
         rows.push({
           kind,
           case: `${name} --once, every collector (${agent.packages} packages, ${agent.processes} processes)`,
-          cycle_ms: agent.cycle_ms, cpu_ms: agent.cpu_ms, process_cpu_ms: agent.process_cpu_ms, peak_rss_mb: agent.peak_rss_mb,
+          cycle_ms: agent.cycle_ms,
+          cpu_ms: agent.cpu_ms,
+          process_cpu_ms: agent.process_cpu_ms,
+          peak_rss_mb: agent.peak_rss_mb,
           goals: `${agent.cpu_goal_met ? 'ok' : 'OVER'} cpu < ${CPU_GOAL_MS} ms, ${agent.rss_goal_met ? 'ok' : 'OVER'} rss < ${RSS_GOAL_MB} MB`,
         });
       }

@@ -21,7 +21,20 @@ export async function bareInsertNodes(pool, { tenant, ws }, nodes) {
     for (const n of nodes.slice(i, i + 1000)) {
       const b = params.length;
       values.push(`($${b + 1},$${b + 2},$${b + 3},$${b + 4},$${b + 5},$${b + 6},$${b + 7},$${b + 8},$${b + 9},$${b + 10},$${b + 11},$${b + 12},$${b + 12})`);
-      params.push(tenant, ws, `${n.provider}:${n.region}:${n.type}:${n.native_id}`, n.provider, n.region, n.type, n.native_id, n.name, n.account_id, JSON.stringify(n.properties), JSON.stringify(n.tags), now);
+      params.push(
+        tenant,
+        ws,
+        `${n.provider}:${n.region}:${n.type}:${n.native_id}`,
+        n.provider,
+        n.region,
+        n.type,
+        n.native_id,
+        n.name,
+        n.account_id,
+        JSON.stringify(n.properties),
+        JSON.stringify(n.tags),
+        now,
+      );
     }
     await pool.query(
       `INSERT INTO nodes (tenant_id, workspace_id, id, provider, region, type, native_id, name, account_id, properties, tags, created_at, updated_at) VALUES ${values.join(',')}`,

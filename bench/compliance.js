@@ -62,7 +62,15 @@ async function bareInsert(kind, nodes, edges) {
 /** Evaluations per second of the built-in rules over the same nodes, all in memory. */
 function inMemoryRate(nodes) {
   const rulesByType = compileRulesByType(builtinRules());
-  const auditNodes = nodes.map((n) => ({ id: `${n.provider}:${n.region}:${n.type}:${n.native_id}`, type: n.type, name: n.name, region: n.region, account_id: n.account_id, properties: n.properties, tags: n.tags }));
+  const auditNodes = nodes.map((n) => ({
+    id: `${n.provider}:${n.region}:${n.type}:${n.native_id}`,
+    type: n.type,
+    name: n.name,
+    region: n.region,
+    account_id: n.account_id,
+    properties: n.properties,
+    tags: n.tags,
+  }));
   const t0 = performance.now();
   let evaluations = 0;
   for (let i = 0; i < auditNodes.length; i += 1000) evaluations += evaluateBatch(auditNodes.slice(i, i + 1000), rulesByType).evaluations;
@@ -78,7 +86,9 @@ async function directListRate(url, scope, durationMs) {
   const view = await acceptanceView(db, scope, now);
   // The page's ids and the total, then the page's rows whole (listFindings in findings-repo.ts).
   const pageIds = filtered(db, scope, filter, view).select('f.id').orderBy('f.created_at', 'desc').orderBy('f.id').limit(50).offset(0).compile();
-  const count = filtered(db, scope, filter, view).select((eb) => eb.fn.countAll().as('n')).compile();
+  const count = filtered(db, scope, filter, view)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .compile();
   const pageRows = (ids) => filtered(db, scope, { status: 'all', ids }, view).select(findingSelection(view)).compile();
   let done = 0;
   const latencies = [];
@@ -124,8 +134,24 @@ export async function benchCompliance({ kinds, duration, nodes: count = Number(p
       for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
       const apiEdges = edges.length / ((performance.now() - t1) / 1000);
       const bare = await bareInsert(kind, nodes, edges);
-      rows.push({ database: kind, measure: `ingest ${nodes.length} nodes (API)`, value: Math.round(apiNodes), unit: 'nodes/s', baseline: Math.round(bare.nodesPerSec), ratio: +(apiNodes / bare.nodesPerSec).toFixed(2), goal: '>= 0.4' });
-      rows.push({ database: kind, measure: `ingest ${edges.length} edges (API)`, value: Math.round(apiEdges), unit: 'edges/s', baseline: Math.round(bare.edgesPerSec), ratio: +(apiEdges / bare.edgesPerSec).toFixed(2), goal: '' });
+      rows.push({
+        database: kind,
+        measure: `ingest ${nodes.length} nodes (API)`,
+        value: Math.round(apiNodes),
+        unit: 'nodes/s',
+        baseline: Math.round(bare.nodesPerSec),
+        ratio: +(apiNodes / bare.nodesPerSec).toFixed(2),
+        goal: '>= 0.4',
+      });
+      rows.push({
+        database: kind,
+        measure: `ingest ${edges.length} edges (API)`,
+        value: Math.round(apiEdges),
+        unit: 'edges/s',
+        baseline: Math.round(bare.edgesPerSec),
+        ratio: +(apiEdges / bare.edgesPerSec).toFixed(2),
+        goal: '',
+      });
 
       const run = await api(server.base, login.token, 'POST', `${t}/findings/run`, {});
       let finished;
@@ -147,10 +173,26 @@ export async function benchCompliance({ kinds, duration, nodes: count = Number(p
       const seconds = (new Date(finished.finished_at) - new Date(finished.started_at)) / 1000;
       const auditRate = finished.stats.evaluations / seconds;
       const memoryRate = inMemoryRate(nodes);
-      rows.push({ database: kind, measure: `audit (${finished.stats.evaluations} evaluations, ${finished.stats.findings_created} findings)`, value: Math.round(auditRate), unit: 'evals/s', baseline: Math.round(memoryRate), ratio: +(auditRate / memoryRate).toFixed(2), goal: '>= 0.3' });
+      rows.push({
+        database: kind,
+        measure: `audit (${finished.stats.evaluations} evaluations, ${finished.stats.findings_created} findings)`,
+        value: Math.round(auditRate),
+        unit: 'evals/s',
+        baseline: Math.round(memoryRate),
+        ratio: +(auditRate / memoryRate).toFixed(2),
+        goal: '>= 0.3',
+      });
 
       const listed = await load({ url: `${server.base}${t}/findings?${LIST_QUERY}`, headers: { authorization: `Bearer ${login.token}` }, duration });
-      rows.push({ database: kind, measure: `GET /findings?${LIST_QUERY}`, value: listed.rps, unit: `req/s (p50 ${listed.p50_ms} ms, p99 ${listed.p99_ms} ms)`, baseline: null, ratio: null, goal: '>= 0.5' });
+      rows.push({
+        database: kind,
+        measure: `GET /findings?${LIST_QUERY}`,
+        value: listed.rps,
+        unit: `req/s (p50 ${listed.p50_ms} ms, p99 ${listed.p99_ms} ms)`,
+        baseline: null,
+        ratio: null,
+        goal: '>= 0.5',
+      });
     } finally {
       await server.stop();
     }

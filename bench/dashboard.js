@@ -84,7 +84,14 @@ export async function benchDashboard({ kinds, duration }) {
         ['re-audit, nothing changed', unchanged, '<= 0.1'],
         [`re-audit, ${changed} nodes (1 %) changed`, onePercent, '<= 0.2'],
       ]) {
-        audits.push({ database: kind, measure, seconds: +seconds(run).toFixed(2), evaluated: run.stats.resources_evaluated, ratio: +(seconds(run) / seconds(first)).toFixed(3), goal });
+        audits.push({
+          database: kind,
+          measure,
+          seconds: +seconds(run).toFixed(2),
+          evaluated: run.stats.resources_evaluated,
+          ratio: +(seconds(run) / seconds(first)).toFixed(3),
+          goal,
+        });
       }
     } finally {
       await server.stop();

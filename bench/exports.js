@@ -17,7 +17,7 @@ const run = promisify(execFile);
 
 function prng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 const WORKLOAD = ['aws.ec2.instance', 'aws.rds.db_instance', 'aws.lambda.function', 'aws.elasticloadbalancingv2.load_balancer', 'aws.ec2.network_interface'];
@@ -35,7 +35,16 @@ export function exportEstate(count, seed = 11) {
   const edges = [];
   const workloads = [];
   const add = (type, nativeId, region, account, configuration = {}, name = nativeId) => {
-    nodes.push({ provider: 'aws', region, type, native_id: nativeId, name, account_id: account, properties: { configuration, supplementaryConfiguration: {}, relationships: [] }, tags: {} });
+    nodes.push({
+      provider: 'aws',
+      region,
+      type,
+      native_id: nativeId,
+      name,
+      account_id: account,
+      properties: { configuration, supplementaryConfiguration: {}, relationships: [] },
+      tags: {},
+    });
     return `aws:${region}:${type}:${nativeId}`;
   };
   for (let block = 0; nodes.length < count; block++) {
@@ -44,11 +53,14 @@ export function exportEstate(count, seed = 11) {
     const vpc = `vpc-${block}`;
     add('aws.ec2.vpc', vpc, region, account, { vpcId: vpc }, `vpc-${region}-${block}`);
     const subnets = [0, 1, 2].map((s) => `subnet-${block}-${s}`);
-    for (const [s, subnet] of subnets.entries()) if (nodes.length < count) add('aws.ec2.subnet', subnet, region, account, { subnetId: subnet, vpcId: vpc }, s === 0 ? `public-${block}` : `private-${block}-${s}`);
+    for (const [s, subnet] of subnets.entries())
+      if (nodes.length < count) add('aws.ec2.subnet', subnet, region, account, { subnetId: subnet, vpcId: vpc }, s === 0 ? `public-${block}` : `private-${block}-${s}`);
     for (let k = 0; k < 45 && nodes.length < count; k++) {
       const type = WORKLOAD[Math.floor(random() * WORKLOAD.length)];
       const short = type.split('.')[2];
-      workloads.push(add(type, `${short}-${block}-${k}`, region, account, { vpcId: vpc, subnetId: subnets[Math.floor(random() * 3)] }, `${short.replace(/_/g, '-')}-${block}-${k}`));
+      workloads.push(
+        add(type, `${short}-${block}-${k}`, region, account, { vpcId: vpc, subnetId: subnets[Math.floor(random() * 3)] }, `${short.replace(/_/g, '-')}-${block}-${k}`),
+      );
     }
     for (let k = 0; k < 4 && nodes.length < count; k++) add('aws.ec2.security_group', `sg-${block}-${k}`, region, account, { groupId: `sg-${block}-${k}`, vpcId: vpc });
     for (let k = 0; k < 6 && nodes.length < count; k++) {
@@ -140,7 +152,12 @@ function probeHealth(base) {
     active = false;
     await loop;
     latencies.sort((a, b) => a - b);
-    return { samples: latencies.length, p50: latencies[Math.floor(latencies.length / 2)] ?? 0, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, max: latencies[latencies.length - 1] ?? 0 };
+    return {
+      samples: latencies.length,
+      p50: latencies[Math.floor(latencies.length / 2)] ?? 0,
+      p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0,
+      max: latencies[latencies.length - 1] ?? 0,
+    };
   };
 }
 
@@ -159,7 +176,10 @@ async function serviceRuns(kind, sizes, rows) {
       const { nodes, edges } = exportEstate(size);
       for (let i = 0; i < nodes.length; i += 5000) await api(server.base, session.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
       for (let i = 0; i < edges.length; i += 5000) await api(server.base, session.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
-      for (const [kindName, body] of [['drawio', { kind: 'drawio' }], ['png', { kind: 'architecture_diagram', params: { format: 'png' } }]]) {
+      for (const [kindName, body] of [
+        ['drawio', { kind: 'drawio' }],
+        ['png', { kind: 'architecture_diagram', params: { format: 'png' } }],
+      ]) {
         const probe = size === sizes[sizes.length - 1] && kindName === 'png' ? probeHealth(server.base) : null;
         const t0 = performance.now();
         const job = await api(server.base, session.token, 'POST', `${t}/exports`, body);
@@ -180,17 +200,33 @@ async function serviceRuns(kind, sizes, rows) {
           seconds: +(ms / 1000).toFixed(2),
           size_kb: Math.round(bytes / 1024),
           peak_rss_mb: null,
-          note: health ? `/healthz meanwhile: ${health.samples} probes, p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms` : 'POST /exports to succeeded (includes queue poll)',
+          note: health
+            ? `/healthz meanwhile: ${health.samples} probes, p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms, max ${health.max.toFixed(1)} ms`
+            : 'POST /exports to succeeded (includes queue poll)',
         });
       }
       if (size <= 500) {
         const t0 = performance.now();
         const res = await fetch(`${server.base}${t}/topology/export/drawio`, { headers: { authorization: `Bearer ${session.token}` } });
         const bytes = (await res.arrayBuffer()).byteLength;
-        rows.push({ where: `service (${kind})`, export: `GET /topology/export/drawio ${size} nodes`, seconds: +((performance.now() - t0) / 1000).toFixed(2), size_kb: Math.round(bytes / 1024), peak_rss_mb: null, note: `synchronous (HTTP ${res.status})` });
+        rows.push({
+          where: `service (${kind})`,
+          export: `GET /topology/export/drawio ${size} nodes`,
+          seconds: +((performance.now() - t0) / 1000).toFixed(2),
+          size_kb: Math.round(bytes / 1024),
+          peak_rss_mb: null,
+          note: `synchronous (HTTP ${res.status})`,
+        });
       }
     }
-    rows.push({ where: `service (${kind})`, export: 'whole run', seconds: null, size_kb: null, peak_rss_mb: peakRssMb(server.pid), note: 'peak RSS of the service process (API, worker and render threads)' });
+    rows.push({
+      where: `service (${kind})`,
+      export: 'whole run',
+      seconds: null,
+      size_kb: null,
+      peak_rss_mb: peakRssMb(server.pid),
+      note: 'peak RSS of the service process (API, worker and render threads)',
+    });
   } finally {
     await server.stop();
     await database.drop();
@@ -198,7 +234,10 @@ async function serviceRuns(kind, sizes, rows) {
 }
 
 export async function benchExports({ kinds }) {
-  const sizes = (process.env.BENCH_EXPORT_SIZES ?? '500,2000,10000').split(',').map(Number).filter((n) => n > 0);
+  const sizes = (process.env.BENCH_EXPORT_SIZES ?? '500,2000,10000')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0);
   const rows = [];
   for (const size of sizes) {
     for (const format of ['drawio', 'png']) {

@@ -7,7 +7,7 @@ import { loadBuiltinRules } from '../dist/modules/compliance/rules/content-loade
 
 function prng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 export function loadTemplates() {

@@ -25,6 +25,8 @@ export async function benchHttp({ kinds, duration }) {
 // BENCH_KINDS=postgres (or pglite) runs one database only.
 export const defaultKinds = () => {
   const all = pgUrl() ? ['pglite', 'postgres'] : ['pglite'];
-  const wanted = process.env.BENCH_KINDS?.split(',').map((k) => k.trim()).filter(Boolean);
+  const wanted = process.env.BENCH_KINDS?.split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   return wanted?.length ? all.filter((k) => wanted.includes(k)) : all;
 };

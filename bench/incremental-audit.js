@@ -33,7 +33,11 @@ export const seconds = (run) => (new Date(run.finished_at) - new Date(run.starte
 export async function changeOnePercent(base, token, t, nodes) {
   const changed = nodes
     .filter((_, i) => i % 100 === 0)
-    .map((n) => ({ ...n, properties: { ...n.properties, configurationStateId: `${n.properties.configurationStateId ?? ''}-changed` }, tags: { ...n.tags, 'bench-revision': '2' } }));
+    .map((n) => ({
+      ...n,
+      properties: { ...n.properties, configurationStateId: `${n.properties.configurationStateId ?? ''}-changed` },
+      tags: { ...n.tags, 'bench-revision': '2' },
+    }));
   for (let i = 0; i < changed.length; i += 5000) await api(base, token, 'POST', `${t}/nodes`, { nodes: changed.slice(i, i + 5000) });
   return changed.length;
 }

@@ -40,9 +40,19 @@ function run(options) {
 function summarise(route, result) {
   const byStatus = result.statusCodeStats ?? {};
   const limited = Number(byStatus['429']?.count ?? 0);
-  const ok = Object.entries(byStatus).filter(([s]) => s.startsWith('2')).reduce((n, [, v]) => n + Number(v.count), 0);
+  const ok = Object.entries(byStatus)
+    .filter(([s]) => s.startsWith('2'))
+    .reduce((n, [, v]) => n + Number(v.count), 0);
   const total = Object.values(byStatus).reduce((n, v) => n + Number(v.count), 0);
-  return { route, rps: Math.round(result.requests.average), p50_ms: result.latency.p50, p99_ms: result.latency.p99, ok, rate_limited: limited, errors: total - ok - limited + result.errors };
+  return {
+    route,
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    ok,
+    rate_limited: limited,
+    errors: total - ok - limited + result.errors,
+  };
 }
 
 export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECONDS ?? 60) } = {}) {
@@ -105,7 +115,12 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
         const res = await fetch(`${apis[i % 2]}${base}/findings/stream`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
         void (async () => {
           try {
-            for await (const chunk of res.body) sseEvents += (Buffer.from(chunk).toString().match(/^data:/gm) ?? []).length;
+            for await (const chunk of res.body)
+              sseEvents += (
+                Buffer.from(chunk)
+                  .toString()
+                  .match(/^data:/gm) ?? []
+              ).length;
           } catch {
             // closed at the end
           }
@@ -121,19 +136,61 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
     const expires = new Date(Date.now() + 30 * 86_400_000).toISOString();
     const mix = [
       ['GET /findings (page of 50)', { connections: 6, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${base}/findings?per_page=50&sort=-severity` }) }] }],
-      ['GET /findings/{id}', { connections: 4, requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${base}/findings/${encodeURIComponent(findings[Math.floor(Math.random() * findings.length)])}` }) }] }],
-      ['POST /nodes (50 nodes)', { connections: 2, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `${base}/nodes`, body: batches[ingest++ % batches.length] }) }] }],
-      ['POST+DELETE /findings/{id}/accept', { connections: 2, requests: [
-        { method: 'POST', setupRequest: (req, context) => {
-          context.finding = findings[accept++ % findings.length];
-          return { ...req, path: `${base}/findings/${encodeURIComponent(context.finding)}/accept`, body: JSON.stringify({ reason: 'load test', owner: 'bench', expires_at: expires }) };
-        } },
-        { method: 'DELETE', setupRequest: (req, context) => ({ ...req, path: `${base}/findings/${encodeURIComponent(context.finding)}/accept`, body: undefined, headers: { authorization: headers.authorization } }) },
-      ] }],
-      ['POST /agents/{id}/report (new scan)', { connections: 2, headers: agentHeaders, requests: [{ method: 'POST', setupRequest: (req) => {
-        const { agent, body } = scans[scan++ % scans.length];
-        return { ...req, path: `/api/v1/agents/${agent}/report`, body };
-      } }] }],
+      [
+        'GET /findings/{id}',
+        {
+          connections: 4,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${base}/findings/${encodeURIComponent(findings[Math.floor(Math.random() * findings.length)])}` }) }],
+        },
+      ],
+      [
+        'POST /nodes (50 nodes)',
+        { connections: 2, requests: [{ method: 'POST', setupRequest: (req) => ({ ...req, path: `${base}/nodes`, body: batches[ingest++ % batches.length] }) }] },
+      ],
+      [
+        'POST+DELETE /findings/{id}/accept',
+        {
+          connections: 2,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (req, context) => {
+                context.finding = findings[accept++ % findings.length];
+                return {
+                  ...req,
+                  path: `${base}/findings/${encodeURIComponent(context.finding)}/accept`,
+                  body: JSON.stringify({ reason: 'load test', owner: 'bench', expires_at: expires }),
+                };
+              },
+            },
+            {
+              method: 'DELETE',
+              setupRequest: (req, context) => ({
+                ...req,
+                path: `${base}/findings/${encodeURIComponent(context.finding)}/accept`,
+                body: undefined,
+                headers: { authorization: headers.authorization },
+              }),
+            },
+          ],
+        },
+      ],
+      [
+        'POST /agents/{id}/report (new scan)',
+        {
+          connections: 2,
+          headers: agentHeaders,
+          requests: [
+            {
+              method: 'POST',
+              setupRequest: (req) => {
+                const { agent, body } = scans[scan++ % scans.length];
+                return { ...req, path: `/api/v1/agents/${agent}/report`, body };
+              },
+            },
+          ],
+        },
+      ],
     ];
     // An audit every 5 s turns the ingested nodes into findings: their events reach the SSE clients.
     let audits = 0;
@@ -142,7 +199,9 @@ export async function benchLoad({ seconds = Number(process.env.BENCH_LOAD_SECOND
       api(apis[audits % 2], token, 'POST', `${base}/findings/run`, {}).catch(() => undefined);
     }, 5_000);
     const results = await Promise.all(
-      mix.flatMap(([route, options]) => apis.map((url) => run({ url, duration: seconds, headers, ...options, connections: Math.max(1, Math.round(options.connections / 2)) }).then((r) => [route, r]))),
+      mix.flatMap(([route, options]) =>
+        apis.map((url) => run({ url, duration: seconds, headers, ...options, connections: Math.max(1, Math.round(options.connections / 2)) }).then((r) => [route, r])),
+      ),
     );
     clearInterval(auditing);
     const rows = [];

@@ -16,7 +16,7 @@ const SOURCES = 200;
 
 function prng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** Out-neighbours of each node index (both edge types of the estate are followed source to target). */

@@ -37,7 +37,9 @@ const suites = {
 };
 
 const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const names = requested.length ? requested : Object.keys(suites).filter((n) => n !== 'load' && n !== 'audit-floor' && n !== 'incremental-audit' && n !== 'dashboard' && n !== 'console');
+const names = requested.length
+  ? requested
+  : Object.keys(suites).filter((n) => n !== 'load' && n !== 'audit-floor' && n !== 'incremental-audit' && n !== 'dashboard' && n !== 'console');
 const unknown = names.filter((n) => !suites[n]);
 if (unknown.length) {
   console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(suites).join(', ')}`);

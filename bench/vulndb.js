@@ -24,7 +24,11 @@ const fixture = (name) => join(FIXTURES, name);
 /** Generated inputs of realistic size, built from the real fixtures. */
 function buildInputs(dir) {
   // EPSS: the published daily file has ~300,000 rows; the fixture is a 20,000-row sample of it.
-  const sample = gunzipSync(readFileSync(fixture('epss-sample-20000.csv.gz'))).toString('utf8').trim().split('\n').slice(1);
+  const sample = gunzipSync(readFileSync(fixture('epss-sample-20000.csv.gz')))
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .slice(1);
   const rows = ['#model_version:v2025.03.14,score_date:2025-05-18T00:00:00+0000', 'cve,epss,percentile'];
   for (let i = 0; i < 300_000; i++) {
     const [, epss, percentile] = sample[i % sample.length].split(',');
@@ -129,7 +133,11 @@ export async function benchVulndb({ kinds, duration = Number(process.env.BENCH_D
           if (!probe.ok) throw new Error(`GET ${cve}: ${probe.status}`);
           await load({ url: cve, headers, duration: 2 });
           http.push({ database: kind, route: 'GET /vulndb/cve/CVE-2021-44228 (KEV+EPSS+NVD record)', ...(await load({ url: cve, headers, duration })) });
-          http.push({ database: kind, route: 'GET /vulndb/check/CVE-2021-44228', ...(await load({ url: `${server.base}/api/v1/vulndb/check/CVE-2021-44228`, headers, duration })) });
+          http.push({
+            database: kind,
+            route: 'GET /vulndb/check/CVE-2021-44228',
+            ...(await load({ url: `${server.base}/api/v1/vulndb/check/CVE-2021-44228`, headers, duration })),
+          });
         } finally {
           await server.stop();
         }

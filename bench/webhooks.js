@@ -90,10 +90,15 @@ export async function benchWebhooks({ kinds, duration, nodes: count = Number(pro
       // 1. Throughput: one audit, one delivery per new finding.
       for (let i = 0; i < nodes.length; i += 5000) await api(main.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
       const run = await api(main.base, login.token, 'POST', `${t}/findings/run`, {});
-      const finished = await until('the audit', async () => {
-        const r = await api(main.base, login.token, 'GET', `${t}/findings/runs/${run.job_id}`);
-        return r.status === 'succeeded' || r.status === 'failed' ? r : undefined;
-      }, 600_000, 200);
+      const finished = await until(
+        'the audit',
+        async () => {
+          const r = await api(main.base, login.token, 'GET', `${t}/findings/runs/${run.job_id}`);
+          return r.status === 'succeeded' || r.status === 'failed' ? r : undefined;
+        },
+        600_000,
+        200,
+      );
       if (finished.status !== 'succeeded') throw new Error(`audit failed: ${finished.error}`);
       const expected = finished.stats.findings_created;
       await until(`${expected} deliveries`, () => (receiver.ofType('finding.created').length >= expected ? true : undefined), 600_000);

@@ -18,7 +18,7 @@ export const moduleBoundaries = {
     docs: { description: "forbid importing another module's internals, and the platform importing modules or src/deps.ts" },
     schema: [],
     messages: {
-      internal: "Import the {{module}} module through its index.ts ({{suggestion}}), not its internal file: export what you need there.",
+      internal: 'Import the {{module}} module through its index.ts ({{suggestion}}), not its internal file: export what you need there.',
       platform: 'src/platform/ imports no module and not src/deps.ts: take what you need as a parameter (the module passes it in).',
     },
   },

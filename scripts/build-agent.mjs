@@ -65,7 +65,9 @@ async function precompiledItemChecks() {
 const itemChecksPlugin = (contents) => ({
   name: 'precompiled-item-checks',
   setup(b) {
-    b.onResolve({ filter: /^\.\/item-checks\.js$/ }, (args) => (args.importer.endsWith(join('src', 'agent', 'cycle.ts')) ? { path: 'item-checks', namespace: 'precompiled' } : undefined));
+    b.onResolve({ filter: /^\.\/item-checks\.js$/ }, (args) =>
+      args.importer.endsWith(join('src', 'agent', 'cycle.ts')) ? { path: 'item-checks', namespace: 'precompiled' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'precompiled' }, () => ({ contents, loader: 'js', resolveDir: root }));
   },
 });

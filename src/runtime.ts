@@ -46,13 +46,7 @@ export async function openDeps(config: Config, options: OpenDepsOptions = {}): P
 }
 
 /** The shared services of a process around an open, migrated database. */
-export function assembleDeps(
-  config: Config,
-  database: DatabaseHandle,
-  clock: Clock,
-  log: Logger,
-  metrics: AppDeps['metrics'],
-): AppDeps {
+export function assembleDeps(config: Config, database: DatabaseHandle, clock: Clock, log: Logger, metrics: AppDeps['metrics']): AppDeps {
   let tokenKey: Promise<Uint8Array> | null = null;
   return {
     config,

@@ -98,7 +98,12 @@ describe('route-table authorization', () => {
   it('public routes under /api/v1 are the known ones, each with what stands in for a token', () => {
     const open = t.app.routeTable
       .filter((route) => route.url.startsWith('/api/v1/') && (route.config as { public?: boolean } | undefined)?.public)
-      .flatMap((route) => [route.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${route.url}`))
+      .flatMap((route) =>
+        [route.method]
+          .flat()
+          .filter((m) => m !== 'HEAD')
+          .map((m) => `${m} ${route.url}`),
+      )
       .sort();
     expect(open).toEqual(
       [

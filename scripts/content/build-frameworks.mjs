@@ -108,65 +108,170 @@ const SOC2_FAMILIES = [
 const SOC2_CRITERIA = [
   ['CC1.1', 'COSO Principle 1: The entity demonstrates a commitment to integrity and ethical values.'],
   ['CC1.2', 'COSO Principle 2: The board of directors demonstrates independence from management and exercises oversight of the development and performance of internal control.'],
-  ['CC1.3', 'COSO Principle 3: Management establishes, with board oversight, structures, reporting lines, and appropriate authorities and responsibilities in the pursuit of objectives.'],
+  [
+    'CC1.3',
+    'COSO Principle 3: Management establishes, with board oversight, structures, reporting lines, and appropriate authorities and responsibilities in the pursuit of objectives.',
+  ],
   ['CC1.4', 'COSO Principle 4: The entity demonstrates a commitment to attract, develop, and retain competent individuals in alignment with objectives.'],
   ['CC1.5', 'COSO Principle 5: The entity holds individuals accountable for their internal control responsibilities in the pursuit of objectives.'],
   ['CC2.1', 'COSO Principle 13: The entity obtains or generates and uses relevant, quality information to support the functioning of internal control.'],
-  ['CC2.2', 'COSO Principle 14: The entity internally communicates information, including objectives and responsibilities for internal control, necessary to support the functioning of internal control.'],
+  [
+    'CC2.2',
+    'COSO Principle 14: The entity internally communicates information, including objectives and responsibilities for internal control, necessary to support the functioning of internal control.',
+  ],
   ['CC2.3', 'COSO Principle 15: The entity communicates with external parties regarding matters affecting the functioning of internal control.'],
   ['CC3.1', 'COSO Principle 6: The entity specifies objectives with sufficient clarity to enable the identification and assessment of risks relating to objectives.'],
-  ['CC3.2', 'COSO Principle 7: The entity identifies risks to the achievement of its objectives across the entity and analyzes risks as a basis for determining how the risks should be managed.'],
+  [
+    'CC3.2',
+    'COSO Principle 7: The entity identifies risks to the achievement of its objectives across the entity and analyzes risks as a basis for determining how the risks should be managed.',
+  ],
   ['CC3.3', 'COSO Principle 8: The entity considers the potential for fraud in assessing risks to the achievement of objectives.'],
   ['CC3.4', 'COSO Principle 9: The entity identifies and assesses changes that could significantly impact the system of internal control.'],
-  ['CC4.1', 'COSO Principle 16: The entity selects, develops, and performs ongoing and/or separate evaluations to ascertain whether the components of internal control are present and functioning.'],
-  ['CC4.2', 'COSO Principle 17: The entity evaluates and communicates internal control deficiencies in a timely manner to those parties responsible for taking corrective action, including senior management and the board of directors, as appropriate.'],
-  ['CC5.1', 'COSO Principle 10: The entity selects and develops control activities that contribute to the mitigation of risks to the achievement of objectives to acceptable levels.'],
+  [
+    'CC4.1',
+    'COSO Principle 16: The entity selects, develops, and performs ongoing and/or separate evaluations to ascertain whether the components of internal control are present and functioning.',
+  ],
+  [
+    'CC4.2',
+    'COSO Principle 17: The entity evaluates and communicates internal control deficiencies in a timely manner to those parties responsible for taking corrective action, including senior management and the board of directors, as appropriate.',
+  ],
+  [
+    'CC5.1',
+    'COSO Principle 10: The entity selects and develops control activities that contribute to the mitigation of risks to the achievement of objectives to acceptable levels.',
+  ],
   ['CC5.2', 'COSO Principle 11: The entity also selects and develops general control activities over technology to support the achievement of objectives.'],
   ['CC5.3', 'COSO Principle 12: The entity deploys control activities through policies that establish what is expected and in procedures that put policies into action.'],
-  ['CC6.1', "The entity implements logical access security software, infrastructure, and architectures over protected information assets to protect them from security events to meet the entity's objectives."],
-  ['CC6.2', 'Prior to issuing system credentials and granting system access, the entity registers and authorizes new internal and external users whose access is administered by the entity. For those users whose access is administered by the entity, user system credentials are removed when user access is no longer authorized.'],
-  ['CC6.3', "The entity authorizes, modifies, or removes access to data, software, functions, and other protected information assets based on roles, responsibilities, or the system design and changes, giving consideration to the concepts of least privilege and segregation of duties, to meet the entity's objectives."],
-  ['CC6.4', "The entity restricts physical access to facilities and protected information assets (for example, data center facilities, back-up media storage, and other sensitive locations) to authorized personnel to meet the entity's objectives."],
-  ['CC6.5', "The entity discontinues logical and physical protections over physical assets only after the ability to read or recover data and software from those assets has been diminished and is no longer required to meet the entity's objectives."],
+  [
+    'CC6.1',
+    "The entity implements logical access security software, infrastructure, and architectures over protected information assets to protect them from security events to meet the entity's objectives.",
+  ],
+  [
+    'CC6.2',
+    'Prior to issuing system credentials and granting system access, the entity registers and authorizes new internal and external users whose access is administered by the entity. For those users whose access is administered by the entity, user system credentials are removed when user access is no longer authorized.',
+  ],
+  [
+    'CC6.3',
+    "The entity authorizes, modifies, or removes access to data, software, functions, and other protected information assets based on roles, responsibilities, or the system design and changes, giving consideration to the concepts of least privilege and segregation of duties, to meet the entity's objectives.",
+  ],
+  [
+    'CC6.4',
+    "The entity restricts physical access to facilities and protected information assets (for example, data center facilities, back-up media storage, and other sensitive locations) to authorized personnel to meet the entity's objectives.",
+  ],
+  [
+    'CC6.5',
+    "The entity discontinues logical and physical protections over physical assets only after the ability to read or recover data and software from those assets has been diminished and is no longer required to meet the entity's objectives.",
+  ],
   ['CC6.6', 'The entity implements logical access security measures to protect against threats from sources outside its system boundaries.'],
-  ['CC6.7', "The entity restricts the transmission, movement, and removal of information to authorized internal and external users and processes, and protects it during transmission, movement, or removal to meet the entity's objectives."],
+  [
+    'CC6.7',
+    "The entity restricts the transmission, movement, and removal of information to authorized internal and external users and processes, and protects it during transmission, movement, or removal to meet the entity's objectives.",
+  ],
   ['CC6.8', "The entity implements controls to prevent or detect and act upon the introduction of unauthorized or malicious software to meet the entity's objectives."],
-  ['CC7.1', 'To meet its objectives, the entity uses detection and monitoring procedures to identify (1) changes to configurations that result in the introduction of new vulnerabilities, and (2) susceptibilities to newly discovered vulnerabilities.'],
-  ['CC7.2', "The entity monitors system components and the operation of those components for anomalies that are indicative of malicious acts, natural disasters, and errors affecting the entity's ability to meet its objectives; anomalies are analyzed to determine whether they represent security events."],
-  ['CC7.3', 'The entity evaluates security events to determine whether they could or have resulted in a failure of the entity to meet its objectives (security incidents) and, if so, takes actions to prevent or address such failures.'],
-  ['CC7.4', 'The entity responds to identified security incidents by executing a defined incident response program to understand, contain, remediate, and communicate security incidents, as appropriate.'],
+  [
+    'CC7.1',
+    'To meet its objectives, the entity uses detection and monitoring procedures to identify (1) changes to configurations that result in the introduction of new vulnerabilities, and (2) susceptibilities to newly discovered vulnerabilities.',
+  ],
+  [
+    'CC7.2',
+    "The entity monitors system components and the operation of those components for anomalies that are indicative of malicious acts, natural disasters, and errors affecting the entity's ability to meet its objectives; anomalies are analyzed to determine whether they represent security events.",
+  ],
+  [
+    'CC7.3',
+    'The entity evaluates security events to determine whether they could or have resulted in a failure of the entity to meet its objectives (security incidents) and, if so, takes actions to prevent or address such failures.',
+  ],
+  [
+    'CC7.4',
+    'The entity responds to identified security incidents by executing a defined incident response program to understand, contain, remediate, and communicate security incidents, as appropriate.',
+  ],
   ['CC7.5', 'The entity identifies, develops, and implements activities to recover from identified security incidents.'],
-  ['CC8.1', 'The entity authorizes, designs, develops or acquires, configures, documents, tests, approves, and implements changes to infrastructure, data, software, and procedures to meet its objectives.'],
+  [
+    'CC8.1',
+    'The entity authorizes, designs, develops or acquires, configures, documents, tests, approves, and implements changes to infrastructure, data, software, and procedures to meet its objectives.',
+  ],
   ['CC9.1', 'The entity identifies, selects, and develops risk mitigation activities for risks arising from potential business disruptions.'],
   ['CC9.2', 'The entity assesses and manages risks associated with vendors and business partners.'],
-  ['A1.1', 'The entity maintains, monitors, and evaluates current processing capacity and use of system components (infrastructure, data, and software) to manage capacity demand and to enable the implementation of additional capacity to help meet its objectives.'],
-  ['A1.2', 'The entity authorizes, designs, develops or acquires, implements, operates, approves, maintains, and monitors environmental protections, software, data back-up processes, and recovery infrastructure to meet its objectives.'],
+  [
+    'A1.1',
+    'The entity maintains, monitors, and evaluates current processing capacity and use of system components (infrastructure, data, and software) to manage capacity demand and to enable the implementation of additional capacity to help meet its objectives.',
+  ],
+  [
+    'A1.2',
+    'The entity authorizes, designs, develops or acquires, implements, operates, approves, maintains, and monitors environmental protections, software, data back-up processes, and recovery infrastructure to meet its objectives.',
+  ],
   ['A1.3', 'The entity tests recovery plan procedures supporting system recovery to meet its objectives.'],
   ['C1.1', "The entity identifies and maintains confidential information to meet the entity's objectives related to confidentiality."],
   ['C1.2', "The entity disposes of confidential information to meet the entity's objectives related to confidentiality."],
-  ['PI1.1', 'The entity obtains or generates, uses, and communicates relevant, quality information regarding the objectives related to processing, including definitions of data processed and product and service specifications, to support the use of products and services.'],
-  ['PI1.2', "The entity implements policies and procedures over system inputs, including controls over completeness and accuracy, to result in products, services, and reporting to meet the entity's objectives."],
+  [
+    'PI1.1',
+    'The entity obtains or generates, uses, and communicates relevant, quality information regarding the objectives related to processing, including definitions of data processed and product and service specifications, to support the use of products and services.',
+  ],
+  [
+    'PI1.2',
+    "The entity implements policies and procedures over system inputs, including controls over completeness and accuracy, to result in products, services, and reporting to meet the entity's objectives.",
+  ],
   ['PI1.3', "The entity implements policies and procedures over system processing to result in products, services, and reporting to meet the entity's objectives."],
-  ['PI1.4', "The entity implements policies and procedures to make available or deliver output completely, accurately, and timely in accordance with specifications to meet the entity's objectives."],
-  ['PI1.5', "The entity implements policies and procedures to store inputs, items in processing, and outputs completely, accurately, and timely in accordance with system specifications to meet the entity's objectives."],
-  ['P1.1', "The entity provides notice to data subjects about its privacy practices to meet the entity's objectives related to privacy. The notice is updated and communicated to data subjects in a timely manner for changes to the entity's privacy practices, including changes in the use of personal information, to meet the entity's objectives related to privacy."],
-  ['P2.1', "The entity communicates choices available regarding the collection, use, retention, disclosure, and disposal of personal information to the data subjects and the consequences, if any, of each choice. Explicit consent for the collection, use, retention, disclosure, and disposal of personal information is obtained from data subjects or other authorized persons, if required. Such consent is obtained only for the intended purpose of the information to meet the entity's objectives related to privacy. The entity's basis for determining implicit consent for the collection, use, retention, disclosure, and disposal of personal information is documented."],
+  [
+    'PI1.4',
+    "The entity implements policies and procedures to make available or deliver output completely, accurately, and timely in accordance with specifications to meet the entity's objectives.",
+  ],
+  [
+    'PI1.5',
+    "The entity implements policies and procedures to store inputs, items in processing, and outputs completely, accurately, and timely in accordance with system specifications to meet the entity's objectives.",
+  ],
+  [
+    'P1.1',
+    "The entity provides notice to data subjects about its privacy practices to meet the entity's objectives related to privacy. The notice is updated and communicated to data subjects in a timely manner for changes to the entity's privacy practices, including changes in the use of personal information, to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P2.1',
+    "The entity communicates choices available regarding the collection, use, retention, disclosure, and disposal of personal information to the data subjects and the consequences, if any, of each choice. Explicit consent for the collection, use, retention, disclosure, and disposal of personal information is obtained from data subjects or other authorized persons, if required. Such consent is obtained only for the intended purpose of the information to meet the entity's objectives related to privacy. The entity's basis for determining implicit consent for the collection, use, retention, disclosure, and disposal of personal information is documented.",
+  ],
   ['P3.1', "Personal information is collected consistent with the entity's objectives related to privacy."],
-  ['P3.2', "For information requiring explicit consent, the entity communicates the need for such consent, as well as the consequences of a failure to provide consent for the request for personal information, and obtains the consent prior to the collection of the information to meet the entity's objectives related to privacy."],
+  [
+    'P3.2',
+    "For information requiring explicit consent, the entity communicates the need for such consent, as well as the consequences of a failure to provide consent for the request for personal information, and obtains the consent prior to the collection of the information to meet the entity's objectives related to privacy.",
+  ],
   ['P4.1', "The entity limits the use of personal information to the purposes identified in the entity's objectives related to privacy."],
   ['P4.2', "The entity retains personal information consistent with the entity's objectives related to privacy."],
   ['P4.3', "The entity securely disposes of personal information to meet the entity's objectives related to privacy."],
-  ['P5.1', "The entity grants identified and authenticated data subjects the ability to access their stored personal information for review and, upon request, provides physical or electronic copies of that information to data subjects to meet the entity's objectives related to privacy. If access is denied, data subjects are informed of the denial and reason for such denial, as required, to meet the entity's objectives related to privacy."],
-  ['P5.2', "The entity corrects, amends, or appends personal information based on information provided by data subjects and communicates such information to third parties, as committed or required, to meet the entity's objectives related to privacy. If a request for correction is denied, data subjects are informed of the denial and reason for such denial to meet the entity's objectives related to privacy."],
-  ['P6.1', "The entity discloses personal information to third parties with the explicit consent of data subjects, and such consent is obtained prior to disclosure to meet the entity's objectives related to privacy."],
-  ['P6.2', "The entity creates and retains a complete, accurate, and timely record of authorized disclosures of personal information to meet the entity's objectives related to privacy."],
-  ['P6.3', "The entity creates and retains a complete, accurate, and timely record of detected or reported unauthorized disclosures (including breaches) of personal information to meet the entity's objectives related to privacy."],
-  ['P6.4', "The entity obtains privacy commitments from vendors and other third parties who have access to personal information to meet the entity's objectives related to privacy. The entity assesses those parties' compliance on a periodic and as-needed basis and takes corrective action, if necessary."],
-  ['P6.5', "The entity obtains commitments from vendors and other third parties with access to personal information to notify the entity in the event of actual or suspected unauthorized disclosures of personal information. Such notifications are reported to appropriate personnel and acted on in accordance with established incident response procedures to meet the entity's objectives related to privacy."],
+  [
+    'P5.1',
+    "The entity grants identified and authenticated data subjects the ability to access their stored personal information for review and, upon request, provides physical or electronic copies of that information to data subjects to meet the entity's objectives related to privacy. If access is denied, data subjects are informed of the denial and reason for such denial, as required, to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P5.2',
+    "The entity corrects, amends, or appends personal information based on information provided by data subjects and communicates such information to third parties, as committed or required, to meet the entity's objectives related to privacy. If a request for correction is denied, data subjects are informed of the denial and reason for such denial to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P6.1',
+    "The entity discloses personal information to third parties with the explicit consent of data subjects, and such consent is obtained prior to disclosure to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P6.2',
+    "The entity creates and retains a complete, accurate, and timely record of authorized disclosures of personal information to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P6.3',
+    "The entity creates and retains a complete, accurate, and timely record of detected or reported unauthorized disclosures (including breaches) of personal information to meet the entity's objectives related to privacy.",
+  ],
+  [
+    'P6.4',
+    "The entity obtains privacy commitments from vendors and other third parties who have access to personal information to meet the entity's objectives related to privacy. The entity assesses those parties' compliance on a periodic and as-needed basis and takes corrective action, if necessary.",
+  ],
+  [
+    'P6.5',
+    "The entity obtains commitments from vendors and other third parties with access to personal information to notify the entity in the event of actual or suspected unauthorized disclosures of personal information. Such notifications are reported to appropriate personnel and acted on in accordance with established incident response procedures to meet the entity's objectives related to privacy.",
+  ],
   ['P6.6', "The entity provides notification of breaches and incidents to affected data subjects, regulators, and others to meet the entity's objectives related to privacy."],
-  ['P6.7', "The entity provides data subjects with an accounting of the personal information held and disclosure of the data subjects' personal information, upon the data subjects' request, to meet the entity's objectives related to privacy."],
+  [
+    'P6.7',
+    "The entity provides data subjects with an accounting of the personal information held and disclosure of the data subjects' personal information, upon the data subjects' request, to meet the entity's objectives related to privacy.",
+  ],
   ['P7.1', "The entity collects and maintains accurate, up-to-date, complete, and relevant personal information to meet the entity's objectives related to privacy."],
-  ['P8.1', "The entity implements a process for receiving, addressing, resolving, and communicating the resolution of inquiries, complaints, and disputes from data subjects and others and periodically monitors compliance to meet the entity's objectives related to privacy. Corrections and other necessary actions related to identified deficiencies are made or taken in a timely manner."],
+  [
+    'P8.1',
+    "The entity implements a process for receiving, addressing, resolving, and communicating the resolution of inquiries, complaints, and disputes from data subjects and others and periodically monitors compliance to meet the entity's objectives related to privacy. Corrections and other necessary actions related to identified deficiencies are made or taken in a timely manner.",
+  ],
 ];
 
 /**
@@ -174,7 +279,8 @@ const SOC2_CRITERIA = [
  * fails if any other Prowler name disagrees with SOC2_CRITERIA, so these are the only ones not confirmed by data.
  */
 const SOC2_PROWLER_KNOWN_DIFFERENCES = {
-  'A1.1': "Prowler's cc_a_1_1 is named with the text of A1.2, but its id and its points of focus (Measures Current Usage, Forecasts Capacity, Makes Changes Based on Forecasts) are those of A1.1; the crosswalk follows the id.",
+  'A1.1':
+    "Prowler's cc_a_1_1 is named with the text of A1.2, but its id and its points of focus (Measures Current Usage, Forecasts Capacity, Makes Changes Based on Forecasts) are those of A1.1; the crosswalk follows the id.",
   'PI1.2': "Prowler's name carries the superseded 2016 TSP wording ('System inputs are measured and recorded completely, accurately, and timely ...').",
   'PI1.3': "Prowler's name carries the superseded 2016 TSP wording ('Data is processed completely, accurately, and timely as authorized ...').",
   'PI1.4': "Prowler's name carries the superseded 2016 TSP wording ('System outputs are complete, accurate, distributed only to intended parties, and retained ...').",
@@ -199,7 +305,11 @@ function assert(cond, msg) {
 }
 /** Collapses whitespace and uses straight apostrophes, as the catalogs do. */
 function clean(s) {
-  return String(s ?? '').replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"').replace(/\s+/g, ' ').trim();
+  return String(s ?? '')
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 /** Compares dotted ids numerically (1.2 < 1.10 < 2.1); an alphabetic prefix (PCI appendices A1, A3) sorts last. */
 function compareDotted(a, b) {
@@ -293,7 +403,10 @@ function buildNist() {
       entry.baselines = baselineOf.get(ctl.id) ?? [];
       if (withdrawn) {
         entry.withdrawn = true;
-        for (const [rel, key] of [['incorporated-into', 'incorporatedInto'], ['moved-to', 'movedTo']]) {
+        for (const [rel, key] of [
+          ['incorporated-into', 'incorporatedInto'],
+          ['moved-to', 'movedTo'],
+        ]) {
           const to = [...new Set((ctl.links ?? []).filter((l) => l.rel === rel).map((l) => nistDisplayId(l.href.replace(/^#/, ''))))];
           if (to.length) entry[key] = to;
         }
@@ -311,8 +424,16 @@ function buildNist() {
   const base = controls.filter((c) => !c.parent).length;
   const enh = controls.length - base;
   const withdrawn = controls.filter((c) => c.withdrawn).length;
-  const counts = { families, controls: base, enhancements: enh, total: controls.length, withdrawn,
-    low: profileMeta.low.count, moderate: profileMeta.moderate.count, high: profileMeta.high.count };
+  const counts = {
+    families,
+    controls: base,
+    enhancements: enh,
+    total: controls.length,
+    withdrawn,
+    low: profileMeta.low.count,
+    moderate: profileMeta.moderate.count,
+    high: profileMeta.high.count,
+  };
 
   const doc = {
     id: 'nist-800-53',
@@ -419,7 +540,7 @@ function buildCis() {
         (newer.length ? `Newer but rejected: ${newer.map((x) => x.version).join(', ')}. ` : '') +
         `Versions surveyed: ${survey.join('; ')}.`,
       transformation:
-        "One control per Prowler requirement: id = `Id`, title = the requirement `Description` (the CIS recommendation title), " +
+        'One control per Prowler requirement: id = `Id`, title = the requirement `Description` (the CIS recommendation title), ' +
         'family = `Attributes[0].Section`, `subsection` = `Attributes[0].SubSection` when present, `profile` (Level 1/2) and ' +
         '`assessment` (Automated/Manual) from the attributes. Sorted by numeric id. Long-form text (rationale, audit, ' +
         'remediation) is not copied.',
@@ -511,7 +632,7 @@ function buildPci() {
       "Sub-items: Prowler's item ids (1.2.5.1 ... 1.2.5.17) are not PCI DSS requirements but numbered test items (mostly AWS Config " +
       "rule descriptions, 'Checks if ...'); they are kept under their requirement in `prowlerItems` and are not controls. They are " +
       `ambiguous: ${collisions.length} item ids are also real PCI DSS requirement ids (e.g. item 10.2.1.1 is the first test item of ` +
-      "10.2.1, while requirement 10.2.1.1 has items 10.2.1.1.1 ...), so rules and the crosswalk must only use control ids. " +
+      '10.2.1, while requirement 10.2.1.1 has items 10.2.1.1.1 ...), so rules and the crosswalk must only use control ids. ' +
       `Items filed under a Section they do not extend: ${mismatched.join(', ') || 'none'}. ` +
       "Titles: Prowler carries no per-requirement text, only the title of the two-level section, so every requirement's title is " +
       "its section's title (8.3.6 reads 'Strong authentication for users and administrators is established and managed.'). " +
@@ -545,7 +666,11 @@ function soc2Family(id) {
   assert(fam, `no SOC 2 family for ${id}`);
   return fam[1];
 }
-const wordsOnly = (s) => clean(s).toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+const wordsOnly = (s) =>
+  clean(s)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 function buildSoc2() {
   const name = 'soc2_aws.json';
@@ -566,8 +691,7 @@ function buildSoc2() {
     else if (wordsOnly(r.Description).startsWith(text)) {
       confirmed.push(id);
       viaDescription.push(id);
-    }
-    else assert(SOC2_PROWLER_KNOWN_DIFFERENCES[id], `SOC 2 ${id}: Prowler name '${prowlerTitle}' differs from the TSC text`);
+    } else assert(SOC2_PROWLER_KNOWN_DIFFERENCES[id], `SOC 2 ${id}: Prowler name '${prowlerTitle}' differs from the TSC text`);
   }
   const controls = SOC2_CRITERIA.map(([id, title]) => ({ id, title, family: soc2Family(id) }));
   uniqueIds(controls, 'soc2');
@@ -597,10 +721,17 @@ function buildSoc2() {
     },
     notes:
       'Points of focus are not included. Where Prowler differs from the TSC: ' +
-      Object.entries(SOC2_PROWLER_KNOWN_DIFFERENCES).map(([id, why]) => `${id}: ${why}`).join(' '),
+      Object.entries(SOC2_PROWLER_KNOWN_DIFFERENCES)
+        .map(([id, why]) => `${id}: ${why}`)
+        .join(' '),
     controls,
   };
-  return { doc, counts: { total: controls.length, families: new Set(controls.map((c) => c.family)).size, prowler: file.Requirements.length, confirmed: confirmed.length }, file, byId: new Set(controls.map((c) => c.id)) };
+  return {
+    doc,
+    counts: { total: controls.length, families: new Set(controls.map((c) => c.family)).size, prowler: file.Requirements.length, confirmed: confirmed.length },
+    file,
+    byId: new Set(controls.map((c) => c.id)),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -608,7 +739,10 @@ function buildSoc2() {
 // ---------------------------------------------------------------------------------------------------------------
 
 function wordSet(s) {
-  const t = String(s).replace(/\{\{[^}]*\}\}/g, ' ').replace(/\[(?:Assignment|Selection)[^\]]*\]/g, ' ').toLowerCase();
+  const t = String(s)
+    .replace(/\{\{[^}]*\}\}/g, ' ')
+    .replace(/\[(?:Assignment|Selection)[^\]]*\]/g, ' ')
+    .toLowerCase();
   return new Set((t.match(/[a-z]+/g) ?? []).filter((w) => w.length > 3));
 }
 /** Share of the words (> 3 letters, parameters removed) of `desc` that occur in the control's statement. */
@@ -645,7 +779,13 @@ function resolveNistId(req, nist) {
       .map((c) => ({ c, cov: coverage(req.Description, nist.prose.get(c)) }))
       .filter((x) => x.cov >= 0.9)
       .sort((a, b) => b.cov - a.cov)[0];
-    if (best) return { id: best.c, mechanical: mech, corrected: true, why: `description matches ${best.c} (${Math.round(best.cov * 100)}% of words; ${Math.round((cov ?? 0) * 100)}% for ${mech}${known ? (known.withdrawn ? ', withdrawn' : '') : ', not in the catalog'})` };
+    if (best)
+      return {
+        id: best.c,
+        mechanical: mech,
+        corrected: true,
+        why: `description matches ${best.c} (${Math.round(best.cov * 100)}% of words; ${Math.round((cov ?? 0) * 100)}% for ${mech}${known ? (known.withdrawn ? ', withdrawn' : '') : ', not in the catalog'})`,
+      };
   }
   if (!known) return { id: undefined, mechanical: mech, reason: `${mech} is not in the catalog` };
   return { id: mech, mechanical: mech, mismatch: cov !== undefined && cov < 0.5 ? cov : undefined, withdrawn: known.withdrawn };
@@ -684,7 +824,14 @@ function buildCrosswalk(nist, cis, pci, soc2, frameworkOrder) {
     nistIds.add(res.id);
     for (const c of r.Checks) add(c, 'nist-800-53', res.id);
   }
-  stats['nist-800-53'] = { file: 'nist_800_53_revision_5_aws.json', requirements: nistFile.Requirements.length, duplicateRequirementIds: nistDup, resolvedControls: nistIds.size, corrected: corrections.length, dropped: dropped.length };
+  stats['nist-800-53'] = {
+    file: 'nist_800_53_revision_5_aws.json',
+    requirements: nistFile.Requirements.length,
+    duplicateRequirementIds: nistDup,
+    resolvedControls: nistIds.size,
+    corrected: corrections.length,
+    dropped: dropped.length,
+  };
 
   // CIS
   for (const r of cis.file.file.Requirements) {
@@ -701,7 +848,12 @@ function buildCrosswalk(nist, cis, pci, soc2, frameworkOrder) {
     if (r.Checks.length) pciIds.add(reqId);
     for (const c of r.Checks) add(c, 'pci-dss', reqId);
   }
-  stats['pci-dss'] = { file: 'pci_4.0_aws.json', items: pci.file.Requirements.length, itemsWithChecks: pci.file.Requirements.filter((r) => r.Checks.length).length, requirementsWithChecks: pciIds.size };
+  stats['pci-dss'] = {
+    file: 'pci_4.0_aws.json',
+    items: pci.file.Requirements.length,
+    itemsWithChecks: pci.file.Requirements.filter((r) => r.Checks.length).length,
+    requirementsWithChecks: pciIds.size,
+  };
 
   // SOC 2
   for (const r of soc2.file.Requirements) {
@@ -747,7 +899,7 @@ function buildCrosswalk(nist, cis, pci, soc2, frameworkOrder) {
         'framework files (duplicate check ids within a requirement collapse). NIST: Prowler ids are normalised (ac_2_1 -> AC-2(1), ' +
         'ac_2_3_a -> AC-2(3), ac_2_d_1 -> AC-2), with the zero-restoring correction described in notes. CIS: ids as-is from the ' +
         `chosen version (${cis.file.name}; checks mapped only in other CIS versions are not included). PCI: each Prowler item ` +
-        "maps to the PCI DSS requirement of its Section (item 1.2.5.3 -> 1.2.5), never to the item id. SOC 2: cc_6_1 -> CC6.1, " +
+        'maps to the PCI DSS requirement of its Section (item 1.2.5.3 -> 1.2.5), never to the item id. SOC 2: cc_6_1 -> CC6.1, ' +
         'cc_a_1_1 -> A1.1, pi_1_2 -> PI1.2. Two requirements in different frameworks are related when they share a check. ' +
         'Every framework key is present on every check (an empty array means that framework does not map the check). ' +
         'Checks and ids are sorted (checks alphabetically, ids in framework order).',
@@ -773,7 +925,20 @@ function buildCrosswalk(nist, cis, pci, soc2, frameworkOrder) {
     checksWithoutMetadata: withoutMetadata,
     checks,
   };
-  return { doc, counts: { checks: checkIds.length, inTwoPlus, inAll, withoutMetadata: withoutMetadata.length, corrections: corrections.length, dropped: dropped.length, mismatches: mismatches.length, nistControls: nistIds.size, pciRequirements: pciIds.size } };
+  return {
+    doc,
+    counts: {
+      checks: checkIds.length,
+      inTwoPlus,
+      inAll,
+      withoutMetadata: withoutMetadata.length,
+      corrections: corrections.length,
+      dropped: dropped.length,
+      mismatches: mismatches.length,
+      nistControls: nistIds.size,
+      pciRequirements: pciIds.size,
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -868,7 +1033,17 @@ function main() {
   writeJson('pci-dss.json', pci.doc);
   writeJson('soc2.json', soc2.doc);
   writeJson('crosswalk.json', xw.doc);
-  writeFileSync(join(outDir, 'README.md'), readme({ nist, cis, pci, soc2, xw }));
+  // Keeps the section scripts/content/build-prowler-frameworks.mjs writes (between its markers).
+  const previous = (() => {
+    try {
+      return readFileSync(join(outDir, 'README.md'), 'utf8');
+    } catch {
+      return '';
+    }
+  })();
+  const kept = /<!-- prowler-frameworks:start[\s\S]*<!-- prowler-frameworks:end -->/.exec(previous)?.[0];
+  const text = readme({ nist, cis, pci, soc2, xw });
+  writeFileSync(join(outDir, 'README.md'), kept ? `${text.trimEnd()}\n\n${kept}\n` : text);
 
   console.log(JSON.stringify({ outDir, nist: nist.counts, cis: { version: cis.doc.version, ...cis.counts }, pci: pci.counts, soc2: soc2.counts, crosswalk: xw.counts }, null, 2));
 }

@@ -173,4 +173,6 @@ const out = {
 };
 const target = join(root, 'content', 'frameworks', 'nist-800-53-primary-sources.json');
 writeFileSync(target, JSON.stringify(out, null, 2) + '\n');
-console.log(`wrote ${target}: ${Object.keys(awsConfigRules).length} AWS Config rules (${[...packRules].filter((r) => awsConfigRules[r]).length} in the conformance pack), ${CAC_RULES.length} ComplianceAsCode rules`);
+console.log(
+  `wrote ${target}: ${Object.keys(awsConfigRules).length} AWS Config rules (${[...packRules].filter((r) => awsConfigRules[r]).length} in the conformance pack), ${CAC_RULES.length} ComplianceAsCode rules`,
+);

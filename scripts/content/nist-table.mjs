@@ -55,7 +55,9 @@ for (const [group, rules] of [
     rows.push(`| \`${rule.id}\` | ${cell(rule.finding_title ?? '**none**')} | ${controls} | ${cell(cites)} |`);
   }
 }
-const table = [START, '| Rule | Finding title | Primary NIST SP 800-53 rev5 | Taken from (mapping: what it lists under the control) |', '|---|---|---|---|', ...rows, END].join('\n');
+const table = [START, '| Rule | Finding title | Primary NIST SP 800-53 rev5 | Taken from (mapping: what it lists under the control) |', '|---|---|---|---|', ...rows, END].join(
+  '\n',
+);
 
 const text = readFileSync(readme, 'utf8');
 const from = text.indexOf(START);

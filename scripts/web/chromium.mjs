@@ -2,8 +2,7 @@
 // browser tests and the console benchmark drive it through playwright-core; no browser is downloaded.
 import { existsSync } from 'node:fs';
 
-export const CHROMIUM_MISSING =
-  'no Chromium found: install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH to a Chromium binary';
+export const CHROMIUM_MISSING = 'no Chromium found: install it with `apt-get install -y chromium` (Debian), or set CHROMIUM_PATH to a Chromium binary';
 
 export function chromiumPath() {
   const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];

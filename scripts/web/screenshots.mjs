@@ -26,7 +26,9 @@ async function main() {
     const login = await signIn(server.base);
     const tokenFile = join(scratch, 'token');
     writeFileSync(tokenFile, login.token, { mode: 0o600 });
-    execFileSync(process.execPath, [join(root, 'bin', 'controlgraph.js'), 'demo', '--tenant', login.tenant_id, '--server', server.base, '--token-file', tokenFile], { stdio: 'inherit' });
+    execFileSync(process.execPath, [join(root, 'bin', 'controlgraph.js'), 'demo', '--tenant', login.tenant_id, '--server', server.base, '--token-file', tokenFile], {
+      stdio: 'inherit',
+    });
     const t = `/api/v1/tenants/${login.tenant_id}`;
     await auditRun(server.base, login.token, t);
     const first = await api(server.base, login.token, 'GET', `${t}/findings?per_page=1&severity=high`);

@@ -76,7 +76,19 @@ export interface ParsedAgentArgs {
 }
 
 const VALUE_OPTIONS = [
-  'server', 'api-key-file', 'interval', 'collectors', 'disable', 'agent-id', 'region', 'state-dir', 'root', 'retries', 'spool-max-mb', 'spool-max-age', 'config',
+  'server',
+  'api-key-file',
+  'interval',
+  'collectors',
+  'disable',
+  'agent-id',
+  'region',
+  'state-dir',
+  'root',
+  'retries',
+  'spool-max-mb',
+  'spool-max-age',
+  'config',
 ];
 const FLAGS = ['once', 'dry-run', 'no-default-fim', 'version'];
 
@@ -93,7 +105,10 @@ export function parseAgentDuration(text: string, name: string): number {
 
 function collectionList(text: string, option: string): Set<CollectionName> {
   const out = new Set<CollectionName>();
-  for (const name of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const name of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     if (!(COLLECTIONS as readonly string[]).includes(name)) throw new UsageError(`--${option}: unknown collection "${name}" (known: ${COLLECTIONS.join(', ')})`);
     out.add(name as CollectionName);
   }
@@ -231,7 +246,9 @@ function cycleLine(s: CycleSummary): string {
   const findings = (s.server_response?.findings ?? null) as Record<string, number> | null;
   return (
     `cycle ${s.scan_id}: ${s.delivered ? `delivered${s.node_id ? ` (${s.node_id})` : ''}` : 'kept in the spool'}; ` +
-    `collectors ${Object.entries(states).map(([k, n]) => `${n} ${k}`).join(', ')}; ` +
+    `collectors ${Object.entries(states)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ')}; ` +
     (findings ? `findings created ${findings.created}, resolved ${findings.resolved}; ` : '') +
     `${s.report_bytes.gzip} bytes gzip, ${s.duration_ms} ms, cpu ${s.cpu_ms} ms, peak rss ${s.max_rss_mb} MiB`
   );

@@ -8,9 +8,7 @@ import { UsageError } from './usage-error.js';
  * command line: the file is world-readable configuration, the key goes in its own 0600 file.
  */
 
-const VALUE_KEYS = new Set([
-  'server', 'api_key_file', 'interval', 'collectors', 'disable', 'agent_id', 'region', 'state_dir', 'root', 'retries', 'spool_max_mb', 'spool_max_age',
-]);
+const VALUE_KEYS = new Set(['server', 'api_key_file', 'interval', 'collectors', 'disable', 'agent_id', 'region', 'state_dir', 'root', 'retries', 'spool_max_mb', 'spool_max_age']);
 
 export function configToArgs(text: string, source: string): string[] {
   const args: string[] = [];

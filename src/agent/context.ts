@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { constants } from 'node:fs';
-import { access, readFile } from 'node:fs/promises';
+import { constants, readFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CollectionName, CollectorStatus } from './report-schema.js';
 
@@ -73,9 +73,11 @@ export function createContext(options: { root?: string; now?: Date; fimPaths?: s
       if (!hit) cache.set(key, (hit = load()));
       return hit;
     },
+    // Read synchronously: the files collectors read (/proc, /etc, dpkg's status) are small and local,
+    // and a promise per read cost more CPU than the read (issue 28's cycle budget).
     async readText(p) {
       try {
-        return await readFile(ctx.path(p), 'utf8');
+        return readFileSync(ctx.path(p), 'utf8');
       } catch {
         return null;
       }
@@ -118,5 +120,11 @@ export function createContext(options: { root?: string; now?: Date; fimPaths?: s
 
 /** First line of a command's error output, for a skip reason. */
 export function firstLine(text: string): string {
-  return text.split('\n').map((l) => l.trim()).find(Boolean)?.slice(0, 300) ?? '';
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find(Boolean)
+      ?.slice(0, 300) ?? ''
+  );
 }

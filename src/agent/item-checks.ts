@@ -2,8 +2,21 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { TSchema } from 'typebox';
 import {
-  COLLECTIONS, ReportConfigCheck, ReportConnection, ReportFile, ReportFirewallPolicy, ReportFirewallRule, ReportInterface, ReportListeningPort,
-  ReportLocalUser, ReportPackage, ReportProcess, ReportService, ReportSudoAccess, ReportWindowsFirewallRule, type CollectionName,
+  COLLECTIONS,
+  ReportConfigCheck,
+  ReportConnection,
+  ReportFile,
+  ReportFirewallPolicy,
+  ReportFirewallRule,
+  ReportInterface,
+  ReportListeningPort,
+  ReportLocalUser,
+  ReportPackage,
+  ReportProcess,
+  ReportService,
+  ReportSudoAccess,
+  ReportWindowsFirewallRule,
+  type CollectionName,
 } from './report-schema.js';
 
 /**

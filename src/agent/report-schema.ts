@@ -54,7 +54,18 @@ export const COLLECTOR_STATUSES = ['ok', 'partial', 'skipped', 'failed', 'unsupp
 export type CollectorStatus = (typeof COLLECTOR_STATUSES)[number];
 
 export const TCP_STATES = [
-  'ESTABLISHED', 'SYN_SENT', 'SYN_RECV', 'FIN_WAIT1', 'FIN_WAIT2', 'TIME_WAIT', 'CLOSE', 'CLOSE_WAIT', 'LAST_ACK', 'LISTEN', 'CLOSING', 'NEW_SYN_RECV',
+  'ESTABLISHED',
+  'SYN_SENT',
+  'SYN_RECV',
+  'FIN_WAIT1',
+  'FIN_WAIT2',
+  'TIME_WAIT',
+  'CLOSE',
+  'CLOSE_WAIT',
+  'LAST_ACK',
+  'LISTEN',
+  'CLOSING',
+  'NEW_SYN_RECV',
 ] as const;
 
 export const PASSWORD_STATUSES = ['set', 'empty', 'locked', 'none', 'unknown'] as const;

@@ -31,7 +31,10 @@ export type SendOutcome =
 
 /** The report URL; a base given with a trailing /api/v1 (or slash) is accepted too. */
 export function reportUrl(server: string, agentId: string): string {
-  const base = server.trim().replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  const base = server
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/\/api\/v1$/, '');
   return `${base}/api/v1/agents/${encodeURIComponent(agentId)}/report`;
 }
 

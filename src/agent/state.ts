@@ -46,7 +46,12 @@ export class AgentState {
    * the host (`<hostname>-<machine hash prefix>`), which reads well in the server's agent list.
    */
   agentId(hostname: string, machineId: string): Promise<string> {
-    const slug = hostname.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '').slice(0, 60) || 'host';
+    const slug =
+      hostname
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]+/g, '-')
+        .replace(/^[^a-z0-9]+/, '')
+        .slice(0, 60) || 'host';
     return this.readOrCreate('agent-id', () => `${slug}-${machineId.slice(0, 12)}`, AGENT_ID);
   }
 

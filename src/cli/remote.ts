@@ -135,7 +135,11 @@ export class ServiceClient {
     return new ServiceClient(remote, token, command, needs);
   }
 
-  async request<T>(method: string, path: string, init: { json?: unknown; body?: FormData; query?: Record<string, string | string[] | undefined> } = {}): Promise<{ status: number; body: T }> {
+  async request<T>(
+    method: string,
+    path: string,
+    init: { json?: unknown; body?: FormData; query?: Record<string, string | string[] | undefined> } = {},
+  ): Promise<{ status: number; body: T }> {
     const url = new URL(`${this.remote.url}/api/v1${path}`);
     for (const [name, value] of Object.entries(init.query ?? {})) {
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) url.searchParams.append(name, v);

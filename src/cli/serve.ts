@@ -20,10 +20,7 @@ export async function serve(args: string[]): Promise<void> {
   const config = loadConfig(env);
   const service = await startService(config, { owner: 'controlgraph serve' });
   const { log } = service.deps;
-  log.info(
-    { address: service.address, roles: [...config.roles], database: service.deps.database.kind },
-    'controlgraph started',
-  );
+  log.info({ address: service.address, roles: [...config.roles], database: service.deps.database.kind }, 'controlgraph started');
   const deprecated = DEPRECATED_ALLOW_HOSTS_SETTINGS.filter((name) => env[name]);
   if (deprecated.length) log.warn({ deprecated }, `deprecated settings: move their entries to ${ALLOW_HOSTS_SETTING} (they are still read)`);
   const shutdown = (signal: string) => {

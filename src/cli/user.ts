@@ -81,20 +81,24 @@ async function createOnFiles(config: Config, values: CreateInput): Promise<strin
       await refreshSystemAdminFlag(trx, userId);
       // A running service may have this user's old role cached.
       await announceAuthChange(trx);
-      await writeAudit(trx, systemClock, { ...SYSTEM_ACTOR, name: 'cli' }, {
-        tenantId: tenant.id,
-        action: existing ? 'user.linked' : 'user.created',
-        targetType: 'user',
-        targetId: userId,
-        details: { username, role: values.role, via: 'cli' },
-      });
+      await writeAudit(
+        trx,
+        systemClock,
+        { ...SYSTEM_ACTOR, name: 'cli' },
+        {
+          tenantId: tenant.id,
+          action: existing ? 'user.linked' : 'user.created',
+          targetType: 'user',
+          targetId: userId,
+          details: { username, role: values.role, via: 'cli' },
+        },
+      );
     });
     return `${existing ? 'linked' : 'created'} user ${username} as ${values.role} in tenant ${tenant.slug}`;
   } finally {
     await database.close();
   }
 }
-
 
 interface TenantItem {
   id: string;

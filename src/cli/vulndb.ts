@@ -92,10 +92,14 @@ export async function vulndbCommand(args: string[]): Promise<void> {
         target,
         (config) =>
           withDatabase(config, 'import', ({ db }) =>
-            importLocation({ db: db.db, clock: systemClock, log: createStderrLogger(config.logLevel), outbound: outboundPolicyOf(config), limits: importLimitsOf(config) }, location, {
-              source: source as VulnSource | undefined,
-              trigger: 'cli',
-            }),
+            importLocation(
+              { db: db.db, clock: systemClock, log: createStderrLogger(config.logLevel), outbound: outboundPolicyOf(config), limits: importLimitsOf(config) },
+              location,
+              {
+                source: source as VulnSource | undefined,
+                trigger: 'cli',
+              },
+            ),
           ),
         (remote) => importThroughApi(admin(remote), location, source as VulnSource | undefined),
       );
@@ -108,7 +112,10 @@ export async function vulndbCommand(args: string[]): Promise<void> {
         target,
         (config) =>
           withDatabase(config, 'sync', ({ db }) =>
-            runSync({ config, database: db, clock: systemClock, log: createStderrLogger(config.logLevel) }, { trigger: 'cli', sources: source ? [source as VulnSource] : undefined }),
+            runSync(
+              { config, database: db, clock: systemClock, log: createStderrLogger(config.logLevel) },
+              { trigger: 'cli', sources: source ? [source as VulnSource] : undefined },
+            ),
           ),
         (remote) => syncThroughApi(admin(remote), source as VulnSource | undefined),
       );

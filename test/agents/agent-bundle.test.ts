@@ -94,7 +94,9 @@ describe('the bundled agent', () => {
       const path = keyFile(`key-${mode.toString(8)}`, mode);
       const res = await agent(['--server', base, '--api-key-file', path, '--once', '--state-dir', join(dir, 'refused')]);
       expect(res.code, res.stderr).toBe(2);
-      expect(res.stderr).toContain(`refusing the API key file ${path}: its mode 0${mode.toString(8)} lets group or others read it; make it readable by the agent's user only (chmod 600 ${path})`);
+      expect(res.stderr).toContain(
+        `refusing the API key file ${path}: its mode 0${mode.toString(8)} lets group or others read it; make it readable by the agent's user only (chmod 600 ${path})`,
+      );
       expect(res.stdout).toBe('');
     }
     const onArgv = await agent(['--server', base, '--api-key', key, '--once']);

@@ -47,7 +47,9 @@ describe('the agent imports nothing of the server', () => {
   it('sees an import of the server when there is one', () => {
     // The pattern above must catch the forms the code uses, or the test proves nothing.
     expect(specifiers(`import type { X } from '../modules/agents/report-schema.js';\nimport {\n  a,\n} from '../platform/x.js';\nawait import('../app.js');`)).toEqual([
-      '../modules/agents/report-schema.js', '../platform/x.js', '../app.js',
+      '../modules/agents/report-schema.js',
+      '../platform/x.js',
+      '../app.js',
     ]);
   });
 });

@@ -63,7 +63,9 @@ describe('spool', () => {
       await spool.reject(entry, `400 invalid body ${i}`);
     }
     expect(await spool.list()).toEqual([]);
-    const kept = readdirSync(spool.rejectedDir).filter((n) => n.endsWith('.json.gz')).sort();
+    const kept = readdirSync(spool.rejectedDir)
+      .filter((n) => n.endsWith('.json.gz'))
+      .sort();
     expect(kept).toHaveLength(20);
     expect(kept[0]).toMatch(/-bad-2\.json\.gz$/);
     expect(readdirSync(spool.rejectedDir)).toContain(`${kept[19]}.reason.txt`);
@@ -115,7 +117,11 @@ describe('state', () => {
   });
 
   it('parses os-release quoting', () => {
-    expect(parseOsRelease('ID=ubuntu\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nNAME=\'Ubuntu\'\n# c\n')).toEqual({ ID: 'ubuntu', VERSION: '22.04.4 LTS (Jammy Jellyfish)', NAME: 'Ubuntu' });
+    expect(parseOsRelease('ID=ubuntu\nVERSION="22.04.4 LTS (Jammy Jellyfish)"\nNAME=\'Ubuntu\'\n# c\n')).toEqual({
+      ID: 'ubuntu',
+      VERSION: '22.04.4 LTS (Jammy Jellyfish)',
+      NAME: 'Ubuntu',
+    });
   });
 });
 
@@ -123,10 +129,21 @@ describe('agent arguments', () => {
   const base = ['--server', 'https://cg.example.com', '--api-key-file', '/etc/controlgraph-agent/api-key'];
 
   it('takes the documented options, several --fim paths and the key from the environment', () => {
-    const parsed = parseAgentArgs([...base, '--interval', '30s', '--once', '--fim', '/etc/app.conf', '/srv/app', '--fim=/opt/x', '--disable', 'processes,connections', '--region', 'eu-west-1'], {});
+    const parsed = parseAgentArgs(
+      [...base, '--interval', '30s', '--once', '--fim', '/etc/app.conf', '/srv/app', '--fim=/opt/x', '--disable', 'processes,connections', '--region', 'eu-west-1'],
+      {},
+    );
     expect(parsed).toMatchObject({
-      server: 'https://cg.example.com', apiKey: null, apiKeyFile: '/etc/controlgraph-agent/api-key', intervalMs: 30_000, once: true, fim: ['/etc/app.conf', '/srv/app', '/opt/x'],
-      defaultFim: true, region: 'eu-west-1', root: '/', retries: 4,
+      server: 'https://cg.example.com',
+      apiKey: null,
+      apiKeyFile: '/etc/controlgraph-agent/api-key',
+      intervalMs: 30_000,
+      once: true,
+      fim: ['/etc/app.conf', '/srv/app', '/opt/x'],
+      defaultFim: true,
+      region: 'eu-west-1',
+      root: '/',
+      retries: 4,
     });
     expect([...parsed.disabled]).toEqual(['processes', 'connections']);
     expect(parseAgentArgs(['--server', 'http://127.0.0.1:8080'], { CONTROLGRAPH_AGENT_API_KEY: 'from-env' }).apiKey).toBe('from-env');
@@ -134,8 +151,19 @@ describe('agent arguments', () => {
     expect(parseAgentArgs(['--dry-run'], {}).dryRun).toBe(true);
     // --collectors names what runs; everything else is disabled (and --disable still applies).
     const only = parseAgentArgs([...base, '--collectors', 'packages,processes,local_users', '--disable', 'processes'], {});
-    expect([...only.disabled].sort()).toEqual(['config_checks', 'connections', 'file_integrity', 'firewall_policies', 'firewall_rules', 'listening_ports',
-      'network_interfaces', 'processes', 'sudo_access', 'system_services', 'windows_firewall_rules']);
+    expect([...only.disabled].sort()).toEqual([
+      'config_checks',
+      'connections',
+      'file_integrity',
+      'firewall_policies',
+      'firewall_rules',
+      'listening_ports',
+      'network_interfaces',
+      'processes',
+      'sudo_access',
+      'system_services',
+      'windows_firewall_rules',
+    ]);
     expect(parseAgentArgs([...base, '--spool-max-mb', '64', '--spool-max-age', '3d'], {})).toMatchObject({ spoolMaxBytes: 64 * 1024 * 1024, spoolMaxAgeMs: 3 * 86_400_000 });
   });
 

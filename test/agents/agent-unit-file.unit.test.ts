@@ -80,8 +80,13 @@ describe('agent.conf', () => {
     expect(text).not.toMatch(/^api_key\s*=/m);
     const parsed = parseAgentArgs(configToArgs(text, 'agent.conf'), {});
     expect(parsed).toMatchObject({
-      server: 'https://controlgraph.example.com', apiKeyFile: '/etc/controlgraph-agent/api-key', apiKey: null, intervalMs: 300_000,
-      stateDir: '/var/lib/controlgraph-agent', spoolMaxBytes: 256 * 1024 * 1024, spoolMaxAgeMs: 7 * 86_400_000,
+      server: 'https://controlgraph.example.com',
+      apiKeyFile: '/etc/controlgraph-agent/api-key',
+      apiKey: null,
+      intervalMs: 300_000,
+      stateDir: '/var/lib/controlgraph-agent',
+      spoolMaxBytes: 256 * 1024 * 1024,
+      spoolMaxAgeMs: 7 * 86_400_000,
     });
     expect(parsed.disabled.size).toBe(0);
   });

@@ -55,12 +55,17 @@ describe.skipIf(!linux)('the collectors on this machine', () => {
   });
 
   it.skipIf(!hasDpkg)('list exactly the packages dpkg-query lists as installed', () => {
-    const listed = execFileSync('dpkg-query', ['-W', '-f', '${db:Status-Status}\t${Package}\t${Version}\t${Architecture}\t${source:Package}\t${source:Version}\n'], { encoding: 'utf8' })
+    const listed = execFileSync('dpkg-query', ['-W', '-f', '${db:Status-Status}\t${Package}\t${Version}\t${Architecture}\t${source:Package}\t${source:Version}\n'], {
+      encoding: 'utf8',
+    })
       .split('\n')
       .filter((l) => l.startsWith('installed\t'))
       .map((l) => l.split('\t').slice(1).join('\t'))
       .sort();
-    const collected = report.packages!.filter((p) => p.source === 'dpkg').map((p) => [p.name, p.version, p.arch, p.source_name, p.source_version].join('\t')).sort();
+    const collected = report
+      .packages!.filter((p) => p.source === 'dpkg')
+      .map((p) => [p.name, p.version, p.arch, p.source_name, p.source_version].join('\t'))
+      .sort();
     expect(collected).toEqual(listed);
     expect(report.packages!.filter((p) => p.installed_at !== null).length).toBeGreaterThan(listed.length / 2);
   });
@@ -79,7 +84,10 @@ describe.skipIf(!linux)('the collectors on this machine', () => {
   });
 
   it('list the accounts getent lists from files, and never a password hash', () => {
-    const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((l) => `${l.split(':')[0]}:${l.split(':')[2]}`);
+    const passwd = readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => `${l.split(':')[0]}:${l.split(':')[2]}`);
     expect(report.local_users!.map((u) => `${u.username}:${u.uid}`)).toEqual(passwd);
     const root = execFileSync('getent', ['passwd', 'root'], { encoding: 'utf8' }).trim().split(':');
     expect(report.local_users!.find((u) => u.username === 'root')).toMatchObject({ uid: Number(root[2]), home: root[5], shell: root[6] });

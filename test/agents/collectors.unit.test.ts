@@ -74,8 +74,26 @@ describe('packages', () => {
     const result = await collectPackages(ctx());
     expect(result.status ?? 'ok').toBe('ok');
     expect(result.items).toEqual([
-      { name: 'openssh-server', version: '1:9.2p1-2+deb12u3', source: 'dpkg', cves: [], arch: 'amd64', source_name: 'openssh', source_version: '1:9.2p1-2+deb12u3', installed_at: '2025-03-01T10:00:00.000Z' },
-      { name: 'libssl3', version: '3.0.15-1~deb12u1+b1', source: 'dpkg', cves: [], arch: 'amd64', source_name: 'openssl', source_version: '3.0.15-1~deb12u1', installed_at: '2025-04-02T08:30:00.000Z' },
+      {
+        name: 'openssh-server',
+        version: '1:9.2p1-2+deb12u3',
+        source: 'dpkg',
+        cves: [],
+        arch: 'amd64',
+        source_name: 'openssh',
+        source_version: '1:9.2p1-2+deb12u3',
+        installed_at: '2025-03-01T10:00:00.000Z',
+      },
+      {
+        name: 'libssl3',
+        version: '3.0.15-1~deb12u1+b1',
+        source: 'dpkg',
+        cves: [],
+        arch: 'amd64',
+        source_name: 'openssl',
+        source_version: '3.0.15-1~deb12u1',
+        installed_at: '2025-04-02T08:30:00.000Z',
+      },
       { name: 'bash', version: '5.2.15-2+b7', source: 'dpkg', cves: [], arch: 'amd64', source_name: 'bash', source_version: '5.2.15-2+b7', installed_at: null },
     ]);
     // "deinstall ok config-files" is not installed.
@@ -97,8 +115,26 @@ describe('packages', () => {
       const result = await withStubs(() => collectPackages(createContext({ root: rpmRoot })));
       expect(readFileSync(join(bin, 'rpm-args'), 'utf8')).toMatch(new RegExp(`^--root ${rpmRoot} -qa --qf `));
       expect(result.items).toEqual([
-        { name: 'openssl-libs', version: '1:3.0.7-27.el9', source: 'rpm', installed_at: '2023-11-14T22:13:20.000Z', cves: [], arch: 'x86_64', source_name: 'openssl', source_version: '3.0.7-27.el9' },
-        { name: 'bash', version: '5.1.8-9.el9', source: 'rpm', installed_at: '2023-11-14T22:15:00.000Z', cves: [], arch: 'x86_64', source_name: 'bash', source_version: '5.1.8-9.el9' },
+        {
+          name: 'openssl-libs',
+          version: '1:3.0.7-27.el9',
+          source: 'rpm',
+          installed_at: '2023-11-14T22:13:20.000Z',
+          cves: [],
+          arch: 'x86_64',
+          source_name: 'openssl',
+          source_version: '3.0.7-27.el9',
+        },
+        {
+          name: 'bash',
+          version: '5.1.8-9.el9',
+          source: 'rpm',
+          installed_at: '2023-11-14T22:15:00.000Z',
+          cves: [],
+          arch: 'x86_64',
+          source_name: 'bash',
+          source_version: '5.1.8-9.el9',
+        },
       ]);
       const before = process.env.PATH;
       process.env.PATH = '/nonexistent';
@@ -117,7 +153,11 @@ describe('packages', () => {
   it('skips a root without any package database, saying so', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'cg-agent-empty-'));
     try {
-      await expect(collectPackages(createContext({ root: empty }))).rejects.toMatchObject({ name: 'Skip', status: 'skipped', message: 'no package database found (dpkg, rpm or apk)' });
+      await expect(collectPackages(createContext({ root: empty }))).rejects.toMatchObject({
+        name: 'Skip',
+        status: 'skipped',
+        message: 'no package database found (dpkg, rpm or apk)',
+      });
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
@@ -133,14 +173,42 @@ describe('processes', () => {
     const result = await collectProcesses(ctx());
     expect(result.items).toEqual([
       // 100 ticks of CPU in (3600 - 0.1) s; 3200 pages of 4 KiB.
-      { pid: 1, name: 'tini', user: 'root', cmdline: '/usr/bin/tini -- /opt/app/bin/app', cpu_percent: 0, memory_mb: 12.5, status: 'sleeping', parent_pid: 0, start_time: '2025-11-23T08:00:00.100Z' },
+      {
+        pid: 1,
+        name: 'tini',
+        user: 'root',
+        cmdline: '/usr/bin/tini -- /opt/app/bin/app',
+        cpu_percent: 0,
+        memory_mb: 12.5,
+        status: 'sleeping',
+        parent_pid: 0,
+        start_time: '2025-11-23T08:00:00.100Z',
+      },
       // 180 s of CPU in the 1800 s since it started.
-      { pid: 4242, name: 'my (odd) app', user: 'deploy', cmdline: '/opt/app/bin/app --port 8080', cpu_percent: 10, memory_mb: 100, status: 'running', parent_pid: 1, start_time: '2025-11-23T08:30:00.000Z' },
+      {
+        pid: 4242,
+        name: 'my (odd) app',
+        user: 'deploy',
+        cmdline: '/opt/app/bin/app --port 8080',
+        cpu_percent: 10,
+        memory_mb: 100,
+        status: 'running',
+        parent_pid: 1,
+        start_time: '2025-11-23T08:30:00.000Z',
+      },
     ]);
   });
 
   it('parses a stat line whose command name holds spaces and parentheses', () => {
-    expect(parseStat('7 (a) b) (c) Z 3 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 99 0 5')).toMatchObject({ comm: 'a) b) (c', state: 'Z', ppid: 3, utime: 1, stime: 2, starttime: 99, rss: 5 });
+    expect(parseStat('7 (a) b) (c) Z 3 7 7 0 -1 0 0 0 0 0 1 2 0 0 20 0 1 0 99 0 5')).toMatchObject({
+      comm: 'a) b) (c',
+      state: 'Z',
+      ppid: 3,
+      utime: 1,
+      stime: 2,
+      starttime: 99,
+      rss: 5,
+    });
   });
 });
 
@@ -243,8 +311,18 @@ describe('file integrity and configuration', () => {
     const result = await collectFileIntegrity(ctx({ fimPaths: ['/etc/os-release', '/etc/missing.conf'] }));
     const byPath = new Map(result.items.map((f) => [f.path, f]));
     expect([...byPath.keys()].sort()).toEqual([
-      '/etc/cron.d/backup', '/etc/crontab', '/etc/group', '/etc/os-release', '/etc/passwd', '/etc/shadow', '/etc/ssh/sshd_config',
-      '/etc/ssh/sshd_config.d/10-root.conf', '/etc/sudoers', '/etc/sudoers.d/README~', '/etc/sudoers.d/deploy', '/etc/sudoers.d/ignored.bak',
+      '/etc/cron.d/backup',
+      '/etc/crontab',
+      '/etc/group',
+      '/etc/os-release',
+      '/etc/passwd',
+      '/etc/shadow',
+      '/etc/ssh/sshd_config',
+      '/etc/ssh/sshd_config.d/10-root.conf',
+      '/etc/sudoers',
+      '/etc/sudoers.d/README~',
+      '/etc/sudoers.d/deploy',
+      '/etc/sudoers.d/ignored.bak',
     ]);
     const passwd = readFileSync(join(root, 'etc/passwd'));
     expect(byPath.get('/etc/passwd')).toMatchObject({ sha256: createHash('sha256').update(passwd).digest('hex'), size_bytes: passwd.length, permissions: '0644' });
@@ -305,7 +383,15 @@ describe('firewall', () => {
     expect(rules.items).toContainEqual({ chain: 'INPUT', action: 'ACCEPT', protocol: 'tcp', source: '10.0.0.0/8', destination: null, dport: '22', comment: 'ssh from the VPC' });
     expect(rules.items).toContainEqual({ chain: 'INPUT', action: 'ACCEPT', protocol: 'tcp', source: null, destination: null, dport: '80,443', comment: null });
     expect(rules.items).toContainEqual({ chain: 'INPUT', action: 'DROP', protocol: 'udp', source: '!192.168.0.0/16', destination: null, dport: '161', comment: null });
-    expect(rules.items).toContainEqual({ chain: 'inet filter input', action: 'accept', protocol: 'tcp', source: '10.0.0.0/8', destination: null, dport: '22', comment: 'ssh from the VPC' });
+    expect(rules.items).toContainEqual({
+      chain: 'inet filter input',
+      action: 'accept',
+      protocol: 'tcp',
+      source: '10.0.0.0/8',
+      destination: null,
+      dport: '22',
+      comment: 'ssh from the VPC',
+    });
     expect(rules.items).toContainEqual({ chain: 'inet filter input', action: 'jump web', protocol: 'tcp', source: null, destination: null, dport: '8000:8100', comment: null });
     // Only the filter table: the nat rule is not a filtering rule.
     expect(rules.items.some((r) => r.chain === 'PREROUTING')).toBe(false);
@@ -332,11 +418,19 @@ describe('firewall', () => {
   it('reports the tool error when the firewall cannot be read (an unprivileged agent)', async () => {
     const denied = mkdtempSync(join(tmpdir(), 'cg-agent-denied-'));
     try {
-      writeFileSync(join(denied, 'iptables-save'), '#!/bin/sh\necho "iptables-save v1.8.9 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root)" >&2\nexit 4\n');
+      writeFileSync(
+        join(denied, 'iptables-save'),
+        '#!/bin/sh\necho "iptables-save v1.8.9 (nf_tables): Could not fetch rule set generation id: Permission denied (you must be root)" >&2\nexit 4\n',
+      );
       chmodSync(join(denied, 'iptables-save'), 0o755);
       const c = createContext({ root: '/' });
       c.which = async (name) => (name === 'iptables-save' ? join(denied, 'iptables-save') : null);
-      await expect(collectFirewallRules(c)).rejects.toMatchObject({ name: 'Skip', message: expect.stringMatching(/^the firewall could not be read.*: iptables-save: iptables-save v1\.8\.9 \(nf_tables\): Could not fetch rule set generation id: Permission denied/) });
+      await expect(collectFirewallRules(c)).rejects.toMatchObject({
+        name: 'Skip',
+        message: expect.stringMatching(
+          /^the firewall could not be read.*: iptables-save: iptables-save v1\.8\.9 \(nf_tables\): Could not fetch rule set generation id: Permission denied/,
+        ),
+      });
     } finally {
       rmSync(denied, { recursive: true, force: true });
     }
@@ -351,9 +445,23 @@ describe('firewall', () => {
 describe('host identity and the whole cycle', () => {
   it('reads os-release, hostname, kernel and a hashed machine id', async () => {
     const facts = await hostFacts(ctx(), { fallbackId: async () => 'f'.repeat(32) });
-    expect(facts.host).toEqual({ machine_id: appMachineId('0123456789abcdef0123456789abcdef'), hostname: 'fixture-host', fqdn: null, region: null, boot_time: '2025-11-23T08:00:00.000Z', cloud: null });
+    expect(facts.host).toEqual({
+      machine_id: appMachineId('0123456789abcdef0123456789abcdef'),
+      hostname: 'fixture-host',
+      fqdn: null,
+      region: null,
+      boot_time: '2025-11-23T08:00:00.000Z',
+      cloud: null,
+    });
     expect(facts.host.machine_id).not.toContain('0123456789abcdef');
-    expect(facts.os).toMatchObject({ family: 'linux', id: 'debian', version_id: '12', version: '12 (bookworm)', pretty_name: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-26-amd64' });
+    expect(facts.os).toMatchObject({
+      family: 'linux',
+      id: 'debian',
+      version_id: '12',
+      version: '12 (bookworm)',
+      pretty_name: 'Debian GNU/Linux 12 (bookworm)',
+      kernel: '6.1.0-26-amd64',
+    });
     expect(facts.machineIdSource).toBe('/etc/machine-id');
   });
 
@@ -361,9 +469,19 @@ describe('host identity and the whole cycle', () => {
     const { report } = await runCycle({ agentId: 'fixture-agent', agentVersion: '9.9.9', root, fallbackId: async () => 'f'.repeat(32), disabled: new Set(['connections']) });
     const status = Object.fromEntries(report.collectors.map((c) => [c.name, c.status]));
     expect(status).toEqual({
-      packages: 'ok', processes: 'ok', system_services: 'partial', listening_ports: 'ok', connections: 'skipped', network_interfaces: 'ok',
-      firewall_rules: 'skipped', firewall_policies: 'skipped', windows_firewall_rules: 'unsupported', local_users: 'ok', sudo_access: 'ok',
-      file_integrity: 'ok', config_checks: 'ok',
+      packages: 'ok',
+      processes: 'ok',
+      system_services: 'partial',
+      listening_ports: 'ok',
+      connections: 'skipped',
+      network_interfaces: 'ok',
+      firewall_rules: 'skipped',
+      firewall_policies: 'skipped',
+      windows_firewall_rules: 'unsupported',
+      local_users: 'ok',
+      sudo_access: 'ok',
+      file_integrity: 'ok',
+      config_checks: 'ok',
     });
     expect(report.collectors.find((c) => c.name === 'connections')!.reason).toBe('disabled in the agent configuration (--disable)');
     expect(report.connections).toBeUndefined();
@@ -379,7 +497,9 @@ describe('host identity and the whole cycle', () => {
       root,
       fallbackId: async () => 'f'.repeat(32),
       collectors: {
-        processes: async () => ({ items: [{ pid: 1, name: 'ok', user: null, cmdline: '', cpu_percent: 0, memory_mb: 0, status: 'running', parent_pid: null, start_time: null }, { pid: -1 }] }),
+        processes: async () => ({
+          items: [{ pid: 1, name: 'ok', user: null, cmdline: '', cpu_percent: 0, memory_mb: 0, status: 'running', parent_pid: null, start_time: null }, { pid: -1 }],
+        }),
         packages: async () => {
           throw new Error('database locked');
         },

@@ -61,7 +61,9 @@ function agent(name: string, overrides: Partial<AgentOptions> = {}): AgentOption
 const reportsOf = async (agentId: string) =>
   (
     await sql<{ scan_id: string; outcome: string; reason: string | null; scanned_at: Date; compressed_bytes: number; raw_bytes: number }>`
-      SELECT scan_id, outcome, reason, scanned_at, compressed_bytes, raw_bytes FROM agent_reports WHERE agent_id = ${agentId} ORDER BY received_at, scanned_at`.execute(t.deps.database.db)
+      SELECT scan_id, outcome, reason, scanned_at, compressed_bytes, raw_bytes FROM agent_reports WHERE agent_id = ${agentId} ORDER BY received_at, scanned_at`.execute(
+      t.deps.database.db,
+    )
   ).rows;
 
 describe('agent delivery', () => {
@@ -130,16 +132,26 @@ describe('agent delivery', () => {
     expect(summary).toMatchObject({ delivered: true, spool: { delivered: 1, rejected: 1, pending: 0 } });
     const aside = readdirSync(spool.rejectedDir);
     expect(aside.some((n) => n.endsWith('-broken-scan.json.gz'))).toBe(true);
-    const reason = readFileSync(join(spool.rejectedDir, aside.find((n) => n.endsWith('.reason.txt'))!), 'utf8');
+    const reason = readFileSync(
+      join(
+        spool.rejectedDir,
+        aside.find((n) => n.endsWith('.reason.txt'))!,
+      ),
+      'utf8',
+    );
     expect(reason).toMatch(/^400 invalid body: \//);
   });
 
-  it('a report of another tenant\'s agent id is refused with 409 and kept', async () => {
+  it("a report of another tenant's agent id is refused with 409 and kept", async () => {
     const other = await buildTenant(t);
     const otherKey = (await createApiKey(t, other, { permissions: ['agents:write'] })).key;
     const options = agent('agent-outage', { apiKey: otherKey, stateDir: join(dir, 'agent-outage-other') });
     const summary = await runOneCycle(options, await prepare(options));
-    expect(summary).toMatchObject({ delivered: false, stopped: { kind: 'fatal', status: 409, message: '409 agent id "agent-outage" belongs to another tenant' }, spool: { pending: 1 } });
+    expect(summary).toMatchObject({
+      delivered: false,
+      stopped: { kind: 'fatal', status: 409, message: '409 agent id "agent-outage" belongs to another tenant' },
+      spool: { pending: 1 },
+    });
   });
 
   it('runs cycle after cycle until it is stopped', async () => {

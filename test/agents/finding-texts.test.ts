@@ -36,9 +36,7 @@ const desired = (description: string): DesiredFinding => ({
 
 async function sync(host: HostResource, finding: DesiredFinding) {
   const scope = { tenantId: tenant.id, workspaceId: tenant.defaultWorkspaceId };
-  await t.deps.database.db.transaction().execute((trx) =>
-    syncFindings(trx, scope, t.clock.now(), host, [finding], { rules: { ids: [finding.rule_id] }, resolveMissing: true }),
-  );
+  await t.deps.database.db.transaction().execute((trx) => syncFindings(trx, scope, t.clock.now(), host, [finding], { rules: { ids: [finding.rule_id] }, resolveMissing: true }));
 }
 
 const read = (host: HostResource) =>

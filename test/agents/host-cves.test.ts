@@ -57,7 +57,9 @@ function dpkgOrder(pairs: Array<[string, string]>): Map<string, number> {
   const script = `while IFS="$(printf '\\t')" read -r a b; do
     if dpkg --compare-versions "$a" lt "$b"; then echo -1; elif dpkg --compare-versions "$a" eq "$b"; then echo 0; else echo 1; fi
   done < "$1"`;
-  const out = execFileSync('sh', ['-c', script, 'sh', file], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }).trim().split('\n');
+  const out = execFileSync('sh', ['-c', script, 'sh', file], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
+    .trim()
+    .split('\n');
   rmSync(join(file, '..'), { recursive: true, force: true });
   return new Map(unique.map(([a, b], i) => [`${a}\t${b}`, Number(out[i])]));
 }
@@ -186,7 +188,12 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
       expect(f.status).toBe('open');
       expect(f.cve_ids).toEqual(f.details.vulnerability.startsWith('CVE-') ? [f.details.vulnerability] : []);
       // Its binary packages are every installed package built from that source.
-      expect(f.details.installed.map((i) => (i as { name?: string }).name).sort()).toEqual(listed.filter(([, , source]) => source === f.details.package).map(([, name]) => name).sort());
+      expect(f.details.installed.map((i) => (i as { name?: string }).name).sort()).toEqual(
+        listed
+          .filter(([, , source]) => source === f.details.package)
+          .map(([, name]) => name)
+          .sort(),
+      );
       // No CVE of the finding is in the KEV catalog (none is loaded yet): the severity is the base one.
       expect(f.severity).toBe(f.base_severity);
     }
@@ -197,16 +204,30 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
     const cve = target.cve_ids[0]!;
     // A KEV catalog (CISA's JSON format) listing that CVE.
     const catalog = join(stateDir, 'kev.json');
-    writeFileSync(catalog, JSON.stringify({
-      title: 'CISA Catalog of Known Exploited Vulnerabilities',
-      catalogVersion: '2026.11.23',
-      dateReleased: '2026-11-23T12:00:00.000Z',
-      count: 1,
-      vulnerabilities: [{
-        cveID: cve, vendorProject: 'Debian', product: target.details.package, vulnerabilityName: 'test entry', dateAdded: '2026-11-20',
-        shortDescription: 'listed for the test', requiredAction: 'Apply updates.', dueDate: '2026-12-11', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [],
-      }],
-    }));
+    writeFileSync(
+      catalog,
+      JSON.stringify({
+        title: 'CISA Catalog of Known Exploited Vulnerabilities',
+        catalogVersion: '2026.11.23',
+        dateReleased: '2026-11-23T12:00:00.000Z',
+        count: 1,
+        vulnerabilities: [
+          {
+            cveID: cve,
+            vendorProject: 'Debian',
+            product: target.details.package,
+            vulnerabilityName: 'test entry',
+            dateAdded: '2026-11-20',
+            shortDescription: 'listed for the test',
+            requiredAction: 'Apply updates.',
+            dueDate: '2026-12-11',
+            knownRansomwareCampaignUse: 'Unknown',
+            notes: '',
+            cwes: [],
+          },
+        ],
+      }),
+    );
     const result = await importLocation({ db: t.deps.database.db, clock: t.clock, log: pino({ level: 'silent' }) }, catalog, { trigger: 'cli' });
     expect(result.status).not.toBe('failed');
     const next = await runOneCycle(options, prepared);
@@ -234,7 +255,7 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
     expect(after).toMatchObject({ status: 'resolved', resolved_by: 'agent' });
   });
 
-  it('a package older than an advisory\'s fix is affected by it; upgrading to the fixed version cures it', async () => {
+  it("a package older than an advisory's fix is affected by it; upgrading to the fixed version cures it", async () => {
     const ctx = createContext({});
     const facts = await hostFacts(ctx, { fallbackId: async () => 'f'.repeat(32) });
     const packages = (await collectPackages(ctx)).items;
@@ -247,7 +268,8 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
       for (const a of r.affected ?? []) {
         const fixed = a.ranges?.find((g) => g.type === 'ECOSYSTEM')?.events.find((e) => e.fixed)?.fixed;
         const introduced = a.ranges?.find((g) => g.type === 'ECOSYSTEM')?.events.find((e) => e.introduced)?.introduced;
-        if (!pick && !r.withdrawn && a.package?.ecosystem === 'Debian:12' && sources.has(a.package.name!) && fixed && introduced === '0') pick = { id: r.id, source: a.package.name!, fixed };
+        if (!pick && !r.withdrawn && a.package?.ecosystem === 'Debian:12' && sources.has(a.package.name!) && fixed && introduced === '0')
+          pick = { id: r.id, source: a.package.name!, fixed };
       }
     }
     expect(pick).not.toBeNull();
@@ -257,7 +279,9 @@ describe.skipIf(!debian12)('CVE findings from the packages of this machine', () 
       const report = buildReport({ agent_id: 'agent-this-host', host: facts.host, os: facts.os, packages: next }, new Date(Date.now() + offsetMs).toISOString());
       const res = await sendReport(t, key, 'agent-this-host', report);
       expect(res.statusCode, res.body).toBe(200);
-      return (await vulnFindings()).filter((f) => f.status === 'open' && f.details.installed.some((i) => i.source_name === source || (i.source_name === null && f.details.package === source)));
+      return (await vulnFindings()).filter(
+        (f) => f.status === 'open' && f.details.installed.some((i) => i.source_name === source || (i.source_name === null && f.details.package === source)),
+      );
     };
     // "~" sorts before everything in Debian versions: F~old is just below F.
     const old = await send(`${fixed}~old`, 2000);

@@ -64,9 +64,7 @@ describe('host-configuration findings', () => {
       { id: 'sshd.permit_root_login', value: 'yes', source: '/etc/ssh/sshd_config:33' },
       { id: 'sshd.permit_empty_passwords', value: 'yes', source: '/etc/ssh/sshd_config:40' },
     ],
-    file_integrity: [
-      { path: '/etc/passwd', sha256: 'a'.repeat(64), size_bytes: 1320, modified_at: '2026-11-01T00:00:00.000Z', permissions: '0666', owner: 'root', group: 'root' },
-    ],
+    file_integrity: [{ path: '/etc/passwd', sha256: 'a'.repeat(64), size_bytes: 1320, modified_at: '2026-11-01T00:00:00.000Z', permissions: '0666', owner: 'root', group: 'root' }],
     firewall_policies: [{ backend: 'iptables', family: 'ip', table: 'filter', chain: 'INPUT', hook: 'input', policy: 'ACCEPT' }],
     local_users: [
       { username: 'root', uid: 0, gid: 0, home: '/root', shell: '/bin/bash', last_login: null, password_status: 'locked' },
@@ -82,8 +80,12 @@ describe('host-configuration findings', () => {
   it('a clean host has none: every rule is evaluated and compliant', async () => {
     const body = await send('agent-rules', machine, '2026-11-23T12:00:00.000Z');
     expect(body.rules.map((r: { id: string; state: string }) => `${r.id}=${r.state}`).sort()).toEqual([
-      'host-account-empty-password=compliant', 'host-account-extra-uid0=compliant', 'host-firewall-default-accept=compliant',
-      'host-service-listening-all-interfaces=compliant', 'host-ssh-empty-passwords=compliant', 'host-ssh-root-login=compliant',
+      'host-account-empty-password=compliant',
+      'host-account-extra-uid0=compliant',
+      'host-firewall-default-accept=compliant',
+      'host-service-listening-all-interfaces=compliant',
+      'host-ssh-empty-passwords=compliant',
+      'host-ssh-root-login=compliant',
       'host-world-writable-sensitive-file=compliant',
     ]);
     expect(await findings(machine)).toEqual([]);
@@ -98,8 +100,13 @@ describe('host-configuration findings', () => {
     const list = all.filter((f) => f.tags.includes('host-configuration'));
     const byRule = new Map(list.map((f) => [f.rule_id, f]));
     expect([...byRule.keys()].sort()).toEqual([
-      'host-account-empty-password', 'host-account-extra-uid0', 'host-firewall-default-accept', 'host-service-listening-all-interfaces',
-      'host-ssh-empty-passwords', 'host-ssh-root-login', 'host-world-writable-sensitive-file',
+      'host-account-empty-password',
+      'host-account-extra-uid0',
+      'host-firewall-default-accept',
+      'host-service-listening-all-interfaces',
+      'host-ssh-empty-passwords',
+      'host-ssh-root-login',
+      'host-world-writable-sensitive-file',
     ]);
     expect(byRule.get('host-ssh-root-login')).toMatchObject({ severity: 'HIGH', status: 'open', tags: ['host', 'host-configuration'] });
     expect(byRule.get('host-ssh-root-login')!.details.evidence).toEqual(['PermitRootLogin yes (/etc/ssh/sshd_config:33)']);
@@ -177,7 +184,14 @@ describe('host-configuration findings', () => {
 describe('config drift', () => {
   const machine = 'drift000000000000000000000000001';
   const file = (path: string, sha: string, extra: Partial<NonNullable<AgentReport['file_integrity']>[number]> = {}) => ({
-    path, sha256: sha, size_bytes: 100, modified_at: '2026-11-01T00:00:00.000Z', permissions: '0644', owner: 'root', group: 'root', ...extra,
+    path,
+    sha256: sha,
+    size_bytes: 100,
+    modified_at: '2026-11-01T00:00:00.000Z',
+    permissions: '0644',
+    owner: 'root',
+    group: 'root',
+    ...extra,
   });
   const A = 'a'.repeat(64);
   const B = 'b'.repeat(64);

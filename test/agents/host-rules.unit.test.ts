@@ -22,7 +22,10 @@ const rule = (overrides: Record<string, unknown> = {}) => ({
   control_id: 'CM-7',
   nist_controls: [{ control_id: 'CM-7', source: 'compliance-as-code' }],
   cac_rules: ['rsyslog_nolisten'],
-  framework_mappings: [{ framework: 'nist-800-53', control_id: 'CM-6' }, { framework: 'soc2', control_id: 'CC6.6' }],
+  framework_mappings: [
+    { framework: 'nist-800-53', control_id: 'CM-6' },
+    { framework: 'soc2', control_id: 'CC6.6' },
+  ],
   collection: 'listening_ports',
   condition: 'item.port == 1',
   when_missing: 'unknown',
@@ -70,8 +73,12 @@ describe('host rule finding texts and primary NIST controls', () => {
     expect(error({ nist_controls: undefined })).toMatch(/nist_controls must list one or two \{control_id, source\}$/);
     const three = ['CM-7', 'CM-6', 'SC-7'].map((control_id) => ({ control_id, source: 'compliance-as-code' }));
     expect(error({ nist_controls: three })).toMatch(/nist_controls must list one or two/);
-    expect(error({ nist_controls: [{ control_id: 'XX-99', source: 'compliance-as-code' }] })).toMatch(/control nist-800-53 XX-99 is not in content\/frameworks\/nist-800-53\.json$/);
-    expect(error({ nist_controls: [{ control_id: 'CM-7', source: 'guesswork' }] })).toMatch(/source must be one of prowler, aws-security-hub, compliance-as-code \(got "guesswork"\)$/);
+    expect(error({ nist_controls: [{ control_id: 'XX-99', source: 'compliance-as-code' }] })).toMatch(
+      /control nist-800-53 XX-99 is not in content\/frameworks\/nist-800-53\.json$/,
+    );
+    expect(error({ nist_controls: [{ control_id: 'CM-7', source: 'guesswork' }] })).toMatch(
+      /source must be one of prowler, aws-security-hub, compliance-as-code \(got "guesswork"\)$/,
+    );
     expect(error({ nist_controls: [{ control_id: 'CM-6', source: 'compliance-as-code' }] })).toMatch(/the primary control nist-800-53 CM-7 must be one of nist_controls$/);
     expect(error({ cac_rules: ['Not A Rule'] })).toMatch(/cac_rules must be a list of ComplianceAsCode rule ids$/);
   });
@@ -94,7 +101,12 @@ describe('host rules fail closed (issue 22 item 2)', () => {
     };
     expect(judged('unknown')).toEqual({
       notCollected: { state: 'not_evaluated', reason: 'not collected: listening_ports', missing: ['listening_ports'], error: false },
-      partial: { state: 'not_evaluated', reason: expect.stringContaining('the host lacks what the rule judges'), missing: ['host.collectors.listening_ports.status != "ok"'], error: false },
+      partial: {
+        state: 'not_evaluated',
+        reason: expect.stringContaining('the host lacks what the rule judges'),
+        missing: ['host.collectors.listening_ports.status != "ok"'],
+        error: false,
+      },
       complete: { state: 'compliant' },
     });
     expect(judged('violation').partial).toMatchObject({ state: 'violated' });

@@ -54,8 +54,17 @@ describe('POST /api/v1/agents/{agentID}/report', () => {
     const stored = await sql<{ collection: string; item_count: number }>`
       SELECT collection, item_count FROM agent_host_collections WHERE node_id = ${NODE_ID} ORDER BY collection`.execute(t.deps.database.db);
     expect(Object.fromEntries(stored.rows.map((r) => [r.collection, r.item_count]))).toEqual({
-      config_checks: 2, connections: 1, file_integrity: 2, firewall_policies: 2, firewall_rules: 1, listening_ports: 1, local_users: 2,
-      network_interfaces: 2, processes: 2, sudo_access: 1, system_services: 2,
+      config_checks: 2,
+      connections: 1,
+      file_integrity: 2,
+      firewall_policies: 2,
+      firewall_rules: 1,
+      listening_ports: 1,
+      local_users: 2,
+      network_interfaces: 2,
+      processes: 2,
+      sudo_access: 1,
+      system_services: 2,
     });
     const packages = await sql<{ name: string; purl: string }>`SELECT name, purl FROM agent_host_packages WHERE node_id = ${NODE_ID} ORDER BY name`.execute(t.deps.database.db);
     expect(packages.rows).toEqual([
@@ -90,7 +99,11 @@ describe('POST /api/v1/agents/{agentID}/report', () => {
     const log = await sql<{ outcome: string; reason: string | null; scanned_at: Date }>`
       SELECT outcome, reason, scanned_at FROM agent_reports WHERE agent_id = 'agent-ingest-1'`.execute(t.deps.database.db);
     expect(log.rows.map((r) => `${new Date(r.scanned_at).toISOString().slice(11, 16)} ${r.outcome}:${r.reason}`).sort()).toEqual([
-      '12:00 processed:null', '12:05 processed:null', '12:07 ignored:out_of_order', '12:10 ignored:duplicate', '12:10 processed:null',
+      '12:00 processed:null',
+      '12:05 processed:null',
+      '12:07 ignored:out_of_order',
+      '12:10 ignored:duplicate',
+      '12:10 processed:null',
     ]);
     const agent = await sql<{ reports_processed: number; reports_ignored: number }>`
       SELECT reports_processed, reports_ignored FROM agents WHERE agent_id = 'agent-ingest-1'`.execute(t.deps.database.db);
@@ -102,9 +115,21 @@ describe('POST /api/v1/agents/{agentID}/report', () => {
       [{ ...buildReport({ agent_id: 'agent-bad' }), packages: [{ name: 'x', version: { major: 1 }, source: 'dpkg', installed_at: null, cves: [] }] }, '/packages/0/version'],
       [{ ...buildReport({ agent_id: 'agent-bad' }), schema_version: '9.9' }, '/schema_version'],
       [{ ...buildReport({ agent_id: 'agent-bad' }), surprise: true }, '/surprise'],
-      [{ ...buildReport({ agent_id: 'agent-bad' }), local_users: [{ username: 'x', uid: 1, gid: 1, home: '/', shell: '/bin/sh', last_login: null }] }, '/local_users/0/password_status'],
-      [{ ...buildReport({ agent_id: 'agent-bad' }), file_integrity: [{ path: 'relative', sha256: null, size_bytes: 1, modified_at: null, permissions: '0644', owner: null, group: null }] }, '/file_integrity/0/path'],
-      [{ ...buildReport({ agent_id: 'agent-bad' }), connections: [{ local_address: 'a', remote_address: 'b', state: 'DANCING', pid: null, process: null }] }, '/connections/0/state'],
+      [
+        { ...buildReport({ agent_id: 'agent-bad' }), local_users: [{ username: 'x', uid: 1, gid: 1, home: '/', shell: '/bin/sh', last_login: null }] },
+        '/local_users/0/password_status',
+      ],
+      [
+        {
+          ...buildReport({ agent_id: 'agent-bad' }),
+          file_integrity: [{ path: 'relative', sha256: null, size_bytes: 1, modified_at: null, permissions: '0644', owner: null, group: null }],
+        },
+        '/file_integrity/0/path',
+      ],
+      [
+        { ...buildReport({ agent_id: 'agent-bad' }), connections: [{ local_address: 'a', remote_address: 'b', state: 'DANCING', pid: null, process: null }] },
+        '/connections/0/state',
+      ],
     ];
     for (const [report, path] of cases) {
       const res = await sendReport(t, key, 'agent-bad', report);

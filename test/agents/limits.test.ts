@@ -53,7 +53,11 @@ describe('report body limits', () => {
     const { value: res, growth } = await peakGrowth(() => fetch(url('agent-bomb'), { method: 'POST', headers: headers(), body: bomb }));
     expect(res.status).toBe(413);
     const body = (await res.json()) as any;
-    expect(body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: 'report exceeds the limit of 32 MiB decompressed', details: { limit_bytes: DEFAULT_LIMITS.decompressed } });
+    expect(body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'report exceeds the limit of 32 MiB decompressed',
+      details: { limit_bytes: DEFAULT_LIMITS.decompressed },
+    });
     // At most the decompressed limit is ever held (plus the request and parser overhead), never 1 GiB.
     expect(growth).toBeLessThan(DEFAULT_LIMITS.decompressed + 96 * 1024 * 1024);
     const agents = await sql<{ n: number }>`SELECT count(*)::int AS n FROM agents WHERE agent_id = 'agent-bomb'`.execute(t.deps.database.db);
@@ -99,7 +103,15 @@ describe('report body limits', () => {
   it('takes a large report (2,000 processes with 4 KB command lines: 8 MB of JSON) within the limits', async () => {
     const report = buildReport({ agent_id: 'agent-near-limit' }, '2026-11-23T12:55:00.000Z');
     report.processes = Array.from({ length: 2000 }, (_, i) => ({
-      pid: 10_000 + i, name: 'worker', user: 'app', cmdline: `/usr/bin/worker --id ${i} ${'x'.repeat(4000)}`, cpu_percent: 0, memory_mb: 1, status: 'sleeping', parent_pid: 1, start_time: null,
+      pid: 10_000 + i,
+      name: 'worker',
+      user: 'app',
+      cmdline: `/usr/bin/worker --id ${i} ${'x'.repeat(4000)}`,
+      cpu_percent: 0,
+      memory_mb: 1,
+      status: 'sleeping',
+      parent_pid: 1,
+      start_time: null,
     }));
     const json = Buffer.from(JSON.stringify(report));
     expect(json.length).toBeGreaterThan(8_000_000);

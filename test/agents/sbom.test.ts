@@ -47,7 +47,11 @@ describe('host SBOM', () => {
     const libraries = bom.components.filter((c: { type: string }) => c.type === 'library');
     expect(libraries).toHaveLength(710);
     expect(bom.components.find((c: { type: string }) => c.type === 'operating-system')).toMatchObject({
-      name: 'debian', version: '12', 'bom-ref': `${NODE}#os`, supplier: { name: 'Debian GNU/Linux' }, description: 'Debian GNU/Linux 12 (bookworm) on build-1',
+      name: 'debian',
+      version: '12',
+      'bom-ref': `${NODE}#os`,
+      supplier: { name: 'Debian GNU/Linux' },
+      description: 'Debian GNU/Linux 12 (bookworm) on build-1',
     });
     const openssl = libraries.find((c: { name: string }) => c.name === 'openssl');
     expect(openssl.purl).toMatch(/^pkg:deb\/debian\/openssl@.+\?arch=amd64&distro=debian-12$/);
@@ -74,15 +78,22 @@ describe('host SBOM', () => {
     expect(ntiaGapsSpdx(doc)).toEqual([]);
     expect(doc.creationInfo.creators).toEqual([expect.stringMatching(/^Tool: controlgraph-/), 'Organization: Acme Corp Europe Ærøskøbing']);
     const host = doc.packages.find((p: { SPDXID: string }) => p.SPDXID === 'SPDXRef-Host');
-    expect(host).toMatchObject({ name: 'build-1', versionInfo: '2026-11-23T13:00:00.000Z', supplier: 'Organization: Acme Corp Europe Ærøskøbing', primaryPackagePurpose: 'DEVICE' });
+    expect(host).toMatchObject({
+      name: 'build-1',
+      versionInfo: '2026-11-23T13:00:00.000Z',
+      supplier: 'Organization: Acme Corp Europe Ærøskøbing',
+      primaryPackagePurpose: 'DEVICE',
+    });
     // A vulnerable package points at the vulnerability's page in the database it was matched from.
     const nghttp2 = doc.packages.find((p: { name: string }) => p.name === 'libnghttp2-14');
     expect(nghttp2.supplier).toBe('Organization: Debian GNU/Linux');
     const security = nghttp2.externalRefs.filter((r: { referenceCategory: string }) => r.referenceCategory === 'SECURITY');
-    expect(security).toEqual(expect.arrayContaining([
-      { referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: 'https://security-tracker.debian.org/tracker/CVE-2023-44487', comment: 'CVE-2023-44487' },
-      { referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: 'https://nvd.nist.gov/vuln/detail/CVE-2023-44487', comment: 'CVE-2023-44487' },
-    ]));
+    expect(security).toEqual(
+      expect.arrayContaining([
+        { referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: 'https://security-tracker.debian.org/tracker/CVE-2023-44487', comment: 'CVE-2023-44487' },
+        { referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: 'https://nvd.nist.gov/vuln/detail/CVE-2023-44487', comment: 'CVE-2023-44487' },
+      ]),
+    );
   });
 
   it('describes each vulnerability: its source database, CVSS ratings, description, fixed versions and affected ranges', async () => {
@@ -94,14 +105,19 @@ describe('host SBOM', () => {
     expect(rapidReset).toMatchObject({
       'bom-ref': 'vuln:CVE-2023-44487',
       source: { name: 'Debian Security Tracker', url: 'https://security-tracker.debian.org/tracker/CVE-2023-44487' },
-      ratings: [{ source: { name: 'Debian Security Tracker' }, score: 7.5, severity: 'high', method: 'CVSSv31', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H' }, expect.objectContaining({ method: 'other' })],
+      ratings: [
+        { source: { name: 'Debian Security Tracker' }, score: 7.5, severity: 'high', method: 'CVSSv31', vector: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H' },
+        expect.objectContaining({ method: 'other' }),
+      ],
       recommendation: 'Upgrade nghttp2 to 1.52.0-1+deb12u1 or later (Debian:12).',
     });
     expect(rapidReset.description).toMatch(/HTTP\/2 protocol allows a denial of service/);
-    expect(rapidReset.references).toEqual(expect.arrayContaining([
-      { id: 'DSA-5570-1', source: { name: 'Debian Security Tracker', url: 'https://security-tracker.debian.org/tracker/DSA-5570-1' } },
-      { id: 'CVE-2023-44487', source: { name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2023-44487' } },
-    ]));
+    expect(rapidReset.references).toEqual(
+      expect.arrayContaining([
+        { id: 'DSA-5570-1', source: { name: 'Debian Security Tracker', url: 'https://security-tracker.debian.org/tracker/DSA-5570-1' } },
+        { id: 'CVE-2023-44487', source: { name: 'NVD', url: 'https://nvd.nist.gov/vuln/detail/CVE-2023-44487' } },
+      ]),
+    );
     expect(rapidReset.workaround).toBeUndefined();
     expect(rapidReset.affects).toHaveLength(1);
     expect(refs.get(rapidReset.affects[0].ref)).toBe('libnghttp2-14');
@@ -118,18 +134,34 @@ describe('host SBOM', () => {
       recommendation: 'No fixed version of binutils is published for Debian:12 yet.',
       workaround: expect.stringContaining('watch https://security-tracker.debian.org/tracker/CVE-2025-1180'),
     });
-    expect(binutils.affects.map((a: { ref: string }) => refs.get(a.ref)).sort()).toEqual(
-      ['binutils', 'binutils-common', 'binutils-x86-64-linux-gnu', 'libbinutils', 'libctf-nobfd0', 'libctf0', 'libgprofng0'],
-    );
-    for (const a of binutils.affects) expect(a.versions).toEqual([{ version: '2.40-2', status: 'affected' }, { range: 'vers:deb/*', status: 'affected' }]);
+    expect(binutils.affects.map((a: { ref: string }) => refs.get(a.ref)).sort()).toEqual([
+      'binutils',
+      'binutils-common',
+      'binutils-x86-64-linux-gnu',
+      'libbinutils',
+      'libctf-nobfd0',
+      'libctf0',
+      'libgprofng0',
+    ]);
+    for (const a of binutils.affects)
+      expect(a.versions).toEqual([
+        { version: '2.40-2', status: 'affected' },
+        { range: 'vers:deb/*', status: 'affected' },
+      ]);
     // Every vulnerability names its source and what it affects; none claims NVD for a Debian match.
     for (const v of bom.vulnerabilities) {
       expect(v.source.name, v.id).toBe('Debian Security Tracker');
       expect(v.affects.length).toBeGreaterThan(0);
     }
     // The document's vulnerabilities are the host's CVE findings' (one finding per source package and CVE).
-    const findings = await call(t.app, tenant.admin.token, { method: 'GET', url: `/api/v1/tenants/${tenant.id}/findings?status=open&per_page=500&resource_id=${encodeURIComponent(NODE)}`, expect: 200 });
-    const findingCves = new Set((findings.json().items as Array<{ rule_id: string; cve_ids: string[] }>).filter((f) => f.rule_id.startsWith('host-vuln-')).flatMap((f) => f.cve_ids));
+    const findings = await call(t.app, tenant.admin.token, {
+      method: 'GET',
+      url: `/api/v1/tenants/${tenant.id}/findings?status=open&per_page=500&resource_id=${encodeURIComponent(NODE)}`,
+      expect: 200,
+    });
+    const findingCves = new Set(
+      (findings.json().items as Array<{ rule_id: string; cve_ids: string[] }>).filter((f) => f.rule_id.startsWith('host-vuln-')).flatMap((f) => f.cve_ids),
+    );
     expect(new Set(bom.vulnerabilities.map((v: { id: string }) => v.id))).toEqual(findingCves);
   });
 

@@ -49,7 +49,12 @@ describe('derived applications', () => {
     expect(names).toEqual(['checkout', 'payments', 'reporting', 'retail']);
     expect(list.total).toBe(4);
     const payments = list.items.find((a: { name: string }) => a.name === 'payments');
-    expect(payments).toMatchObject({ derived: true, derived_from: { tag_value: 'payments', tag_keys: ['Application'] }, filter: 'tags.Application = "payments"', resource_count: 1 });
+    expect(payments).toMatchObject({
+      derived: true,
+      derived_from: { tag_value: 'payments', tag_keys: ['Application'] },
+      filter: 'tags.Application = "payments"',
+      resource_count: 1,
+    });
     const checkout = list.items.find((a: { name: string }) => a.name === 'checkout');
     expect(checkout.resource_count).toBe(2);
     expect(checkout.created_by).toBe('system:discovery');
@@ -145,14 +150,19 @@ describe('health roll-up', () => {
     expect(after.findings_by_severity).toEqual(await activeBySeverity(api, [ids.db]));
     expect(after.health).toBe(expectedHealth(after.findings_by_severity));
     expect(after.health).not.toBe('Critical');
-    for (const f of critical) await call(t.app, tenant.users['security-analyst'].token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/findings/${encodeURIComponent(f.id)}/accept`, expect: 200 });
+    for (const f of critical)
+      await call(t.app, tenant.users['security-analyst'].token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/findings/${encodeURIComponent(f.id)}/accept`, expect: 200 });
     expect((await api.get(`/applications/${payments.id}`)).health).toBe('Critical');
   });
 });
 
 describe('defined applications', () => {
   it('are created from a filter, with their members and roll-up', async () => {
-    const created = await api.post('/applications', { name: 'Shop VPC databases', description: 'RDS in the shop VPC', filter: 'vpc_id = vpc-shop AND type = aws.rds.db_instance' }, 201);
+    const created = await api.post(
+      '/applications',
+      { name: 'Shop VPC databases', description: 'RDS in the shop VPC', filter: 'vpc_id = vpc-shop AND type = aws.rds.db_instance' },
+      201,
+    );
     expect(created).toMatchObject({ name: 'Shop VPC databases', derived: false, derived_from: null, resource_count: 1, health: 'Critical', services: [] });
     const detail = await api.get(`/applications/${created.id}`);
     expect(detail.resources.items.map((r: { id: string }) => r.id)).toEqual([ids.db]);

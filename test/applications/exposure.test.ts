@@ -49,7 +49,16 @@ function inventory() {
     });
 }
 
-const DEBIAN_OS = { family: 'linux', id: 'debian', version_id: '12', name: 'Debian GNU/Linux', version: '12 (bookworm)', pretty_name: 'Debian GNU/Linux 12 (bookworm)', kernel: '6.1.0-26-amd64', arch: 'x86_64' };
+const DEBIAN_OS = {
+  family: 'linux',
+  id: 'debian',
+  version_id: '12',
+  name: 'Debian GNU/Linux',
+  version: '12 (bookworm)',
+  pretty_name: 'Debian GNU/Linux 12 (bookworm)',
+  kernel: '6.1.0-26-amd64',
+  arch: 'x86_64',
+};
 const MACHINE_ID = 'f0e1d2c3b4a5968778695a4b3c2d1e0f';
 const AGENT_HOST = `host:local:host.os.instance:${MACHINE_ID}`;
 
@@ -143,9 +152,19 @@ describe('GET /services/{serviceID}/sbom', () => {
     const components = bom.components as Component[];
     // Hosts are devices named after the host, told apart by name and node id (both run Debian 12).
     const hosts = components.filter((c) => c.type === 'device');
-    expect(hosts.map((h) => [h['bom-ref'], h.name]).sort()).toEqual([[AGENT_HOST, 'shop-web-1'], [nodeIdOf(legacy), legacy.name]].sort());
+    expect(hosts.map((h) => [h['bom-ref'], h.name]).sort()).toEqual(
+      [
+        [AGENT_HOST, 'shop-web-1'],
+        [nodeIdOf(legacy), legacy.name],
+      ].sort(),
+    );
     const systems = components.filter((c) => c.type === 'operating-system');
-    expect(systems.map((o) => [o['bom-ref'], o.name, o.version]).sort()).toEqual([[`${AGENT_HOST}#os`, 'debian', '12'], [`${nodeIdOf(legacy)}#os`, 'debian', '12']].sort());
+    expect(systems.map((o) => [o['bom-ref'], o.name, o.version]).sort()).toEqual(
+      [
+        [`${AGENT_HOST}#os`, 'debian', '12'],
+        [`${nodeIdOf(legacy)}#os`, 'debian', '12'],
+      ].sort(),
+    );
     expect(systems.find((o) => o['bom-ref'] === `${AGENT_HOST}#os`)!.description).toBe('Debian GNU/Linux 12 (bookworm) on shop-web-1');
     const libraries = components.filter((c) => c.type === 'library');
     expect(props['controlgraph:packages']).toBe(String(libraries.length));
@@ -163,7 +182,10 @@ describe('GET /services/{serviceID}/sbom', () => {
     // The vulnerabilities of both hosts: the agent host's (every CVE of its CVE findings) and the node-carried libwebp's.
     const vulnerabilities = bom.vulnerabilities as Array<{ id: string; source: { name: string }; affects: Array<{ ref: string }> }>;
     const ids = new Set(vulnerabilities.map((v) => v.id));
-    const findings = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/findings?status=open&per_page=500&resource_id=${encodeURIComponent(AGENT_HOST)}`, expect: 200 });
+    const findings = await call(t.app, tenant.admin.token, {
+      url: `/api/v1/tenants/${tenant.id}/findings?status=open&per_page=500&resource_id=${encodeURIComponent(AGENT_HOST)}`,
+      expect: 200,
+    });
     const hostCves = (findings.json().items as Array<{ rule_id: string; cve_ids: string[] }>).filter((f) => f.rule_id.startsWith('host-vuln-')).flatMap((f) => f.cve_ids);
     expect(hostCves.length).toBeGreaterThan(50);
     for (const cve of hostCves) expect(ids.has(cve), cve).toBe(true);
@@ -256,10 +278,22 @@ describe('GET /services/{serviceID}/cve-exposure', () => {
   it('names where each CVE is: the host, the package and the advisory, and the findings of the agent', async () => {
     const rapidReset = all.find((i) => i.cve_id === 'CVE-2023-44487')!;
     // KEV makes it critical; the agent's host is the instance the Internet gateway exposes.
-    expect(rapidReset).toMatchObject({ severity: 'CRITICAL', is_kev: true, exposed: true, risk_factors: { severity: 60, kev: 15, epss: 10, exposure: 10, criticality: 10 }, risk_score: 100 });
+    expect(rapidReset).toMatchObject({
+      severity: 'CRITICAL',
+      is_kev: true,
+      exposed: true,
+      risk_factors: { severity: 60, kev: 15, epss: 10, exposure: 10, criticality: 10 },
+      risk_score: 100,
+    });
     expect(rapidReset.resources.map((r) => r.id)).toEqual([AGENT_HOST]);
     expect(rapidReset.packages).toEqual([
-      expect.objectContaining({ name: 'libnghttp2-14', version: '1.52.0-1', host_id: AGENT_HOST, advisories: expect.arrayContaining(['CVE-2023-44487']), fixed_versions: expect.arrayContaining(['1.52.0-1+deb12u1']) }),
+      expect.objectContaining({
+        name: 'libnghttp2-14',
+        version: '1.52.0-1',
+        host_id: AGENT_HOST,
+        advisories: expect.arrayContaining(['CVE-2023-44487']),
+        fixed_versions: expect.arrayContaining(['1.52.0-1+deb12u1']),
+      }),
     ]);
     // The agent's vulnerable-package finding on its host node names the same CVE: it counts too.
     expect(rapidReset.sources).toEqual(['finding', 'package']);

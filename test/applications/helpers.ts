@@ -4,7 +4,10 @@ import { call } from '../harness/identity.js';
 type NodeInput = { provider: string; region: string; type: string; native_id: string; name: string; properties: Record<string, any>; tags: Record<string, unknown> };
 
 /** A copy of a node input with other tags (replacing them) and configuration fields merged in. */
-export function shaped<T extends NodeInput>(node: T, changes: { tags?: Record<string, string>; configuration?: Record<string, unknown>; properties?: Record<string, unknown>; name?: string }): T {
+export function shaped<T extends NodeInput>(
+  node: T,
+  changes: { tags?: Record<string, string>; configuration?: Record<string, unknown>; properties?: Record<string, unknown>; name?: string },
+): T {
   const copy = structuredClone(node);
   if (changes.tags) copy.tags = changes.tags;
   if (changes.name) copy.name = changes.name;

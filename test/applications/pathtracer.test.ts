@@ -34,8 +34,17 @@ const vol = awsNode('aws.ec2.volume', 'vol-1');
 const fan = Array.from({ length: 21 }, (_, i) => awsNode('aws.custom.fan', `f${i}`));
 const chain = Array.from({ length: 9 }, (_, i) => awsNode('aws.custom.hop', `c${i}`));
 const id = {
-  sg: nodeIdOf(sg), web1: nodeIdOf(web1), web2: nodeIdOf(web2), inet: nodeIdOf(inet), lb: nodeIdOf(lb), roleWeb: nodeIdOf(roleWeb),
-  roleAdmin: nodeIdOf(roleAdmin), user: nodeIdOf(user), db: nodeIdOf(db), table: nodeIdOf(table), vol: nodeIdOf(vol),
+  sg: nodeIdOf(sg),
+  web1: nodeIdOf(web1),
+  web2: nodeIdOf(web2),
+  inet: nodeIdOf(inet),
+  lb: nodeIdOf(lb),
+  roleWeb: nodeIdOf(roleWeb),
+  roleAdmin: nodeIdOf(roleAdmin),
+  user: nodeIdOf(user),
+  db: nodeIdOf(db),
+  table: nodeIdOf(table),
+  vol: nodeIdOf(vol),
 };
 const c = chain.map(nodeIdOf);
 const f = fan.map(nodeIdOf);

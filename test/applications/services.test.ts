@@ -96,7 +96,14 @@ describe('business services', () => {
   it('are created with criticality, SLA tier, owner and member applications; findings roll up to the service', async () => {
     const created = await api.post(
       '/services',
-      { name: 'Online shop', description: 'Storefront and payments', criticality: 'critical', sla_tier: 'tier-1', owner: 'shop-team', application_ids: [apps.checkout, apps.payments] },
+      {
+        name: 'Online shop',
+        description: 'Storefront and payments',
+        criticality: 'critical',
+        sla_tier: 'tier-1',
+        owner: 'shop-team',
+        application_ids: [apps.checkout, apps.payments],
+      },
       201,
     );
     serviceId = created.id;

@@ -27,7 +27,7 @@ async function lastAnalyzed(table: string): Promise<Date | null> {
 }
 
 describe('statistics after a large audit', () => {
-  it('refreshes the findings tables\' statistics once an audit created 1,000 findings or more', async () => {
+  it("refreshes the findings tables' statistics once an audit created 1,000 findings or more", async () => {
     const admin = tenant.users['tenant-admin'];
     const buckets = Array.from({ length: 600 }, (_, i) => fixtureNode('aws-s3-bucket-versioning', 'violating', `stats-bucket-${i}`));
     for (let i = 0; i < buckets.length; i += 300) await putNodes(t, admin.token, tenant.id, buckets.slice(i, i + 300));

@@ -39,8 +39,14 @@ describe('audit over every built-in rule', () => {
       const res = await getFinding(`${rule.id}:${nodeId}`);
       expect(res.statusCode, rule.id).toBe(200);
       expect(res.json()).toMatchObject({
-        rule_id: rule.id, resource_id: nodeId, status: 'open', severity: rule.severity, framework: rule.framework, control_id: rule.control_id,
-        title: rule.finding_title, description: rule.finding_description,
+        rule_id: rule.id,
+        resource_id: nodeId,
+        status: 'open',
+        severity: rule.severity,
+        framework: rule.framework,
+        control_id: rule.control_id,
+        title: rule.finding_title,
+        description: rule.finding_description,
       });
     }
     // The rows refer to their rule's text (migration 0017): one stored text per audited rule, shared
@@ -56,21 +62,53 @@ describe('audit over every built-in rule', () => {
     for (const row of rows) {
       const rule = builtinRules().find((r) => r.id === row.rule_id)!;
       expect(textById.get(row.text_id), row.rule_id).toEqual({
-        id: row.text_id, title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings,
+        id: row.text_id,
+        title: rule.finding_title,
+        description: rule.finding_description,
+        remediation: rule.remediation.summary,
+        framework_mappings: rule.framework_mappings,
       });
     }
     const created = await events(t, tenant.id, 'finding.created');
     expect(created.length).toBe(run.stats.findings_created);
     const sample = created[0]!.data as { finding: Record<string, unknown> };
     expect(Object.keys(sample.finding).sort()).toEqual(
-      ['control_id', 'created_at', 'description', 'framework', 'id', 'region', 'remediation', 'resource_id', 'resource_name', 'resource_type', 'rule_id', 'severity', 'title'].sort(),
+      [
+        'control_id',
+        'created_at',
+        'description',
+        'framework',
+        'id',
+        'region',
+        'remediation',
+        'resource_id',
+        'resource_name',
+        'resource_type',
+        'rule_id',
+        'severity',
+        'title',
+      ].sort(),
     );
     expect(created[0]!.workspace_id).toBe(tenant.defaultWorkspaceId);
     // The audit builds these events in SQL from the rows it inserts; every other writer uses
     // eventFinding. Both must give the same data, to the created_at text.
     const stored = await t.deps.database.db
       .selectFrom('findings')
-      .select(['id', 'rule_id', 'framework', 'control_id', 'severity', 'title', 'description', 'resource_id', 'resource_type', 'resource_name', 'region', 'remediation', 'created_at'])
+      .select([
+        'id',
+        'rule_id',
+        'framework',
+        'control_id',
+        'severity',
+        'title',
+        'description',
+        'resource_id',
+        'resource_type',
+        'resource_name',
+        'region',
+        'remediation',
+        'created_at',
+      ])
       .where('workspace_id', '=', tenant.defaultWorkspaceId)
       .execute();
     const expected = new Map(stored.map((f) => [f.id, { finding: eventFinding(f) }]));
@@ -149,7 +187,10 @@ describe('custom rules in audits', () => {
     framework: 'soc2',
     control_id: 'CC6.1',
     condition,
-    remediation: { summary: 'Tag the bucket with its owner.', steps: [{ action: 'Tag it', command: 'aws s3api put-bucket-tagging --bucket <bucket-name> --tagging TagSet=[{Key=owner,Value=<team>}]' }] },
+    remediation: {
+      summary: 'Tag the bucket with its owner.',
+      steps: [{ action: 'Tag it', command: 'aws s3api put-bucket-tagging --bucket <bucket-name> --tagging TagSet=[{Key=owner,Value=<team>}]' }],
+    },
   });
 
   it('evaluates custom rules and emits finding.severity_changed when the rule severity changes', async () => {
@@ -206,7 +247,11 @@ describe('runs', () => {
   it('a request during a running audit is remembered and run as a follow-up', async () => {
     const first = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'soc2' }, expect: 202 });
     await t.deps.database.db.updateTable('audit_runs').set({ status: 'running' }).where('id', '=', first.json().job_id).execute();
-    await t.deps.database.db.updateTable('jobs').set({ status: 'running', lease_expires_at: new Date(t.clock.now().getTime() + 600_000) }).where('id', '=', first.json().job_id).execute();
+    await t.deps.database.db
+      .updateTable('jobs')
+      .set({ status: 'running', lease_expires_at: new Date(t.clock.now().getTime() + 600_000) })
+      .where('id', '=', first.json().job_id)
+      .execute();
     const second = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'cis-aws' }, expect: 202 });
     expect(second.json().job_id).toBe(first.json().job_id);
     const row = await t.deps.database.db.selectFrom('audit_runs').select('pending_frameworks').where('id', '=', first.json().job_id).executeTakeFirstOrThrow();
@@ -219,15 +264,25 @@ describe('runs', () => {
   });
 
   it('refuses unknown and disabled frameworks with 400; 404 for another workspace run', async () => {
-    expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso-27001' } })).statusCode).toBe(400);
-    await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'pci-dss', enabled: false }] }, expect: 200 });
+    expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso27001' } })).statusCode).toBe(400);
+    await call(t.app, tenant.admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+      payload: { frameworks: [{ id: 'pci-dss', enabled: false }] },
+      expect: 200,
+    });
     const disabled = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'pci-dss' } });
     expect(disabled.statusCode).toBe(400);
     expect(disabled.json().error.message).toBe('framework "pci-dss" is disabled for this tenant');
     const all = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: {}, expect: 202 });
     expect(all.json().frameworks).not.toContain('pci-dss');
     await t.drain();
-    await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'pci-dss', enabled: true }] }, expect: 200 });
+    await call(t.app, tenant.admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+      payload: { frameworks: [{ id: 'pci-dss', enabled: true }] },
+      expect: 200,
+    });
     expect((await call(t.app, token, { url: `${findingsUrl()}/runs/00000000-0000-4000-8000-000000000000` })).statusCode).toBe(404);
     expect((await call(t.app, tenant.users['read-only'].token, { method: 'POST', url: `${findingsUrl()}/run`, payload: {} })).statusCode).toBe(403);
   });
@@ -240,7 +295,7 @@ describe('fixtures sanity', () => {
 });
 
 describe('a retried audit', () => {
-  it('emits the control events of the findings its crashed attempt committed: it compares with the first attempt\'s baseline', async () => {
+  it("emits the control events of the findings its crashed attempt committed: it compares with the first attempt's baseline", async () => {
     const other = await buildTenant(t);
     const tok = other.users['security-analyst'].token;
     const rule = builtinRules()[0]!;
@@ -257,7 +312,13 @@ describe('a retried audit', () => {
     const lockChecks = t.deps.database.kind === 'postgres' ? 2 : 1;
     let checks = 0;
     // (The rule evaluator only listens for an abort event, which this signal never sends.)
-    const dying = { get aborted() { return ++checks > lockChecks + 1; }, addEventListener() {}, removeEventListener() {} } as unknown as AbortSignal;
+    const dying = {
+      get aborted() {
+        return ++checks > lockChecks + 1;
+      },
+      addEventListener() {},
+      removeEventListener() {},
+    } as unknown as AbortSignal;
     await expect(definition.run(job.payload, context(dying))).rejects.toThrow('audit aborted');
     const id = `${rule.id}:${nodeIdOf(fixtureNode(rule.id, 'violating', 'retry-bad'))}`;
     expect((await call(t.app, tok, { url: `/api/v1/tenants/${other.id}/findings/${encodeURIComponent(id)}` })).statusCode).toBe(200);
@@ -286,7 +347,16 @@ describe('reading the graph in pages', () => {
     await putNodes(t, tok, other.id, nodes);
     const scope = { tenantId: other.id, workspaceId: other.defaultWorkspaceId };
     const rules = builtinRules().filter((r) => byType.has(r.resource_type));
-    const stats = await runAudit({ db: t.deps.database.db, clock: t.clock, scope, runId: randomUUID(), frameworks: [...FRAMEWORKS], enabled: [...FRAMEWORKS], rules, batchSize: 2 });
+    const stats = await runAudit({
+      db: t.deps.database.db,
+      clock: t.clock,
+      scope,
+      runId: randomUUID(),
+      frameworks: [...FRAMEWORKS],
+      enabled: [...FRAMEWORKS],
+      rules,
+      batchSize: 2,
+    });
     expect(stats.resources_evaluated).toBe(nodes.length);
     const expectedEvaluations = nodes.reduce((n, node) => n + rules.filter((r) => r.resource_type === node.type).length, 0);
     expect(stats.evaluations).toBe(expectedEvaluations);

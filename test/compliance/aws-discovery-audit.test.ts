@@ -35,7 +35,14 @@ interface Finding {
 type Any = Record<string, any>;
 
 async function discover(name: string, config: Any = {}): Promise<Any> {
-  const job = (await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name, plugins: ['aws'], config: { aws: config }, start: true }, expect: 201 })).json();
+  const job = (
+    await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/jobs`,
+      payload: { name, plugins: ['aws'], config: { aws: config }, start: true },
+      expect: 201,
+    })
+  ).json();
   await t.drain();
   const done = (await call(t.app, tenant.admin.token, { url: job.status_url, expect: 200 })).json();
   expect(done.status, JSON.stringify(done.error)).toBe('completed');
@@ -56,7 +63,10 @@ async function openFindings(): Promise<Finding[]> {
 
 async function unknownRules(resourceName: string): Promise<string[]> {
   const body = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/evaluations/unknown?per_page=500`, expect: 200 })).json();
-  return (body.items as Array<{ rule_id: string; resource_id: string }>).filter((u) => u.resource_id.endsWith(`:${resourceName}`)).map((u) => u.rule_id).sort();
+  return (body.items as Array<{ rule_id: string; resource_id: string }>)
+    .filter((u) => u.resource_id.endsWith(`:${resourceName}`))
+    .map((u) => u.rule_id)
+    .sort();
 }
 
 beforeAll(async () => {
@@ -75,7 +85,11 @@ afterAll(async () => {
 describe("CloudMapper's demo account, every service the rules read", () => {
   let done: Any;
   let findings: Finding[];
-  const rulesOn = (name: string) => findings.filter((f) => f.resource_name === name).map((f) => f.rule_id).sort();
+  const rulesOn = (name: string) =>
+    findings
+      .filter((f) => f.resource_name === name)
+      .map((f) => f.rule_id)
+      .sort();
 
   beforeAll(async () => {
     const served = replay.calls.length;
@@ -115,10 +129,7 @@ describe("CloudMapper's demo account, every service the rules read", () => {
     expect(done.details.plugins.aws).toMatchObject({ 'aws.cloudtrail.trail': 1, 'aws.kms.key': 2, 'aws.s3.account_public_access_block': 1, 'aws.iam.account_password_policy': 1, 'aws.ec2.instance': 3 });
     // The trail's status and event selectors are not in the data set: left absent, and said so.
     expect(done.warnings).toEqual(
-      expect.arrayContaining([
-        'aws: cloudtrail GetTrailStatus trail cloudtrail: NotImplemented',
-        'aws: cloudtrail GetEventSelectors trail cloudtrail: NotImplemented',
-      ]),
+      expect.arrayContaining(['aws: cloudtrail GetTrailStatus trail cloudtrail: NotImplemented', 'aws: cloudtrail GetEventSelectors trail cloudtrail: NotImplemented']),
     );
     expect([...replay.unmodelled]).toEqual([]);
   });
@@ -129,7 +140,14 @@ describe("CloudMapper's demo account, every service the rules read", () => {
     expect(trail.properties).toMatchObject({
       resourceType: 'AWS::CloudTrail::Trail',
       arn: 'arn:aws:cloudtrail:us-east-1:123456789012:trail/cloudtrail',
-      configuration: { name: 'cloudtrail', isMultiRegionTrail: false, logFileValidationEnabled: true, isOrganizationTrail: true, s3BucketName: 'demo-logs', trailARN: 'arn:aws:cloudtrail:us-east-1:123456789012:trail/cloudtrail' },
+      configuration: {
+        name: 'cloudtrail',
+        isMultiRegionTrail: false,
+        logFileValidationEnabled: true,
+        isOrganizationTrail: true,
+        s3BucketName: 'demo-logs',
+        trailARN: 'arn:aws:cloudtrail:us-east-1:123456789012:trail/cloudtrail',
+      },
     });
     expect(trail.properties.configuration.kmsKeyId).toBeUndefined();
     expect(trail.properties.supplementaryConfiguration.TrailStatus).toBeUndefined();
@@ -145,8 +163,17 @@ describe("CloudMapper's demo account, every service the rules read", () => {
   it('fires the rotation rule on the customer key without rotation, not on the one with it', async () => {
     expect(rulesOn(KEY_NO_ROTATION)).toEqual(['aws-kms-key-rotation-enabled']);
     expect(rulesOn(KEY_ROTATION)).toEqual([]);
-    const key = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent(`aws:us-east-1:aws.kms.key:${KEY_NO_ROTATION}`)}`, expect: 200 })).json();
-    expect(key.properties.configuration).toMatchObject({ keyManager: 'CUSTOMER', origin: 'AWS_KMS', keySpec: 'SYMMETRIC_DEFAULT', keyState: 'Enabled', awsaccountId: '123456789012', creationDate: '2019-05-07T15:35:54.000Z' });
+    const key = (
+      await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent(`aws:us-east-1:aws.kms.key:${KEY_NO_ROTATION}`)}`, expect: 200 })
+    ).json();
+    expect(key.properties.configuration).toMatchObject({
+      keyManager: 'CUSTOMER',
+      origin: 'AWS_KMS',
+      keySpec: 'SYMMETRIC_DEFAULT',
+      keyState: 'Enabled',
+      awsaccountId: '123456789012',
+      creationDate: '2019-05-07T15:35:54.000Z',
+    });
     expect(key.properties.supplementaryConfiguration).toEqual({ KeyRotationStatus: false });
   });
 

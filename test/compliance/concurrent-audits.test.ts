@@ -89,16 +89,34 @@ describe('two audits of one workspace at the same time', () => {
     expect(created).toBe(NODES);
     // One audit created every finding of the rule; the other found them all open.
     const createdByRule = (stats: typeof first) => stats.findings_created;
-    expect(createdByRule(first) + createdByRule(second)).toBe(new Set((await events(t, tenant.id, 'finding.created')).map((e) => (e.data as { finding: { id: string } }).finding.id)).size);
+    expect(createdByRule(first) + createdByRule(second)).toBe(
+      new Set((await events(t, tenant.id, 'finding.created')).map((e) => (e.data as { finding: { id: string } }).finding.id)).size,
+    );
     const ofRule = (await events(t, tenant.id, 'finding.created')).filter((e) => (e.data as { finding: { rule_id: string } }).finding.rule_id === RULE);
     expect(ofRule.length).toBe(NODES);
     expect(Math.min(first.findings_created, second.findings_created)).toBe(0);
   });
 
-  it('without a lock of their own, audits of one process still queue per workspace (the engine\'s default)', async () => {
+  it("without a lock of their own, audits of one process still queue per workspace (the engine's default)", async () => {
     const order: string[] = [];
-    const slow = runAudit(input({ baseline: async (current) => { order.push('first starts'); await new Promise((r) => setTimeout(r, 300)); order.push('first baseline'); return current; } }));
-    const quick = runAudit(input({ baseline: async (current) => { order.push('second starts'); return current; } }));
+    const slow = runAudit(
+      input({
+        baseline: async (current) => {
+          order.push('first starts');
+          await new Promise((r) => setTimeout(r, 300));
+          order.push('first baseline');
+          return current;
+        },
+      }),
+    );
+    const quick = runAudit(
+      input({
+        baseline: async (current) => {
+          order.push('second starts');
+          return current;
+        },
+      }),
+    );
     await Promise.all([slow, quick]);
     expect(order).toEqual(['first starts', 'first baseline', 'second starts']);
   });

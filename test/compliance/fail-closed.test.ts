@@ -44,7 +44,11 @@ const bare = (type: string, nativeId: string) => ({
 const bucket = bare('aws.s3.bucket', 'bare-bucket');
 const group = bare('aws.ec2.security_group', 'sg-bare');
 const rulesOf = (type: string) => builtinRules().filter((r) => r.resource_type === type);
-const declared = (type: string, outcome: string) => rulesOf(type).filter((r) => r.definition!.when_missing === outcome).map((r) => r.id).sort();
+const declared = (type: string, outcome: string) =>
+  rulesOf(type)
+    .filter((r) => r.definition!.when_missing === outcome)
+    .map((r) => r.id)
+    .sort();
 
 describe('a bare resource is judged by what AWS does when its configuration is absent', () => {
   it('a bare S3 bucket: a finding per rule declaring violation, no evaluation error, and no pass the content did not declare', async () => {
@@ -72,8 +76,14 @@ describe('a bare resource is judged by what AWS does when its configuration is a
     expect(unknowns.items.map((u: { rule_id: string }) => u.rule_id).sort()).toEqual(groupUnknown);
     const ssh = unknowns.items.find((u: { rule_id: string }) => u.rule_id === 'aws-ec2-sg-no-ssh-from-internet');
     expect(ssh).toMatchObject({
-      resource_id: nodeIdOf(group), resource_type: 'aws.ec2.security_group', resource_name: 'sg-bare', region: 'eu-west-1', account_id: '123456789012',
-      reason: 'missing_configuration', detail: null, run_id: run.job_id,
+      resource_id: nodeIdOf(group),
+      resource_type: 'aws.ec2.security_group',
+      resource_name: 'sg-bare',
+      region: 'eu-west-1',
+      account_id: '123456789012',
+      reason: 'missing_configuration',
+      detail: null,
+      run_id: run.job_id,
       missing_paths: missingJudgementOf(builtinRules().find((r) => r.id === 'aws-ec2-sg-no-ssh-from-internet')!.definition)!.paths,
     });
     expect(ssh.missing_paths).toContain('configuration.ipPermissions.ipProtocol');
@@ -87,7 +97,13 @@ describe('a bare resource is judged by what AWS does when its configuration is a
     });
     expect(run.stats.evaluations).toBe(bucketRules.length + groupUnknown.length);
     const versioning = run.stats.rule_missing.find((r: { rule_id: string }) => r.rule_id === 'aws-s3-bucket-versioning');
-    expect(versioning).toEqual({ rule_id: 'aws-s3-bucket-versioning', violations: 1, passes: 0, unknown: 0, missing_paths: ['supplementaryConfiguration.BucketVersioningConfiguration.status'] });
+    expect(versioning).toEqual({
+      rule_id: 'aws-s3-bucket-versioning',
+      violations: 1,
+      passes: 0,
+      unknown: 0,
+      missing_paths: ['supplementaryConfiguration.BucketVersioningConfiguration.status'],
+    });
     expect(run.stats.rule_missing.find((r: { rule_id: string }) => r.rule_id === 'aws-ec2-sg-no-ssh-from-internet')).toMatchObject({ unknown: 1, violations: 0, passes: 0 });
   });
 
@@ -95,9 +111,13 @@ describe('a bare resource is judged by what AWS does when its configuration is a
     const status = async (framework: string) => get(`/controls/status?framework=${framework}&per_page=500`);
     // A control only the security group's (unknown) rules map to, which no bucket finding fails.
     const failingKeys = new Set(
-      builtinRules().filter((r) => r.resource_type === 'aws.s3.bucket' && r.definition!.when_missing === 'violation').flatMap((r) => ruleControls(r).map((m) => `${m.framework} ${m.control_id}`)),
+      builtinRules()
+        .filter((r) => r.resource_type === 'aws.s3.bucket' && r.definition!.when_missing === 'violation')
+        .flatMap((r) => ruleControls(r).map((m) => `${m.framework} ${m.control_id}`)),
     );
-    const candidate = rulesOf('aws.ec2.security_group').flatMap((r) => ruleControls(r)).find((m) => !failingKeys.has(`${m.framework} ${m.control_id}`))!;
+    const candidate = rulesOf('aws.ec2.security_group')
+      .flatMap((r) => ruleControls(r))
+      .find((m) => !failingKeys.has(`${m.framework} ${m.control_id}`))!;
     expect(candidate).toBeDefined();
     const before = await status(candidate.framework);
     const control = before.controls.items.find((c: { control_id: string }) => c.control_id === candidate.control_id);
@@ -123,7 +143,11 @@ describe('a bare resource is judged by what AWS does when its configuration is a
     expect(run.stats.unknown).toBe(0);
     expect((await get(`/evaluations/unknown?resource_id=${encodeURIComponent(nodeIdOf(group))}`)).total).toBe(0);
     const after = await status(candidate.framework);
-    expect(after.controls.items.find((c: { control_id: string }) => c.control_id === candidate.control_id)).toMatchObject({ automated_state: 'passing', passing: true, unknown_evaluations: 0 });
+    expect(after.controls.items.find((c: { control_id: string }) => c.control_id === candidate.control_id)).toMatchObject({
+      automated_state: 'passing',
+      passing: true,
+      unknown_evaluations: 0,
+    });
     expect(after.unknown).toEqual({ controls: 0, evaluations: 0, resources: 0 });
     expect(after.by_framework[candidate.framework].score).toBeGreaterThan(before.by_framework[candidate.framework].score);
   });
@@ -151,7 +175,13 @@ describe('a bare resource is judged by what AWS does when its configuration is a
     expect(run.stats.rule_errors.map((r: { rule_id: string }) => r.rule_id)).toEqual(['custom-needs-owner']);
     const rows = await get('/evaluations/unknown?rule_id=custom-needs-owner');
     expect(rows.items).toEqual([
-      expect.objectContaining({ rule_id: 'custom-needs-owner', resource_id: nodeIdOf(bucket), reason: 'evaluation_error', missing_paths: [], detail: expect.stringContaining('owner') }),
+      expect.objectContaining({
+        rule_id: 'custom-needs-owner',
+        resource_id: nodeIdOf(bucket),
+        reason: 'evaluation_error',
+        missing_paths: [],
+        detail: expect.stringContaining('owner'),
+      }),
     ]);
     expect((await get('/evaluations/unknown?reason=evaluation_error')).total).toBe(1);
     expect((await get('/controls/status?framework=soc2')).unknown.evaluations).toBe(1);

@@ -117,7 +117,7 @@ describe('PUT /settings/compliance {sla}', () => {
     expect((await get(key, `${api(tenant.id)}/settings/compliance`)).json().sla).toEqual(DEFAULTS);
   });
 
-  it('overrides a tenant\'s windows and moves the due time of its open findings; another tenant keeps the defaults', async () => {
+  it("overrides a tenant's windows and moves the due time of its open findings; another tenant keeps the defaults", async () => {
     const res = await putSettings({ sla: { HIGH: 12, INFO: 720 } });
     expect(res.statusCode).toBe(200);
     expect(res.json().sla).toEqual({ ...DEFAULTS, HIGH: 12, INFO: 720 });
@@ -143,7 +143,7 @@ describe('PUT /settings/compliance {sla}', () => {
 });
 
 describe('due_at follows the finding', () => {
-  it('is recomputed from when the finding was opened when its rule\'s severity changes', async () => {
+  it("is recomputed from when the finding was opened when its rule's severity changes", async () => {
     expect((await call(t.app, key, { method: 'POST', url: `${api(tenant.id)}/rules`, payload: customRule('LOW') })).statusCode).toBe(201);
     const bucket = { ...fixtureNode(builtinRules().find((r) => r.resource_type === 'aws.s3.bucket')!.id, 'compliant', 'sla-bucket'), name: 'sla-bucket' };
     await putNodes(t, key, tenant.id, [bucket]);
@@ -191,8 +191,14 @@ describe('overdue and due soon', () => {
     t.clock.set(new Date(t0 + 25 * HOUR));
     const now = t.clock.now().getTime();
     open = await allOpen();
-    overdue = open.filter((f) => f.due_at && new Date(f.due_at).getTime() <= now).map((f) => f.id).sort();
-    dueSoon = open.filter((f) => f.due_at && new Date(f.due_at).getTime() > now && new Date(f.due_at).getTime() <= now + 24 * HOUR).map((f) => f.id).sort();
+    overdue = open
+      .filter((f) => f.due_at && new Date(f.due_at).getTime() <= now)
+      .map((f) => f.id)
+      .sort();
+    dueSoon = open
+      .filter((f) => f.due_at && new Date(f.due_at).getTime() > now && new Date(f.due_at).getTime() <= now + 24 * HOUR)
+      .map((f) => f.id)
+      .sort();
   });
 
   it('GET /findings?sla=overdue lists the open findings past their due time, ?sla=due_soon those due within 24 hours', async () => {
@@ -206,7 +212,12 @@ describe('overdue and due soon', () => {
     expect(soon.items.map((f: Finding) => f.id).sort()).toEqual(dueSoon);
     // With the other filters.
     const highSoon = (await call(t.app, key, { url: `${api(tenant.id)}/findings?sla=due_soon&severity=HIGH&per_page=500`, expect: 200 })).json();
-    expect(highSoon.items.map((f: Finding) => f.id).sort()).toEqual(open.filter((f) => dueSoon.includes(f.id) && f.severity === 'HIGH').map((f) => f.id).sort());
+    expect(highSoon.items.map((f: Finding) => f.id).sort()).toEqual(
+      open
+        .filter((f) => dueSoon.includes(f.id) && f.severity === 'HIGH')
+        .map((f) => f.id)
+        .sort(),
+    );
     // The other tenant's findings stay its own.
     const theirs = (await call(t.app, otherKey, { url: `${api(other.id)}/findings?sla=overdue&per_page=500`, expect: 200 })).json();
     expect(theirs.items.every((f: Finding) => !f.id.startsWith('custom-sla-bucket'))).toBe(true);
@@ -227,7 +238,12 @@ describe('overdue and due soon', () => {
   });
 
   it('finding.sla_breached is emitted once per overdue finding by the scheduled sweeper, by the app clock', async () => {
-    const scheduler = new Scheduler({ db: t.deps.database.db, clock: t.clock, log: t.deps.log, schedules: [{ name: 'finding-sla-sweeper', kind: 'compliance.record-sla-breaches', intervalMs: 60_000 }] });
+    const scheduler = new Scheduler({
+      db: t.deps.database.db,
+      clock: t.clock,
+      log: t.deps.log,
+      schedules: [{ name: 'finding-sla-sweeper', kind: 'compliance.record-sla-breaches', intervalMs: 60_000 }],
+    });
     await scheduler.register();
     await scheduler.tick();
     await t.drain();

@@ -129,10 +129,7 @@ class SseStream {
       if (check(this)) done.resolve();
       else if (this.ended) done.reject(new Error(`stream ended before ${what}; frames: ${JSON.stringify(this.frames.slice(-5))}`));
     };
-    const timer = setTimeout(
-      () => done.reject(new Error(`timed out waiting for ${what}; last frames: ${JSON.stringify(this.frames.slice(-5))}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => done.reject(new Error(`timed out waiting for ${what}; last frames: ${JSON.stringify(this.frames.slice(-5))}`)), timeoutMs);
     this.listeners.add(listener);
     try {
       await done.promise;
@@ -171,10 +168,7 @@ function parseFrame(block: string): Frame {
 }
 
 /** Opens the stream; resolves once the stream has its resume position (or with the error response). */
-async function open(
-  token: string,
-  options: { base?: string; tenantId?: string; lastEventId?: number | string; waitReady?: boolean } = {},
-): Promise<SseStream> {
+async function open(token: string, options: { base?: string; tenantId?: string; lastEventId?: number | string; waitReady?: boolean } = {}): Promise<SseStream> {
   const url = `${options.base ?? base}/api/v1${PREFIX}/tenants/${options.tenantId ?? tenant.id}/findings/stream`;
   const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
   if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
@@ -191,11 +185,7 @@ async function open(
   openStreams.add(stream);
   // A fresh stream announces its position with a lone id line; a resumed one starts with retry.
   if (options.waitReady !== false) {
-    await stream.until(
-      (s) => (options.lastEventId === undefined ? s.frames.some((f) => f.id !== undefined) : s.frames.length > 0),
-      5_000,
-      'the stream to start',
-    );
+    await stream.until((s) => (options.lastEventId === undefined ? s.frames.some((f) => f.id !== undefined) : s.frames.length > 0), 5_000, 'the stream to start');
   }
   return stream;
 }
@@ -475,7 +465,15 @@ describe('finding stream: delivery', () => {
     await db.transaction().execute(async (trx) => {
       await trx
         .insertInto('outbox_events')
-        .values({ seq: String(lowSeq), id: randomUUID(), tenant_id: scope.tenantId, workspace_id: scope.workspaceId, type: 'finding.created', data: json({ finding: late }), created_at: t.clock.now() })
+        .values({
+          seq: String(lowSeq),
+          id: randomUUID(),
+          tenant_id: scope.tenantId,
+          workspace_id: scope.workspaceId,
+          type: 'finding.created',
+          data: json({ finding: late }),
+          created_at: t.clock.now(),
+        })
         .execute();
       await sql`SELECT pg_notify('cg_events', ${scope.tenantId})`.execute(trx);
     });

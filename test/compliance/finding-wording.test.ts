@@ -53,7 +53,10 @@ describe('built-in rules', () => {
     expect(rule).toMatchObject({
       title: 'RDS DB instance storage is encrypted',
       finding_title: 'RDS DB instance storage is not encrypted',
-      nist_controls: [{ control_id: 'SC-28(1)', source: 'prowler' }, { control_id: 'SC-28', source: 'aws-security-hub' }],
+      nist_controls: [
+        { control_id: 'SC-28(1)', source: 'prowler' },
+        { control_id: 'SC-28', source: 'aws-security-hub' },
+      ],
     });
     expect(rule.related_mappings).toContainEqual({ framework: 'nist-800-53', control_id: 'AU-9(3)' });
     expect(rule.framework_mappings).not.toContainEqual({ framework: 'nist-800-53', control_id: 'AU-9(3)' });
@@ -72,7 +75,10 @@ describe('built-in rules', () => {
 
   it('/controls/gaps lists the primary NIST controls of failing rules, not the long tail', async () => {
     const gaps = (await call(t.app, token, { url: api('/controls/gaps?framework=nist-800-53&per_page=500'), expect: 200 })).json().items;
-    const failing = gaps.filter((g: { status: string }) => g.status === 'failing').map((g: { control_id: string }) => g.control_id).sort();
+    const failing = gaps
+      .filter((g: { status: string }) => g.status === 'failing')
+      .map((g: { control_id: string }) => g.control_id)
+      .sort();
     expect(failing).toEqual(['AC-3', 'SC-28', 'SC-28(1)']);
   });
 
@@ -140,7 +146,9 @@ describe('custom rules', () => {
   };
 
   it('without a finding title, findings read "Fails: <title>", and the wording follows a renamed title', async () => {
-    const created = (await call(t.app, token, { method: 'POST', url: api('/rules'), payload: { id: 'owner-tag', title: 'Database has an owner tag', ...base }, expect: 201 })).json();
+    const created = (
+      await call(t.app, token, { method: 'POST', url: api('/rules'), payload: { id: 'owner-tag', title: 'Database has an owner tag', ...base }, expect: 201 })
+    ).json();
     expect(created).toMatchObject({ title: 'Database has an owner tag', finding_title: 'Fails: Database has an owner tag', nist_controls: [], related_mappings: [] });
     await audit(t, token, tenant.id);
     expect((await finding(`owner-tag:${nodeIdOf(rdsNode)}`)).title).toBe('Fails: Database has an owner tag');
@@ -166,12 +174,24 @@ describe('custom rules', () => {
   });
 
   it('refuses a finding title that repeats the title, spans lines or is too long (400)', async () => {
-    const same = await call(t.app, token, { method: 'POST', url: api('/rules'), payload: { id: 'same-title', title: 'Database has a tag', finding_title: 'database has a tag', ...base } });
+    const same = await call(t.app, token, {
+      method: 'POST',
+      url: api('/rules'),
+      payload: { id: 'same-title', title: 'Database has a tag', finding_title: 'database has a tag', ...base },
+    });
     expect(same.statusCode).toBe(400);
     expect(same.json().error.message).toMatch(/finding_title must word the failure/);
-    const lines = await call(t.app, token, { method: 'POST', url: api('/rules'), payload: { id: 'two-lines', title: 'Database has a tag', finding_title: 'No tag\nat all', ...base } });
+    const lines = await call(t.app, token, {
+      method: 'POST',
+      url: api('/rules'),
+      payload: { id: 'two-lines', title: 'Database has a tag', finding_title: 'No tag\nat all', ...base },
+    });
     expect(lines.statusCode).toBe(400);
-    const long = await call(t.app, token, { method: 'POST', url: api('/rules'), payload: { id: 'long-title', title: 'Database has a tag', finding_title: 'x'.repeat(201), ...base } });
+    const long = await call(t.app, token, {
+      method: 'POST',
+      url: api('/rules'),
+      payload: { id: 'long-title', title: 'Database has a tag', finding_title: 'x'.repeat(201), ...base },
+    });
     expect(long.statusCode).toBe(400);
   });
 });

@@ -13,7 +13,12 @@ beforeAll(async () => {
   t = await createTestApp();
   tenant = await buildTenant(t);
   token = tenant.users['security-analyst'].token;
-  await putNodes(t, token, tenant.id, builtinRules().map((r) => fixtureNode(r.id, 'violating', `${r.id}-bad`)));
+  await putNodes(
+    t,
+    token,
+    tenant.id,
+    builtinRules().map((r) => fixtureNode(r.id, 'violating', `${r.id}-bad`)),
+  );
   await audit(t, token, tenant.id);
   all = (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/findings?status=all&per_page=500`, expect: 200 })).json().items;
 });
@@ -43,7 +48,10 @@ describe('GET /findings parameters', () => {
 
   it('severity takes a comma-separated list; an unknown value is 400', async () => {
     const res = await list('?severity=CRITICAL,HIGH&per_page=500');
-    const expected = all.filter((f) => f.severity === 'CRITICAL' || f.severity === 'HIGH').map((f) => f.id).sort();
+    const expected = all
+      .filter((f) => f.severity === 'CRITICAL' || f.severity === 'HIGH')
+      .map((f) => f.id)
+      .sort();
     expect([...ids(res)].sort()).toEqual(expected);
     expect((await list('?severity=CRITICAL,URGENT')).statusCode).toBe(400);
   });
@@ -68,7 +76,10 @@ describe('GET /findings parameters', () => {
     expect(ids(byId).every((id: string) => id.includes('aws-kms-key-rotation-enabled-bad'))).toBe(true);
     // Case-insensitive substring of the title, the description or the resource id: exactly the findings that have it.
     const matching = (term: string) =>
-      all.filter((f) => [f.title, f.description, f.resource_id].some((v) => v.toLowerCase().includes(term.toLowerCase()))).map((f) => f.id).sort();
+      all
+        .filter((f) => [f.title, f.description, f.resource_id].some((v) => v.toLowerCase().includes(term.toLowerCase())))
+        .map((f) => f.id)
+        .sort();
     const inTitles = 'multi-AZ';
     // A word of some description that no title or resource id holds.
     const inDescriptions = all

@@ -13,11 +13,21 @@ beforeAll(async () => {
   t = await createTestApp();
   tenant = await buildTenant(t);
   token = tenant.users['security-analyst'].token;
-  await putNodes(t, token, tenant.id, rules.map((r) => fixtureNode(r.id, 'violating', `${r.id}-one`)));
+  await putNodes(
+    t,
+    token,
+    tenant.id,
+    rules.map((r) => fixtureNode(r.id, 'violating', `${r.id}-one`)),
+  );
   await audit(t, token, tenant.id);
   // A second audit later: findings with another created_at, and one resolved finding for status=all.
   t.clock.advance(60_000);
-  await putNodes(t, token, tenant.id, rules.map((r) => fixtureNode(r.id, 'violating', `${r.id}-two`)));
+  await putNodes(
+    t,
+    token,
+    tenant.id,
+    rules.map((r) => fixtureNode(r.id, 'violating', `${r.id}-two`)),
+  );
   await audit(t, token, tenant.id);
   const first = (await call(t.app, token, { url: `${base()}/findings?per_page=1`, expect: 200 })).json().items[0];
   await call(t.app, token, { method: 'POST', url: `${base()}/findings/${encodeURIComponent(first.id)}/resolve`, payload: {}, expect: 200 });
@@ -110,11 +120,20 @@ describe('GET /findings keyset paging', () => {
     const seen = await allByCursor('/findings', 6, async () => {
       n += 1;
       t.clock.advance(1000);
-      await putNodes(t, token, tenant.id, rules.slice(0, 3).map((r) => fixtureNode(r.id, 'violating', `${r.id}-new-${n}`)));
+      await putNodes(
+        t,
+        token,
+        tenant.id,
+        rules.slice(0, 3).map((r) => fixtureNode(r.id, 'violating', `${r.id}-new-${n}`)),
+      );
       await audit(t, token, tenant.id);
     });
     expect(n).toBeGreaterThan(3);
-    for (const id of before) expect(seen.filter((s) => s === id), id).toHaveLength(1);
+    for (const id of before)
+      expect(
+        seen.filter((s) => s === id),
+        id,
+      ).toHaveLength(1);
     expect(new Set(seen).size).toBe(seen.length);
   });
 

@@ -50,7 +50,12 @@ describe('GET /controls/forecast', () => {
     const before = await ok(tenant, dayIn(5));
     expect(before).toMatchObject({ date: `${dayIn(5)}T00:00:00.000Z`, current_overall_score: status.overall_score, overall_score: status.overall_score });
     expect(before.assumptions).toEqual({ acceptances_expiring: 0, attestations_expiring: 0, poam_findings_closing: 0 });
-    expect(before.by_framework[FRAMEWORK]).toEqual({ score: status.by_framework[FRAMEWORK].score, current_score: status.by_framework[FRAMEWORK].score, failing_controls: 0, current_failing_controls: 0 });
+    expect(before.by_framework[FRAMEWORK]).toEqual({
+      score: status.by_framework[FRAMEWORK].score,
+      current_score: status.by_framework[FRAMEWORK].score,
+      failing_controls: 0,
+      current_failing_controls: 0,
+    });
     const after = await ok(tenant, dayIn(20));
     expect(after.assumptions.acceptances_expiring).toBe(1);
     expect(after.current_overall_score).toBe(status.overall_score);
@@ -64,7 +69,12 @@ describe('GET /controls/forecast', () => {
   it('a POA&M item scheduled to close raises the forecast from the day after its scheduled completion', async () => {
     const tenant = await withFinding();
     const due = dayIn(10);
-    await call(t.app, analyst(tenant), { method: 'POST', url: `/api/v1/tenants/${tenant.id}/poam`, payload: { finding_id: findingOf('k1'), scheduled_completion: due }, expect: 201 });
+    await call(t.app, analyst(tenant), {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/poam`,
+      payload: { finding_id: findingOf('k1'), scheduled_completion: due },
+      expect: 201,
+    });
     const onTheDay = await ok(tenant, due);
     expect(onTheDay.overall_score).toBe(onTheDay.current_overall_score);
     expect(onTheDay.assumptions.poam_findings_closing).toBe(0);
@@ -79,7 +89,16 @@ describe('GET /controls/forecast', () => {
     const tenant = await buildTenant(t);
     await t.deps.database.db
       .insertInto('control_attestations')
-      .values({ tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, framework: 'soc2', control_id: 'CC1.1', status: 'attested', attested_at: t.clock.now(), expires_at: inDays(10), updated_at: t.clock.now() })
+      .values({
+        tenant_id: tenant.id,
+        workspace_id: tenant.defaultWorkspaceId,
+        framework: 'soc2',
+        control_id: 'CC1.1',
+        status: 'attested',
+        attested_at: t.clock.now(),
+        expires_at: inDays(10),
+        updated_at: t.clock.now(),
+      })
       .execute();
     const before = await ok(tenant, inDays(9).toISOString());
     expect(before.by_framework.soc2.score).toBe(before.by_framework.soc2.current_score);

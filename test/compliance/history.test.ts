@@ -248,10 +248,22 @@ describe('thinning', () => {
       await runHistoryJob();
     }
     const db = t.deps.database.db;
-    const before = await db.selectFrom('compliance_history').select(['kind', 'point_at']).where('workspace_id', '=', tenant.defaultWorkspaceId).where('framework', '=', 'overall').orderBy('point_at').execute();
+    const before = await db
+      .selectFrom('compliance_history')
+      .select(['kind', 'point_at'])
+      .where('workspace_id', '=', tenant.defaultWorkspaceId)
+      .where('framework', '=', 'overall')
+      .orderBy('point_at')
+      .execute();
     await advance(400 * DAY);
     await runHistoryJob();
-    const after = await db.selectFrom('compliance_history').select(['kind', 'point_at']).where('workspace_id', '=', tenant.defaultWorkspaceId).where('framework', '=', 'overall').orderBy('point_at').execute();
+    const after = await db
+      .selectFrom('compliance_history')
+      .select(['kind', 'point_at'])
+      .where('workspace_id', '=', tenant.defaultWorkspaceId)
+      .where('framework', '=', 'overall')
+      .orderBy('point_at')
+      .execute();
     // ISO week: Monday 00:00 UTC of the point's week.
     const weekOf = (at: Date) => {
       const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()));
@@ -267,12 +279,19 @@ describe('thinning', () => {
     expect(old.map((p) => `${p.kind} ${new Date(p.point_at).toISOString()}`).sort()).toEqual(kept);
     expect(old.length).toBeLessThan(before.length);
     // Every week of the old days still has its point, and today's point was taken.
-    expect(new Set(old.filter((p) => p.kind === 'day').map((p) => weekOf(new Date(p.point_at)))).size).toBe(new Set(before.filter((p) => p.kind === 'day').map((p) => weekOf(new Date(p.point_at)))).size);
+    expect(new Set(old.filter((p) => p.kind === 'day').map((p) => weekOf(new Date(p.point_at)))).size).toBe(
+      new Set(before.filter((p) => p.kind === 'day').map((p) => weekOf(new Date(p.point_at)))).size,
+    );
     expect(after.at(-1)).toMatchObject({ kind: 'day' });
     expect(new Date(after.at(-1)!.point_at).toISOString()).toBe(`${t.clock.now().toISOString().slice(0, 10)}T00:00:00.000Z`);
     // Thinning again changes nothing.
     await runHistoryJob();
-    const again = await db.selectFrom('compliance_history').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', tenant.defaultWorkspaceId).where('framework', '=', 'overall').executeTakeFirstOrThrow();
+    const again = await db
+      .selectFrom('compliance_history')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('workspace_id', '=', tenant.defaultWorkspaceId)
+      .where('framework', '=', 'overall')
+      .executeTakeFirstOrThrow();
     expect(Number(again.n)).toBe(after.length);
   });
 });

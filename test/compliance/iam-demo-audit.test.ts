@@ -27,7 +27,11 @@ interface Finding {
   status: string;
 }
 let findings: Finding[];
-const rulesOn = (name: string) => findings.filter((f) => f.resource_name === name).map((f) => f.rule_id).sort();
+const rulesOn = (name: string) =>
+  findings
+    .filter((f) => f.resource_name === name)
+    .map((f) => f.rule_id)
+    .sort();
 
 beforeAll(async () => {
   // The demo tenant reads with the service's own (replayed) credentials: the operator's grant.
@@ -35,7 +39,9 @@ beforeAll(async () => {
   replay = await startAwsReplay();
   restoreEnv = useAwsReplay(replay.endpoint);
   tenant = await buildTenant(t, { name: GRANTED });
-  const job = (await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'demo', plugins: ['aws'], start: true }, expect: 201 })).json();
+  const job = (
+    await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'demo', plugins: ['aws'], start: true }, expect: 201 })
+  ).json();
   await t.drain();
   const done = (await call(t.app, tenant.admin.token, { url: job.status_url, expect: 200 })).json();
   expect(done.status, JSON.stringify(done.error)).toBe('completed');

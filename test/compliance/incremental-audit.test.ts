@@ -27,13 +27,18 @@ async function snapshot(tenant: TenantFixture) {
   const db = t.deps.database.db;
   const findings = await db.selectFrom('finding_rows').selectAll().where('workspace_id', '=', tenant.defaultWorkspaceId).orderBy('id').execute();
   const unknowns = await db.selectFrom('evaluation_unknowns').selectAll().where('workspace_id', '=', tenant.defaultWorkspaceId).orderBy('rule_id').orderBy('resource_id').execute();
-  const events = await db.selectFrom('outbox_events').select((eb) => eb.fn.countAll<string>().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow();
+  const events = await db
+    .selectFrom('outbox_events')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('tenant_id', '=', tenant.id)
+    .executeTakeFirstOrThrow();
   return { findings, unknowns, events: Number(events.n) };
 }
 
 /** A finding's root-cause group as stored (the API shows its id; the groups list shows the cause). */
 const groupCause = async (tenant: TenantFixture, id: string) =>
-  (await t.deps.database.db.selectFrom('finding_rows').select('group_cause').where('workspace_id', '=', tenant.defaultWorkspaceId).where('id', '=', id).executeTakeFirstOrThrow()).group_cause;
+  (await t.deps.database.db.selectFrom('finding_rows').select('group_cause').where('workspace_id', '=', tenant.defaultWorkspaceId).where('id', '=', id).executeTakeFirstOrThrow())
+    .group_cause;
 
 const finding = async (token: string, tenant: TenantFixture, id: string) =>
   (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/findings/${encodeURIComponent(id)}`, expect: 200 })).json();
@@ -54,7 +59,15 @@ describe('an unchanged estate', () => {
     t.clock.advance(60_000);
     const second = (await audit(t, token, tenant.id)).run;
     expect(second.status).toBe('succeeded');
-    expect(second.stats).toMatchObject({ resources_evaluated: 0, resources_unchanged: nodes.length, evaluations: 0, findings_created: 0, findings_resolved: 0, findings_reopened: 0, severity_changes: 0 });
+    expect(second.stats).toMatchObject({
+      resources_evaluated: 0,
+      resources_unchanged: nodes.length,
+      evaluations: 0,
+      findings_created: 0,
+      findings_resolved: 0,
+      findings_reopened: 0,
+      severity_changes: 0,
+    });
     expect(await snapshot(tenant)).toEqual(before);
     // Writing the same nodes again changes nothing an audit reads.
     await putNodes(t, token, tenant.id, nodes);
@@ -157,17 +170,29 @@ describe('a changed node', () => {
     }
   });
 
-  it('an evaluation error is the node\'s own and is not repeated; a node whose evaluation ran out of time is evaluated again', async () => {
+  it("an evaluation error is the node's own and is not repeated; a node whose evaluation ran out of time is evaluated again", async () => {
     const { tenant, token } = await freshTenant();
     const type = 'aws.testkit.widget';
     const rule = (id: string, condition: string) => ({
-      id, title: `Custom ${id}`, description: 'A tenant rule.', severity: 'LOW', resource_type: type, framework: 'soc2', control_id: 'CC6.1', condition,
+      id,
+      title: `Custom ${id}`,
+      description: 'A tenant rule.',
+      severity: 'LOW',
+      resource_type: type,
+      framework: 'soc2',
+      control_id: 'CC6.1',
+      condition,
       remediation: { summary: 'None.', steps: [] },
     });
     const items = Array.from({ length: 300 }, (_, i) => i);
     // 27 million comprehension steps on the slow widget: far past a 200 ms budget.
     const nested = 'has(resource.properties.l) && resource.properties.l.exists(x, resource.properties.l.exists(y, resource.properties.l.exists(z, x + y + z < 0)))';
-    await call(t.app, token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/rules`, payload: rule('custom-deep-path', 'resource.properties.doesNotExist.deeper == 1'), expect: 201 });
+    await call(t.app, token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/rules`,
+      payload: rule('custom-deep-path', 'resource.properties.doesNotExist.deeper == 1'),
+      expect: 201,
+    });
     await call(t.app, token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/rules`, payload: rule('custom-nested', nested), expect: 201 });
     await putNodes(t, token, tenant.id, [awsNode(type, 'plain-widget'), awsNode(type, 'slow-widget', { properties: { l: items } })]);
     let run = (await audit(t, token, tenant.id)).run;
@@ -200,7 +225,17 @@ describe('edges', () => {
   };
   const bucket = { ...fixtureNode('aws-s3-bucket-versioning', 'compliant', 'linked-bucket'), tags: {} };
   const lone = { ...fixtureNode('aws-s3-bucket-versioning', 'compliant', 'lone-bucket'), tags: {} };
-  const vpc = (name: string, nativeId = name) => ({ id: `aws:us-east-1:aws.ec2.vpc:${name}`, provider: 'aws', region: 'us-east-1', type: 'aws.ec2.vpc', native_id: nativeId, name, account_id: '123456789012', properties: {}, tags: {} });
+  const vpc = (name: string, nativeId = name) => ({
+    id: `aws:us-east-1:aws.ec2.vpc:${name}`,
+    provider: 'aws',
+    region: 'us-east-1',
+    type: 'aws.ec2.vpc',
+    native_id: nativeId,
+    name,
+    account_id: '123456789012',
+    properties: {},
+    tags: {},
+  });
   const fid = `${rule.id}:${nodeIdOf(bucket)}`;
 
   it('a changed edge, or neighbour, evaluates again the nodes whose input includes it', async () => {
@@ -242,7 +277,10 @@ describe('changed rules', () => {
     condition: '!has(resource.tags.owner)',
     remediation: { summary: 'Tag the bucket with its owner.', steps: [] },
   };
-  const buckets = [fixtureNode('aws-s3-bucket-versioning', 'compliant', 'bucket-a'), fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-b')].map((n) => ({ ...n, tags: {} }));
+  const buckets = [fixtureNode('aws-s3-bucket-versioning', 'compliant', 'bucket-a'), fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-b')].map((n) => ({
+    ...n,
+    tags: {},
+  }));
 
   it('adding, changing and deleting a custom rule evaluates again the nodes of its type, and only those', async () => {
     const { tenant, token } = await freshTenant();
@@ -263,7 +301,12 @@ describe('changed rules', () => {
     expect(await finding(token, tenant, `${rule.id}:${nodeIdOf(buckets[0]!)}`)).toMatchObject({ severity: 'HIGH' });
 
     // Its condition changes: one bucket passes now.
-    await call(t.app, token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/rules/${rule.id}`, payload: { ...update, condition: `resource.id.endsWith(":bucket-b")` }, expect: 200 });
+    await call(t.app, token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/rules/${rule.id}`,
+      payload: { ...update, condition: `resource.id.endsWith(":bucket-b")` },
+      expect: 200,
+    });
     run = (await audit(t, token, tenant.id)).run;
     expect(run.stats).toMatchObject({ resources_evaluated: 2, findings_resolved: 1 });
     expect(await finding(token, tenant, `${rule.id}:${nodeIdOf(buckets[0]!)}`)).toMatchObject({ status: 'resolved', resolved_by: 'audit' });
@@ -288,8 +331,16 @@ describe('changed rules', () => {
     await call(t.app, tenant.admin.token, { method: 'PUT', url: settings, payload: only(['soc2', 'cis-aws']), expect: 200 });
     const run = (await audit(t, token, tenant.id)).run;
     // The types whose audited rules change: those with a rule that cis-aws brings in (one not touching soc2).
-    const added = new Set(builtinRules().filter((r) => ruleTouches(r, 'cis-aws') && !ruleTouches(r, 'soc2')).map((r) => r.resource_type));
-    const audited = new Set(builtinRules().filter((r) => ruleTouches(r, 'cis-aws') || ruleTouches(r, 'soc2')).map((r) => r.resource_type));
+    const added = new Set(
+      builtinRules()
+        .filter((r) => ruleTouches(r, 'cis-aws') && !ruleTouches(r, 'soc2'))
+        .map((r) => r.resource_type),
+    );
+    const audited = new Set(
+      builtinRules()
+        .filter((r) => ruleTouches(r, 'cis-aws') || ruleTouches(r, 'soc2'))
+        .map((r) => r.resource_type),
+    );
     const affected = nodes.filter((n) => added.has(n.type)).length;
     const unaffected = nodes.filter((n) => audited.has(n.type) && !added.has(n.type)).length;
     expect(affected).toBeGreaterThan(0);
@@ -311,8 +362,15 @@ describe('time', () => {
       method: 'POST',
       url: `/api/v1/tenants/${tenant.id}/rules`,
       payload: {
-        id: 'custom-clock', title: 'Clock', description: 'Reads the clock.', severity: 'LOW', resource_type: 'aws.s3.bucket', framework: 'soc2', control_id: 'CC6.1',
-        condition: 'now() > timestamp("2020-01-01T00:00:00Z")', remediation: { summary: 'None.', steps: [] },
+        id: 'custom-clock',
+        title: 'Clock',
+        description: 'Reads the clock.',
+        severity: 'LOW',
+        resource_type: 'aws.s3.bucket',
+        framework: 'soc2',
+        control_id: 'CC6.1',
+        condition: 'now() > timestamp("2020-01-01T00:00:00Z")',
+        remediation: { summary: 'None.', steps: [] },
       },
     });
     expect(res.statusCode).toBe(400);

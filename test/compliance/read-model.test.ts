@@ -72,7 +72,12 @@ async function expectExact() {
 
 describe('the read model follows every write', () => {
   it('audits, resolve and reopen, acceptances (finding and group), revocation, expiry before and after the sweeper, unknowns, deletions', async () => {
-    await putNodes(t, token, tenant.id, rules.flatMap((r) => [bad(r, 'a'), bad(r, 'b')]));
+    await putNodes(
+      t,
+      token,
+      tenant.id,
+      rules.flatMap((r) => [bad(r, 'a'), bad(r, 'b')]),
+    );
     await audit(t, token, tenant.id);
     await expectExact();
 
@@ -112,7 +117,16 @@ describe('the read model follows every write', () => {
     await expectExact();
 
     // Unknown outcomes: a bare security group lacks what its rules read, and no default decides them.
-    const bareGroup = { provider: 'aws', region: 'eu-west-1', type: 'aws.ec2.security_group', native_id: 'sg-bare', name: 'sg-bare', account_id: '123456789012', properties: { configuration: { name: 'sg-bare' } }, tags: {} };
+    const bareGroup = {
+      provider: 'aws',
+      region: 'eu-west-1',
+      type: 'aws.ec2.security_group',
+      native_id: 'sg-bare',
+      name: 'sg-bare',
+      account_id: '123456789012',
+      properties: { configuration: { name: 'sg-bare' } },
+      tags: {},
+    };
     await putNodes(t, token, tenant.id, [bareGroup]);
     const { run } = await audit(t, token, tenant.id);
     const status = await get('/controls/status?per_page=1');
@@ -148,11 +162,18 @@ describe('the consistency check', () => {
     const rule = rules[4]!;
     expect(checked.differences).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ rollup: 'finding_rollup', workspace_id: tenant.defaultWorkspaceId, key: expect.objectContaining({ rule_id: rule.id, state: 'resolved' }), stored: expect.any(Number) }),
+        expect.objectContaining({
+          rollup: 'finding_rollup',
+          workspace_id: tenant.defaultWorkspaceId,
+          key: expect.objectContaining({ rule_id: rule.id, state: 'resolved' }),
+          stored: expect.any(Number),
+        }),
         expect.objectContaining({ rollup: 'finding_group_rollup', workspace_id: tenant.defaultWorkspaceId, key: expect.objectContaining({ state: 'open' }) }),
       ]),
     );
-    const repaired = (await call(t.app, admin.token, { method: 'POST', url: `/api/v1/system/read-model/check?repair=true&workspace_id=${tenant.defaultWorkspaceId}`, expect: 200 })).json();
+    const repaired = (
+      await call(t.app, admin.token, { method: 'POST', url: `/api/v1/system/read-model/check?repair=true&workspace_id=${tenant.defaultWorkspaceId}`, expect: 200 })
+    ).json();
     expect(repaired).toMatchObject({ consistent: false, repaired: 1 });
     const again = (await call(t.app, admin.token, { method: 'POST', url: '/api/v1/system/read-model/check', expect: 200 })).json();
     expect(again).toMatchObject({ consistent: true, difference_count: 0, differences: [], repaired: 0 });
@@ -168,9 +189,20 @@ describe('the consistency check', () => {
       await db
         .insertInto('evaluation_unknowns')
         .values({
-          tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, resource_id: 'aws:eu-west-1:aws.s3.bucket:x', rule_id: rules[0]!.id,
-          resource_type: 'aws.s3.bucket', resource_name: 'x', region: 'eu-west-1', account_id: '', framework: 'x', control_id: 'y', text_id: 'z',
-          reason: 'evaluation_error', first_seen: t.clock.now(), last_seen: t.clock.now(),
+          tenant_id: tenant.id,
+          workspace_id: tenant.defaultWorkspaceId,
+          resource_id: 'aws:eu-west-1:aws.s3.bucket:x',
+          rule_id: rules[0]!.id,
+          resource_type: 'aws.s3.bucket',
+          resource_name: 'x',
+          region: 'eu-west-1',
+          account_id: '',
+          framework: 'x',
+          control_id: 'y',
+          text_id: 'z',
+          reason: 'evaluation_error',
+          first_seen: t.clock.now(),
+          last_seen: t.clock.now(),
         })
         .execute();
     } finally {

@@ -114,7 +114,11 @@ describe('a catastrophic regular expression (RE2)', () => {
     expect(created.json().error.message).toBe(
       'condition does not compile: matches() pattern "(a)\\1" is not valid RE2, CEL\'s regular-expression syntax (no backreferences, no lookaround): invalid escape sequence: `\\1`',
     );
-    const updated = await call(t.app, analyst, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/rules/only-a`, payload: { ...customRule('only-a', "resource.name.matches('^(?=a)')"), id: undefined } });
+    const updated = await call(t.app, analyst, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/rules/only-a`,
+      payload: { ...customRule('only-a', "resource.name.matches('^(?=a)')"), id: undefined },
+    });
     expect(updated.statusCode).toBe(400);
     expect(updated.json().error.message).toContain('matches() pattern "^(?=a)" is not valid RE2');
     expect(updated.json().error.message).toContain('invalid or unsupported Perl syntax');
@@ -137,7 +141,12 @@ describe('the evaluation budget', () => {
     const analyst = tenant.users['security-analyst'].token;
     const admin = tenant.admin.token;
     // Short-circuits to a violation for names starting with x; the costly part runs for the others.
-    await call(t.app, analyst, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/rules`, payload: customRule('costly', `resource.name.startsWith('x') || ${NESTED}`), expect: 201 });
+    await call(t.app, analyst, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/rules`,
+      payload: customRule('costly', `resource.name.startsWith('x') || ${NESTED}`),
+      expect: 201,
+    });
     const nodes = ['x-1', 'y-1', 'y-2', 'y-3', 'y-4'].map((n) => awsNode(TYPE, n, { properties: { l: ITEMS } }));
     await putNodes(t, analyst, tenant.id, nodes);
     const findingUrl = `/api/v1/tenants/${tenant.id}/findings/${encodeURIComponent(`costly:${nodeId('x-1')}`)}`;
@@ -194,11 +203,22 @@ describe('the evaluation budget', () => {
     expect(third.stats.rules_suspended).toEqual(['costly']);
     const suspended = (await getRule(t, analyst, tenant.id, 'costly')).evaluation;
     expect(suspended).toMatchObject({ state: 'suspended', budget_exceeded_runs: 3, suspended_at: expect.any(String) });
-    expect(suspended.suspended_reason).toBe(`exceeded its evaluation budget of 50 ms in 3 consecutive audit runs; last on ${nodeId('x-1')}: exceeded the evaluation budget of 50 ms`);
+    expect(suspended.suspended_reason).toBe(
+      `exceeded its evaluation budget of 50 ms in 3 consecutive audit runs; last on ${nodeId('x-1')}: exceeded the evaluation budget of 50 ms`,
+    );
     const [event] = await events(t, tenant.id, 'compliance.rule_suspended');
-    expect(event?.data).toEqual({ rule_id: 'costly', title: 'Custom costly', reason: suspended.suspended_reason, budget_exceeded_runs: 3, suspended_at: suspended.suspended_at, triggered_by: third.job_id });
+    expect(event?.data).toEqual({
+      rule_id: 'costly',
+      title: 'Custom costly',
+      reason: suspended.suspended_reason,
+      budget_exceeded_runs: 3,
+      suspended_at: suspended.suspended_at,
+      triggered_by: third.job_id,
+    });
     const logs = (await call(t.app, admin, { url: `/api/v1/tenants/${tenant.id}/audit-logs?action=rule.suspended`, expect: 200 })).json();
-    expect(logs.items).toMatchObject([{ action: 'rule.suspended', target_id: 'costly', actor_type: 'system', details: { reason: suspended.suspended_reason, run_id: third.job_id } }]);
+    expect(logs.items).toMatchObject([
+      { action: 'rule.suspended', target_id: 'costly', actor_type: 'system', details: { reason: suspended.suspended_reason, run_id: third.job_id } },
+    ]);
 
     // Run 4: a suspended rule is skipped (not retried), and its finding stays as it was.
     const fourth = await auditRun(t, analyst, tenant.id);
@@ -235,7 +255,7 @@ describe('nested comprehensions over a 300-item list', () => {
   });
   afterAll(() => t.close());
 
-  it('run off the API thread: /healthz and another tenant\'s GET /nodes keep answering, and the rule stops at its budget', async () => {
+  it("run off the API thread: /healthz and another tenant's GET /nodes keep answering, and the rule stops at its budget", async () => {
     const analyst = tenant.users['security-analyst'].token;
     await call(t.app, analyst, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/rules`, payload: customRule('nested', NESTED), expect: 201 });
     await putNodes(t, analyst, tenant.id, [awsNode(TYPE, 'n-1', { properties: { l: ITEMS } })]);
@@ -247,7 +267,14 @@ describe('nested comprehensions over a 300-item list', () => {
     expect(latency.nodes).toBeLessThan(750);
     const run = (await call(t.app, analyst, { url: `/api/v1/tenants/${tenant.id}/findings/runs/${jobId}`, expect: 200 })).json();
     expect(run.stats.rule_errors).toEqual([
-      { rule_id: 'nested', evaluations: 1, errors: 1, budget_exceeded: 1, stopped: null, error: { resource_id: nodeId('n-1'), message: 'exceeded the evaluation budget of 1500 ms' } },
+      {
+        rule_id: 'nested',
+        evaluations: 1,
+        errors: 1,
+        budget_exceeded: 1,
+        stopped: null,
+        error: { resource_id: nodeId('n-1'), message: 'exceeded the evaluation budget of 1500 ms' },
+      },
     ]);
   });
 });

@@ -87,7 +87,14 @@ describe('PUT of the representation GET returns', () => {
   it('GET then PUT of the unchanged representation is 200 and changes nothing the client can see but updated_at', async () => {
     await call(t.app, analyst, { method: 'POST', url: rulesUrl(), payload: custom({ id: 'custom-round-trip', group_by: { cause: 'bucket', self: true } }), expect: 201 });
     const read = (await call(t.app, analyst, { url: ruleUrl('custom-round-trip'), expect: 200 })).json();
-    expect(read).toMatchObject({ id: 'custom-round-trip', builtin: false, terraform_fix_available: false, created_at: expect.any(String), updated_at: expect.any(String), evaluation: { state: 'active' } });
+    expect(read).toMatchObject({
+      id: 'custom-round-trip',
+      builtin: false,
+      terraform_fix_available: false,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      evaluation: { state: 'active' },
+    });
     t.clock.advance(1000);
     const res = await put('custom-round-trip', read);
     expect(res.statusCode, res.body).toBe(200);
@@ -136,14 +143,14 @@ describe('PUT of the representation GET returns', () => {
     expect(other.json().evaluation).toMatchObject({ state: 'active', budget_exceeded_runs: 0 });
     const unknown = await put('custom-round-trip', { ...other.json(), owner: 'me' });
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().error.message).toBe("invalid body: /owner must NOT have additional properties");
+    expect(unknown.json().error.message).toBe('invalid body: /owner must NOT have additional properties');
   });
 });
 
 describe('built-in rules are read-only whatever the body', () => {
   const builtin = () => builtinRules()[0]!;
 
-  it('PUT is 403 with the rule\'s own representation, a valid custom body, an invalid body and malformed JSON', async () => {
+  it("PUT is 403 with the rule's own representation, a valid custom body, an invalid body and malformed JSON", async () => {
     const representation = (await call(t.app, analyst, { url: ruleUrl(builtin().id), expect: 200 })).json();
     const { id: _id, ...validBody } = custom();
     void _id;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
 import { builtinRules } from '../../src/modules/compliance/rule-catalog.js';
+import { FRAMEWORKS } from '../../src/modules/compliance/rules/rule-types.js';
 
 let t: TestApp;
 let tenant: TenantFixture;
@@ -37,8 +38,26 @@ describe('GET /rules', () => {
     const rule = res.json().items[0];
     expect(Object.keys(rule).sort()).toEqual(
       [
-        'builtin', 'condition', 'control_id', 'created_at', 'description', 'evaluation', 'finding_description', 'finding_title', 'framework', 'framework_mappings',
-        'group_by', 'id', 'nist_controls', 'related_mappings', 'remediation', 'resource_type', 'severity', 'terraform_fix_available', 'title', 'updated_at',
+        'builtin',
+        'condition',
+        'control_id',
+        'created_at',
+        'description',
+        'evaluation',
+        'finding_description',
+        'finding_title',
+        'framework',
+        'framework_mappings',
+        'group_by',
+        'id',
+        'nist_controls',
+        'related_mappings',
+        'remediation',
+        'resource_type',
+        'severity',
+        'terraform_fix_available',
+        'title',
+        'updated_at',
       ].sort(),
     );
     expect(rule).toMatchObject({ builtin: true, created_at: null, updated_at: null });
@@ -56,7 +75,12 @@ describe('GET /rules?search=', () => {
     expect(expected.length).toBeGreaterThan(0);
     const res = await call(t.app, analyst, { url: `${rulesUrl()}?search=ENCRYPTED&per_page=500`, expect: 200 });
     expect(res.json().total).toBe(expected.length);
-    expect(res.json().items.map((r: { id: string }) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
+    expect(
+      res
+        .json()
+        .items.map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual(expected.map((r) => r.id).sort());
     const one = builtinRules()[0]!;
     expect((await call(t.app, analyst, { url: `${rulesUrl()}?search=${one.id}`, expect: 200 })).json().items.map((r: { id: string }) => r.id)).toContain(one.id);
     expect((await call(t.app, analyst, { url: `${rulesUrl()}?search=no-rule-says-this-xyz`, expect: 200 })).json().total).toBe(0);
@@ -113,40 +137,72 @@ describe('custom rules', () => {
     expect((await call(t.app, analyst, { method: 'DELETE', url: `${rulesUrl()}/custom-no-public-name` })).statusCode).toBe(204);
     expect((await call(t.app, analyst, { method: 'DELETE', url: `${rulesUrl()}/custom-no-public-name` })).statusCode).toBe(404);
     const log = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/audit-logs?action=rule.*`, expect: 200 });
-    expect(log.json().items.map((e: { action: string }) => e.action).sort()).toEqual(['rule.created', 'rule.deleted', 'rule.updated']);
+    expect(
+      log
+        .json()
+        .items.map((e: { action: string }) => e.action)
+        .sort(),
+    ).toEqual(['rule.created', 'rule.deleted', 'rule.updated']);
   });
 
   it('group_by names exactly one source of the cause (400 otherwise); absent is null', async () => {
     const post = (group_by: unknown) => call(t.app, analyst, { method: 'POST', url: rulesUrl(), payload: custom({ id: 'custom-grouped', group_by }) });
-    for (const bad of [{ cause: 'bucket' }, { cause: 'bucket', self: true, path: 'configuration.name' }, { cause: 'bucket', path: 'configuration.name', node_type: 'aws.s3.bucket' }, { cause: 'bucket', self: false }, { cause: '', self: true }, { cause: 'bucket', path: 'a..b' }]) {
+    for (const bad of [
+      { cause: 'bucket' },
+      { cause: 'bucket', self: true, path: 'configuration.name' },
+      { cause: 'bucket', path: 'configuration.name', node_type: 'aws.s3.bucket' },
+      { cause: 'bucket', self: false },
+      { cause: '', self: true },
+      { cause: 'bucket', path: 'a..b' },
+    ]) {
       expect((await post(bad)).statusCode, JSON.stringify(bad)).toBe(400);
     }
     const ok = await post({ cause: 'KMS key', path: 'supplementaryConfiguration.ServerSideEncryptionConfiguration.rules.applyServerSideEncryptionByDefault.kmsMasterKeyID' });
     expect(ok.statusCode).toBe(201);
-    expect(ok.json().group_by).toEqual({ cause: 'KMS key', path: 'supplementaryConfiguration.ServerSideEncryptionConfiguration.rules.applyServerSideEncryptionByDefault.kmsMasterKeyID' });
+    expect(ok.json().group_by).toEqual({
+      cause: 'KMS key',
+      path: 'supplementaryConfiguration.ServerSideEncryptionConfiguration.rules.applyServerSideEncryptionByDefault.kmsMasterKeyID',
+    });
     const plain = await call(t.app, analyst, { method: 'POST', url: rulesUrl(), payload: custom({ id: 'custom-ungrouped' }), expect: 201 });
     expect(plain.json().group_by).toBeNull();
   });
 });
 
 describe('compliance settings', () => {
-  it('GET lists the four frameworks with their enabled state, control and rule counts', async () => {
+  it('GET lists every framework with its enabled state, control and rule counts: the four core ones on, the Prowler-carried ones off', async () => {
     const res = await call(t.app, tenant.users['read-only'].token, { url: `/api/v1/tenants/${tenant.id}/settings/compliance`, expect: 200 });
     const list = res.json().frameworks;
-    expect(list.map((f: { id: string }) => f.id)).toEqual(['nist-800-53', 'cis-aws', 'pci-dss', 'soc2']);
+    expect(list.map((f: { id: string }) => f.id)).toEqual([...FRAMEWORKS]);
+    expect(list.filter((f: { enabled: boolean }) => f.enabled).map((f: { id: string }) => f.id)).toEqual(['nist-800-53', 'cis-aws', 'pci-dss', 'soc2']);
+    expect(list.find((f: { id: string }) => f.id === 'hipaa')).toMatchObject({ enabled: false, default_enabled: false, controls: 32 });
     expect(list.find((f: { id: string }) => f.id === 'nist-800-53')).toMatchObject({ enabled: true, controls: 1189, name: expect.stringMatching(/800-53/) });
     expect(list.every((f: { rules: number }) => f.rules > 0)).toBe(true);
   });
 
   it('PUT switches frameworks (tenant:update); unknown framework is 400; per tenant', async () => {
-    expect((await call(t.app, analyst, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'soc2', enabled: false }] } })).statusCode).toBe(403);
-    const res = await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'soc2', enabled: false }] } });
+    expect(
+      (await call(t.app, analyst, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'soc2', enabled: false }] } }))
+        .statusCode,
+    ).toBe(403);
+    const res = await call(t.app, tenant.admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+      payload: { frameworks: [{ id: 'soc2', enabled: false }] },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().frameworks.find((f: { id: string }) => f.id === 'soc2').enabled).toBe(false);
     const status = await call(t.app, analyst, { url: `/api/v1/tenants/${tenant.id}/controls/status`, expect: 200 });
     expect(Object.keys(status.json().by_framework)).not.toContain('soc2');
     const otherSettings = await call(t.app, other.admin.token, { url: `/api/v1/tenants/${other.id}/settings/compliance`, expect: 200 });
     expect(otherSettings.json().frameworks.find((f: { id: string }) => f.id === 'soc2').enabled).toBe(true);
-    expect((await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'hipaa', enabled: true }] } })).statusCode).toBe(400);
+    expect(
+      (
+        await call(t.app, tenant.admin.token, {
+          method: 'PUT',
+          url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+          payload: { frameworks: [{ id: 'hipaa-2013', enabled: true }] },
+        })
+      ).statusCode,
+    ).toBe(400);
   });
 });

@@ -47,16 +47,31 @@ describe('GET /findings/scored', () => {
     expect(exposed.risk_score).toBe(hidden.risk_score + 10);
     const sgFinding = items.find((i) => i.id.startsWith('aws-ec2-sg-no-ssh-from-internet:'))!;
     expect(sgFinding.risk_factors.exposure).toBe(10);
-    for (const i of items) expect(i.risk_score).toBe(Math.min(100, Object.values(i.risk_factors).reduce((a, b) => a + b, 0)));
+    for (const i of items)
+      expect(i.risk_score).toBe(
+        Math.min(
+          100,
+          Object.values(i.risk_factors).reduce((a, b) => a + b, 0),
+        ),
+      );
   });
 
   it("adds the criticality of the business services a resource's application belongs to", async () => {
     const base = `/api/v1/tenants/${tenant.id}`;
     const admin = tenant.admin.token;
-    const app = (await call(t.app, admin, { method: 'POST', url: `${base}/applications`, payload: { name: 'hidden-app', filter: `native_id = "${hiddenInstance.native_id}"` }, expect: 201 })).json();
-    const service = (await call(t.app, admin, { method: 'POST', url: `${base}/services`, payload: { name: 'payments', criticality: 'critical', application_ids: [app.id] }, expect: 201 })).json();
+    const app = (
+      await call(t.app, admin, { method: 'POST', url: `${base}/applications`, payload: { name: 'hidden-app', filter: `native_id = "${hiddenInstance.native_id}"` }, expect: 201 })
+    ).json();
+    const service = (
+      await call(t.app, admin, { method: 'POST', url: `${base}/services`, payload: { name: 'payments', criticality: 'critical', application_ids: [app.id] }, expect: 201 })
+    ).json();
     const rule = builtinRule('aws-ec2-instance-imdsv2-required')!;
-    const scored = async () => (await call(t.app, token, { url: `${base}/findings/scored?per_page=500`, expect: 200 })).json().items as Array<{ id: string; risk_score: number; risk_factors: Record<string, number> }>;
+    const scored = async () =>
+      (await call(t.app, token, { url: `${base}/findings/scored?per_page=500`, expect: 200 })).json().items as Array<{
+        id: string;
+        risk_score: number;
+        risk_factors: Record<string, number>;
+      }>;
     const hidden = (await scored()).find((i) => i.id === `${rule.id}:${nodeIdOf(hiddenInstance)}`)!;
     const exposed = (await scored()).find((i) => i.id === `${rule.id}:${nodeIdOf(exposedInstance)}`)!;
     expect(hidden.risk_factors.criticality).toBe(10);
@@ -74,10 +89,17 @@ describe('GET /findings/scored', () => {
 });
 
 describe('GET /findings/grouped', () => {
-  interface Group { group_id: string; label: string; cause: string | null; findings: number; region: string; account_id: string; resource_ids: string[] }
+  interface Group {
+    group_id: string;
+    label: string;
+    cause: string | null;
+    findings: number;
+    region: string;
+    account_id: string;
+    resource_ids: string[];
+  }
   const base = () => `/api/v1/tenants/${tenant.id}`;
-  const groupsOf = async (ruleId: string) =>
-    (await call(t.app, token, { url: `${base()}/findings/grouped?rule_id=${ruleId}&per_page=500`, expect: 200 })).json().items as Group[];
+  const groupsOf = async (ruleId: string) => (await call(t.app, token, { url: `${base()}/findings/grouped?rule_id=${ruleId}&per_page=500`, expect: 200 })).json().items as Group[];
   const groupIdOf = async (ruleId: string, node: Parameters<typeof nodeIdOf>[0]) =>
     (await call(t.app, token, { url: `${base()}/findings/${encodeURIComponent(`${ruleId}:${nodeIdOf(node)}`)}`, expect: 200 })).json().group_id as string;
 
@@ -137,7 +159,12 @@ describe('GET /findings/grouped', () => {
       expect(other).toMatchObject({ findings: 1, cause: 'security group sg-wizard2', resource_ids: [nodeIdOf(admin)] });
       expect(other.label).toMatch(/ — security group sg-wizard2 \(1 resource\)$/);
       const members = await call(t.app, token, { url: `${base()}/findings?group_id=${web.group_id}`, expect: 200 });
-      expect(members.json().items.map((f: { resource_id: string }) => f.resource_id).sort()).toEqual([nodeIdOf(webA), nodeIdOf(webB)].sort());
+      expect(
+        members
+          .json()
+          .items.map((f: { resource_id: string }) => f.resource_id)
+          .sort(),
+      ).toEqual([nodeIdOf(webA), nodeIdOf(webB)].sort());
     }
     // The group is what a group acceptance takes, and its label names the cause.
     const web = (await groupsOf(BY_EDGE)).find((g) => g.findings === 2)!;
@@ -151,7 +178,12 @@ describe('GET /findings/grouped', () => {
   it('an open security group is its own cause: two of them in one account and region are two groups', async () => {
     expect(sg1.region).toBe(sg2.region);
     const groups = (await groupsOf(SSH)).filter((g) => g.cause === 'security group sg-wizard1' || g.cause === 'security group sg-wizard2');
-    expect(groups.map((g) => [g.cause, g.findings])).toEqual(expect.arrayContaining([['security group sg-wizard1', 1], ['security group sg-wizard2', 1]]));
+    expect(groups.map((g) => [g.cause, g.findings])).toEqual(
+      expect.arrayContaining([
+        ['security group sg-wizard1', 1],
+        ['security group sg-wizard2', 1],
+      ]),
+    );
     expect(new Set(groups.map((g) => g.group_id)).size).toBe(2);
     expect(groups.find((g) => g.cause === 'security group sg-wizard1')!.resource_ids).toEqual([nodeIdOf(sg1)]);
   });
@@ -160,7 +192,10 @@ describe('GET /findings/grouped', () => {
     const groups = await groupsOf('aws-s3-bucket-versioning');
     expect(groups).toHaveLength(2);
     const main = groups.find((g) => g.findings === 2)!;
-    expect(main.resource_ids).toEqual([nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-a')), nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-b'))]);
+    expect(main.resource_ids).toEqual([
+      nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-a')),
+      nodeIdOf(fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-b')),
+    ]);
     expect(main.cause).toBeNull();
     expect(main.label).toMatch(new RegExp(` — account ${main.account_id}, ${main.region} \\(2 resources\\)$`));
     expect(groups.find((g) => g.findings === 1)!.region).toBe('ap-south-1');
@@ -193,7 +228,11 @@ describe('GET /findings/grouped', () => {
     await audit(t, token, tenant.id);
     const [fallback, ...rest] = await groupsOf(BY_PATH);
     expect(rest).toEqual([]);
-    expect(fallback).toMatchObject({ findings: 3, cause: null, label: `Instance is behind a launch-wizard security group — account ${webA.account_id}, ${webA.region} (3 resources)` });
+    expect(fallback).toMatchObject({
+      findings: 3,
+      cause: null,
+      label: `Instance is behind a launch-wizard security group — account ${webA.account_id}, ${webA.region} (3 resources)`,
+    });
     expect(fallback!.group_id).not.toBe(webGroup);
     expect(await groupIdOf(BY_PATH, webA)).toBe(fallback!.group_id);
   });
@@ -224,7 +263,10 @@ describe('GET /findings/{id}/terraform-patch', () => {
 
   it('patches the Terraform file the node came from, leaving the rest of it alone', async () => {
     const main = `terraform {\n  required_version = ">= 1.5"\n}\n\n# Logs\nresource "aws_s3_bucket" "logs" {\n  bucket = "bucket-tf"\n  tags = {\n    env = "prod"\n  }\n}\n\nresource "aws_sqs_queue" "q" {\n  name = "q"\n}\n`;
-    const node = { ...fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-tf'), source: { kind: 'terraform', address: 'aws_s3_bucket.logs', file: 'main.tf', content: main } };
+    const node = {
+      ...fixtureNode('aws-s3-bucket-versioning', 'violating', 'bucket-tf'),
+      source: { kind: 'terraform', address: 'aws_s3_bucket.logs', file: 'main.tf', content: main },
+    };
     await putNodes(t, token, tenant.id, [node]);
     await audit(t, token, tenant.id);
     const id = `aws-s3-bucket-versioning:${nodeIdOf(node)}`;

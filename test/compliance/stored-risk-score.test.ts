@@ -31,9 +31,14 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const stored = async (id: string) =>
-  (await sql<{ risk_score: number }>`SELECT risk_score FROM finding_rows WHERE workspace_id = ${tenant.defaultWorkspaceId} AND id = ${id}`.execute(t.deps.database.db)).rows[0]!.risk_score;
+  (await sql<{ risk_score: number }>`SELECT risk_score FROM finding_rows WHERE workspace_id = ${tenant.defaultWorkspaceId} AND id = ${id}`.execute(t.deps.database.db)).rows[0]!
+    .risk_score;
 const scored = async () =>
-  (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/findings/scored?per_page=500`, expect: 200 })).json().items as Array<{ id: string; risk_score: number; risk_factors: Record<string, number> }>;
+  (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/findings/scored?per_page=500`, expect: 200 })).json().items as Array<{
+    id: string;
+    risk_score: number;
+    risk_factors: Record<string, number>;
+  }>;
 const position = (items: Array<{ id: string }>, id: string) => items.findIndex((i) => i.id === id);
 
 describe('the stored risk score', () => {
@@ -51,8 +56,12 @@ describe('the stored risk score', () => {
     const base = `/api/v1/tenants/${tenant.id}`;
     const admin = tenant.admin.token;
     const before = await stored(peerFinding);
-    const app = (await call(t.app, admin, { method: 'POST', url: `${base}/applications`, payload: { name: 'peer-app', filter: `native_id = "${peer.native_id}"` }, expect: 201 })).json();
-    const service = (await call(t.app, admin, { method: 'POST', url: `${base}/services`, payload: { name: 'billing', criticality: 'critical', application_ids: [app.id] }, expect: 201 })).json();
+    const app = (
+      await call(t.app, admin, { method: 'POST', url: `${base}/applications`, payload: { name: 'peer-app', filter: `native_id = "${peer.native_id}"` }, expect: 201 })
+    ).json();
+    const service = (
+      await call(t.app, admin, { method: 'POST', url: `${base}/services`, payload: { name: 'billing', criticality: 'critical', application_ids: [app.id] }, expect: 201 })
+    ).json();
     expect(await stored(peerFinding)).toBe(before + 10);
     const items = await scored();
     expect(position(items, peerFinding)).toBeLessThan(position(items, instanceFinding));
@@ -83,11 +92,23 @@ describe('the stored risk score', () => {
     const epss = items.find((i) => i.id === cveFinding)!.risk_factors.epss;
     expect(epss).toBeGreaterThan(0);
     expect(await stored(cveFinding)).toBe(85 + epss!);
-    for (const i of items) expect(i.risk_score).toBe(Math.min(100, Object.values(i.risk_factors).reduce((a, b) => a + b, 0)));
+    for (const i of items)
+      expect(i.risk_score).toBe(
+        Math.min(
+          100,
+          Object.values(i.risk_factors).reduce((a, b) => a + b, 0),
+        ),
+      );
   });
 
   it('an audit keeps them exact: every stored score equals its recomputed factors', async () => {
     await audit(t, token, tenant.id);
-    for (const i of await scored()) expect(i.risk_score, i.id).toBe(Math.min(100, Object.values(i.risk_factors).reduce((a, b) => a + b, 0)));
+    for (const i of await scored())
+      expect(i.risk_score, i.id).toBe(
+        Math.min(
+          100,
+          Object.values(i.risk_factors).reduce((a, b) => a + b, 0),
+        ),
+      );
   });
 });

@@ -152,7 +152,11 @@ describe('nist-800-53.json', () => {
   it('has the real titles, families and baselines', () => {
     expect(get('nist-800-53', 'AC-2')).toEqual({ id: 'AC-2', title: 'Account Management', family: 'Access Control', baselines: ['low', 'moderate', 'high'] });
     expect(get('nist-800-53', 'AC-2(1)')).toEqual({
-      id: 'AC-2(1)', title: 'Automated System Account Management', family: 'Access Control', parent: 'AC-2', baselines: ['moderate', 'high'],
+      id: 'AC-2(1)',
+      title: 'Automated System Account Management',
+      family: 'Access Control',
+      parent: 'AC-2',
+      baselines: ['moderate', 'high'],
     });
     expect(get('nist-800-53', 'IA-2(1)').title).toBe('Multi-factor Authentication to Privileged Accounts');
     expect(get('nist-800-53', 'SC-7')).toMatchObject({ title: 'Boundary Protection', family: 'System and Communications Protection' });
@@ -181,9 +185,7 @@ describe('cis-aws.json', () => {
     expect(doc.version).toBe('7.0.0');
     expect(doc.source.path).toBe('prowler/compliance/aws/cis_7.0_aws.json');
     expect(doc.controls).toHaveLength(70);
-    expect([...families('cis-aws')]).toEqual([
-      '2 Identity and Access Management', '3 Storage', '4 Logging', '5 Monitoring', '6 Networking',
-    ]);
+    expect([...families('cis-aws')]).toEqual(['2 Identity and Access Management', '3 Storage', '4 Logging', '5 Monitoring', '6 Networking']);
   });
 
   it('uses dotted numeric ids in order, each within its section', () => {
@@ -201,7 +203,9 @@ describe('cis-aws.json', () => {
     expect(get('cis-aws', '2.4')).toMatchObject({ title: "Ensure no 'root' user account access key exists", family: '2 Identity and Access Management' });
     expect(get('cis-aws', '2.5').title).toBe("Ensure MFA is enabled for the 'root' user account");
     expect(get('cis-aws', '3.1.1')).toMatchObject({
-      title: 'Ensure S3 Bucket Policy is set to deny HTTP requests', family: '3 Storage', subsection: '3.1 Simple Storage Service (S3)',
+      title: 'Ensure S3 Bucket Policy is set to deny HTTP requests',
+      family: '3 Storage',
+      subsection: '3.1 Simple Storage Service (S3)',
     });
     expect(get('cis-aws', '4.1').title).toBe('Ensure CloudTrail is enabled in all regions');
     expect(get('cis-aws', '6.7').title).toBe('Ensure that the EC2 Metadata Service only allows IMDSv2');
@@ -253,7 +257,8 @@ describe('pci-dss.json', () => {
     expect(get('pci-dss', '3.5.1').family).toBe('Requirement 3: Protect Stored Account Data');
     expect(get('pci-dss', 'A1.1.2').family).toBe('Appendix A1: Additional PCI DSS Requirements for Multi-Tenant Service Providers');
     expect(get('pci-dss', '1.2.5').prowlerItems?.[0]).toEqual({
-      id: '1.2.5.1', title: 'Checks if HTTP to HTTPS redirection is configured on all HTTP listeners of Application Load Balancers',
+      id: '1.2.5.1',
+      title: 'Checks if HTTP to HTTPS redirection is configured on all HTTP listeners of Application Load Balancers',
     });
   });
 });
@@ -265,22 +270,58 @@ describe('soc2.json', () => {
     expect(doc.controls).toHaveLength(61);
     const expected = [
       ...[5, 3, 4, 2, 3, 8, 5, 1, 2].flatMap((n, s) => Array.from({ length: n }, (_, i) => `CC${s + 1}.${i + 1}`)),
-      'A1.1', 'A1.2', 'A1.3', 'C1.1', 'C1.2', 'PI1.1', 'PI1.2', 'PI1.3', 'PI1.4', 'PI1.5',
-      'P1.1', 'P2.1', 'P3.1', 'P3.2', 'P4.1', 'P4.2', 'P4.3', 'P5.1', 'P5.2',
-      'P6.1', 'P6.2', 'P6.3', 'P6.4', 'P6.5', 'P6.6', 'P6.7', 'P7.1', 'P8.1',
+      'A1.1',
+      'A1.2',
+      'A1.3',
+      'C1.1',
+      'C1.2',
+      'PI1.1',
+      'PI1.2',
+      'PI1.3',
+      'PI1.4',
+      'PI1.5',
+      'P1.1',
+      'P2.1',
+      'P3.1',
+      'P3.2',
+      'P4.1',
+      'P4.2',
+      'P4.3',
+      'P5.1',
+      'P5.2',
+      'P6.1',
+      'P6.2',
+      'P6.3',
+      'P6.4',
+      'P6.5',
+      'P6.6',
+      'P6.7',
+      'P7.1',
+      'P8.1',
     ];
     expect(doc.controls.map((c) => c.id)).toEqual(expected);
     expect([...families('soc2')]).toEqual([
-      'Control Environment', 'Communication and Information', 'Risk Assessment', 'Monitoring Activities', 'Control Activities',
-      'Logical and Physical Access Controls', 'System Operations', 'Change Management', 'Risk Mitigation',
-      'Availability', 'Confidentiality', 'Processing Integrity', 'Privacy',
+      'Control Environment',
+      'Communication and Information',
+      'Risk Assessment',
+      'Monitoring Activities',
+      'Control Activities',
+      'Logical and Physical Access Controls',
+      'System Operations',
+      'Change Management',
+      'Risk Mitigation',
+      'Availability',
+      'Confidentiality',
+      'Processing Integrity',
+      'Privacy',
     ]);
   });
 
   it('has the criterion text as title', () => {
     expect(get('soc2', 'CC6.1')).toEqual({
       id: 'CC6.1',
-      title: "The entity implements logical access security software, infrastructure, and architectures over protected information assets to protect them from security events to meet the entity's objectives.",
+      title:
+        "The entity implements logical access security software, infrastructure, and architectures over protected information assets to protect them from security events to meet the entity's objectives.",
       family: 'Logical and Physical Access Controls',
     });
     expect(get('soc2', 'CC1.1').title).toBe('COSO Principle 1: The entity demonstrates a commitment to integrity and ethical values.');
@@ -301,7 +342,10 @@ describe('crosswalk.json', () => {
     for (const [check, map] of checks) {
       expect(check).toMatch(/^[a-z0-9_]+$/);
       expect(Object.keys(map).sort()).toEqual([...FRAMEWORKS].sort());
-      expect(FRAMEWORKS.some((f) => map[f].length > 0), check).toBe(true);
+      expect(
+        FRAMEWORKS.some((f) => map[f].length > 0),
+        check,
+      ).toBe(true);
     }
     expect(checks.filter(([, m]) => FRAMEWORKS.every((f) => m[f].length > 0))).toHaveLength(13);
     expect(checks.filter(([, m]) => FRAMEWORKS.filter((f) => m[f].length > 0).length >= 2)).toHaveLength(146);
@@ -352,8 +396,14 @@ describe('crosswalk.json', () => {
     for (const bad of ['CP-1(2)', 'SA-1(1)', 'SI-1(1)', 'AC-3(1)', 'SC-7(2)']) expect(nist.has(bad), bad).toBe(false);
     expect(crosswalk.checks['dynamodb_tables_pitr_enabled']?.['nist-800-53']).toContain('CP-10(2)');
     expect(crosswalk.nistIdCorrections.map((c) => `${c.prowlerId}=${c.resolved}`)).toEqual([
-      'ac_3_1=AC-3(10)', 'cp_1_2=CP-10(2)', 'ra_1_a=RA-10', 'ra_1_a_1=RA-10', 'ra_1_a_2=RA-10',
-      'sa_1_1=SA-10(1)', 'sc_7_2=SC-7(20)', 'si_1_1_c=SI-10(1)',
+      'ac_3_1=AC-3(10)',
+      'cp_1_2=CP-10(2)',
+      'ra_1_a=RA-10',
+      'ra_1_a_1=RA-10',
+      'ra_1_a_2=RA-10',
+      'sa_1_1=SA-10(1)',
+      'sc_7_2=SC-7(20)',
+      'si_1_1_c=SI-10(1)',
     ]);
     expect(crosswalk.nistDropped).toEqual([]);
     expect(crosswalk.notes).toMatch(/0 dropped/);

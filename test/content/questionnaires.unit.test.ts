@@ -253,7 +253,11 @@ describe('questionnaire template content', () => {
       const files = readdirSync(join(DIR, lang)).sort();
       expect(files, lang).toEqual(TEMPLATE_IDS.map((id) => `${id}.json`).sort());
     }
-    expect(readdirSync(DIR).filter((f) => !f.includes('.')).sort()).toEqual([...LANGS].sort());
+    expect(
+      readdirSync(DIR)
+        .filter((f) => !f.includes('.'))
+        .sort(),
+    ).toEqual([...LANGS].sort());
   });
 
   it('has lang matching the folder and id matching the file name', () => {
@@ -308,8 +312,14 @@ describe('questionnaire template content', () => {
       expect(qs.length, id).toBeLessThanOrEqual(15);
       expect(new Set(qs.map((q) => q.id)).size, id).toBe(qs.length);
       for (const q of qs) expect(q.id, id).toMatch(/^[a-z0-9-]+$/);
-      expect(qs.some((q) => q.type === 'text_long'), id).toBe(true);
-      expect(qs.some((q) => q.type === 'file_upload'), id).toBe(true);
+      expect(
+        qs.some((q) => q.type === 'text_long'),
+        id,
+      ).toBe(true);
+      expect(
+        qs.some((q) => q.type === 'file_upload'),
+        id,
+      ).toBe(true);
       expect(new Set(qs.map((q) => q.type)).size, `${id} uses several question types`).toBeGreaterThanOrEqual(4);
     }
   });
@@ -318,7 +328,10 @@ describe('questionnaire template content', () => {
     for (const [key, t] of templates) {
       for (const q of t.questions) {
         const where = `${key} ${q.id}`;
-        expect(q.control_mappings.some((m) => m.startsWith('nist-800-53:')), where).toBe(true);
+        expect(
+          q.control_mappings.some((m) => m.startsWith('nist-800-53:')),
+          where,
+        ).toBe(true);
         expect(new Set(q.control_mappings).size, where).toBe(q.control_mappings.length);
         for (const m of q.control_mappings) {
           const i = m.indexOf(':');
@@ -334,11 +347,17 @@ describe('questionnaire template content', () => {
   it('maps only to current controls of the framework catalogs in content/frameworks', () => {
     // The 800-53 catalog keeps withdrawn controls with `withdrawn: true`; an attestation must not target one.
     const catalog = (name: string) =>
-      (readJson(fileURLToPath(new URL(`../../content/frameworks/${name}.json`, import.meta.url))) as {
-        controls: Array<{ id: string; withdrawn?: boolean }>;
-      }).controls;
+      (
+        readJson(fileURLToPath(new URL(`../../content/frameworks/${name}.json`, import.meta.url))) as {
+          controls: Array<{ id: string; withdrawn?: boolean }>;
+        }
+      ).controls;
     const current = {
-      'nist-800-53': new Set(catalog('nist-800-53').filter((c) => !c.withdrawn).map((c) => c.id)),
+      'nist-800-53': new Set(
+        catalog('nist-800-53')
+          .filter((c) => !c.withdrawn)
+          .map((c) => c.id),
+      ),
       soc2: new Set(catalog('soc2').map((c) => c.id)),
     };
     for (const [key, t] of templates) {

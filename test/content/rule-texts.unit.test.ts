@@ -18,7 +18,9 @@ import type { NistControl } from '../../src/modules/compliance/rules/rule-types.
 const aws = loadBuiltinRules();
 const host = loadHostRules().all;
 const catalog = new Map(
-  (JSON.parse(readFileSync(projectPath('content', 'frameworks', 'nist-800-53.json'), 'utf8')) as { controls: Array<{ id: string; title: string; withdrawn?: boolean }> }).controls.map((c) => [c.id, c]),
+  (
+    JSON.parse(readFileSync(projectPath('content', 'frameworks', 'nist-800-53.json'), 'utf8')) as { controls: Array<{ id: string; title: string; withdrawn?: boolean }> }
+  ).controls.map((c) => [c.id, c]),
 );
 const crosswalk = (JSON.parse(readFileSync(projectPath('content', 'frameworks', 'crosswalk.json'), 'utf8')) as { checks: Record<string, { 'nist-800-53': string[] }> }).checks;
 const sources = JSON.parse(readFileSync(projectPath('content', 'frameworks', 'nist-800-53-primary-sources.json'), 'utf8')) as {
@@ -54,7 +56,7 @@ describe('finding texts', () => {
     for (const rule of all) expect(rule.finding_title.length, rule.id).toBeLessThanOrEqual(200);
   });
 
-  it('the issue\'s examples read as failures', () => {
+  it("the issue's examples read as failures", () => {
     const byId = new Map(all.map((r) => [r.id, r]));
     expect(byId.get('aws-rds-instance-storage-encrypted')!.finding_title).toBe('RDS DB instance storage is not encrypted');
     expect(byId.get('host-account-empty-password')!.finding_title).toBe('Local account has an empty password');
@@ -76,7 +78,10 @@ describe('primary NIST controls', () => {
       for (const c of rule.nist_controls) {
         const control = catalog.get(c.control_id);
         if (!control || control.withdrawn) problems.push(`${rule.id}: ${c.control_id} is not a current control of nist-800-53.json`);
-        if (!cited(rule, c)) problems.push(`${rule.id}: ${c.control_id} is not listed by ${c.source} for the rule's ${c.source === 'prowler' ? 'Prowler checks' : c.source === 'aws-security-hub' ? 'AWS Config rules' : 'ComplianceAsCode rules'}`);
+        if (!cited(rule, c))
+          problems.push(
+            `${rule.id}: ${c.control_id} is not listed by ${c.source} for the rule's ${c.source === 'prowler' ? 'Prowler checks' : c.source === 'aws-security-hub' ? 'AWS Config rules' : 'ComplianceAsCode rules'}`,
+          );
       }
     }
     expect(problems).toEqual([]);
@@ -90,21 +95,26 @@ describe('primary NIST controls', () => {
 
   it('only primary NIST controls fail: no long tail such as AC-4(28) for IMDSv2 or SC-7(26) for security groups', () => {
     for (const rule of builtinRules()) {
-      const nist = ruleControls(rule).filter((m) => m.framework === 'nist-800-53').map((m) => m.control_id);
+      const nist = ruleControls(rule)
+        .filter((m) => m.framework === 'nist-800-53')
+        .map((m) => m.control_id);
       expect(new Set(nist), rule.id).toEqual(new Set(rule.definition!.nist_controls.map((c) => c.control_id)));
     }
     const imds = builtinRules().find((r) => r.id === 'aws-ec2-instance-imdsv2-required')!;
     expect(ruleControls(imds).map((m) => `${m.framework} ${m.control_id}`)).not.toContain('nist-800-53 AC-4(28)');
     expect(imds.related_mappings).toContainEqual({ framework: 'nist-800-53', control_id: 'AC-4(28)' });
     for (const sg of builtinRules().filter((r) => r.resource_type === 'aws.ec2.security_group')) {
-      expect(ruleControls(sg).map((m) => m.control_id), sg.id).not.toContain('SC-7(26)');
+      expect(
+        ruleControls(sg).map((m) => m.control_id),
+        sg.id,
+      ).not.toContain('SC-7(26)');
     }
     for (const rule of host) {
       expect(new Set(nistControlsOf(rule)), rule.id).toEqual(new Set(rule.nist_controls.map((c) => c.control_id)));
     }
   });
 
-  it('the POA&M NIST column of any built-in finding holds only its primary NIST ids, never another framework\'s', () => {
+  it("the POA&M NIST column of any built-in finding holds only its primary NIST ids, never another framework's", () => {
     for (const rule of [...builtinRules(), ...host]) {
       const column = nistControlsOf(rule);
       expect(column.length, rule.id).toBeGreaterThanOrEqual(1);
@@ -117,7 +127,7 @@ describe('primary NIST controls', () => {
     expect(nistControlsOf(bucket)).toEqual(['AC-3', 'AC-21']);
   });
 
-  it('content/rules/README.md lists every rule\'s primary NIST controls and their mapping (scripts/content/nist-table.mjs --check)', () => {
+  it("content/rules/README.md lists every rule's primary NIST controls and their mapping (scripts/content/nist-table.mjs --check)", () => {
     expect(() => execFileSync(process.execPath, [projectPath('scripts', 'content', 'nist-table.mjs'), '--check'], { stdio: 'pipe' })).not.toThrow();
     const readme = readFileSync(projectPath('content', 'rules', 'README.md'), 'utf8');
     for (const rule of all) expect(readme, rule.id).toContain(`| \`${rule.id}\` |`);

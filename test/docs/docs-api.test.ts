@@ -10,7 +10,12 @@ import { buildTenant, call, type TenantFixture } from '../harness/identity.js';
  */
 
 const README = readFileSync(projectPath('README.md'), 'utf8');
-const DOCS = [README, ...readdirSync(projectPath('docs')).filter((f) => f.endsWith('.md')).map((f) => readFileSync(projectPath('docs', f), 'utf8'))].join('\n');
+const DOCS = [
+  README,
+  ...readdirSync(projectPath('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => readFileSync(projectPath('docs', f), 'utf8')),
+].join('\n');
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -20,7 +25,12 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 function documentedPath(url: string): RegExp {
   const path = url.replace(/^\/api\/v1/, '').replace(/^\/tenants\/:tenantID(?=\/)/, '');
-  return new RegExp(`${path.split('/').map((seg) => (seg.startsWith(':') ? '\\{[^}/]*\\}' : escape(seg))).join('/')}(?![\\w/{-])`);
+  return new RegExp(
+    `${path
+      .split('/')
+      .map((seg) => (seg.startsWith(':') ? '\\{[^}/]*\\}' : escape(seg)))
+      .join('/')}(?![\\w/{-])`,
+  );
 }
 
 let t: TestApp;

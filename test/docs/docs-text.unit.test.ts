@@ -45,7 +45,9 @@ describe('documentation', () => {
   });
 
   it("lists every command of the CLI in the README's command table, and no other", () => {
-    const table = section(README, '## Command line').split('\n').filter((l) => l.startsWith('| `'));
+    const table = section(README, '## Command line')
+      .split('\n')
+      .filter((l) => l.startsWith('| `'));
     const documented = new Set(table.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([a-z-]+)/g)].map((m) => m[1]!)));
     expect([...documented].sort()).toEqual(Object.keys(commands).sort());
   });
@@ -65,7 +67,11 @@ describe('documentation', () => {
     const vulndb = section(README, '## Vulnerability intelligence').replace(/\s+/g, ' ');
     expect(vulndb).toContain('**It has no OSV or NVD data**');
     expect(vulndb).toContain('`package_matching.enabled: false`');
-    for (const way of ['`npx controlgraph vulndb import <file-or-dir-or-url>', '`POST /api/v1/vulndb/imports`', '`CONTROLGRAPH_VULNDB_SOURCES` (`osv=<url-or-path>`, `nvd=<url-or-path>`']) {
+    for (const way of [
+      '`npx controlgraph vulndb import <file-or-dir-or-url>',
+      '`POST /api/v1/vulndb/imports`',
+      '`CONTROLGRAPH_VULNDB_SOURCES` (`osv=<url-or-path>`, `nvd=<url-or-path>`',
+    ]) {
       expect(vulndb).toContain(way);
     }
   });

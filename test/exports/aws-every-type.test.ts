@@ -18,7 +18,11 @@ let replay: AwsReplay;
 let restoreEnv: () => void;
 let done: Record<string, any>;
 let findings: Array<{ rule_id: string; resource_name: string }>;
-const rulesOn = (name: string) => findings.filter((f) => f.resource_name === name).map((f) => f.rule_id).sort();
+const rulesOn = (name: string) =>
+  findings
+    .filter((f) => f.resource_name === name)
+    .map((f) => f.rule_id)
+    .sort();
 const node = async (id: string) => (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent(id)}`, expect: 200 })).json();
 
 beforeAll(async () => {
@@ -26,7 +30,14 @@ beforeAll(async () => {
   replay = await startAwsReplay({ overlay: projectPath('test', 'fixtures', 'aws-recorded', 'every-type') });
   restoreEnv = useAwsReplay(replay.endpoint);
   tenant = await buildTenant(t, { name: GRANTED });
-  const job = (await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'every type', plugins: ['aws'], config: { aws: { regions: ['us-east-1'] } }, start: true }, expect: 201 })).json();
+  const job = (
+    await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/jobs`,
+      payload: { name: 'every type', plugins: ['aws'], config: { aws: { regions: ['us-east-1'] } }, start: true },
+      expect: 201,
+    })
+  ).json();
   await t.drain();
   done = (await call(t.app, tenant.admin.token, { url: job.status_url, expect: 200 })).json();
   expect(done.status, JSON.stringify(done.error)).toBe('completed');
@@ -66,7 +77,12 @@ describe('aws plugin: every type the rules read', () => {
   });
 
   it('fires the rules each resource was written to violate', () => {
-    expect(rulesOn('open-acl')).toEqual(['aws-vpc-nacl-in-use', 'aws-vpc-nacl-no-ingress-all-ports-from-internet', 'aws-vpc-nacl-no-rdp-from-internet', 'aws-vpc-nacl-no-ssh-from-internet']);
+    expect(rulesOn('open-acl')).toEqual([
+      'aws-vpc-nacl-in-use',
+      'aws-vpc-nacl-no-ingress-all-ports-from-internet',
+      'aws-vpc-nacl-no-rdp-from-internet',
+      'aws-vpc-nacl-no-ssh-from-internet',
+    ]);
     expect(rulesOn('vol-0test0unencrypted')).toEqual(['aws-ebs-volume-encrypted']);
     expect(rulesOn('public-web')).toEqual(['aws-ec2-launch-template-no-public-ip']);
     expect(rulesOn('tgw-0test0autoaccept')).toEqual(['aws-vpc-transit-gateway-no-auto-accept']);
@@ -100,6 +116,11 @@ describe('aws plugin: every type the rules read', () => {
       EventSelectors: [{ readWriteType: 'WriteOnly', includeManagementEvents: true }],
     });
     const ap = await node('aws:us-east-1:aws.s3.access_point:public-reads');
-    expect(ap.properties.configuration).toMatchObject({ Name: 'public-reads', Bucket: 'cloudmapper_demo', Arn: 'arn:aws:s3:us-east-1:123456789012:accesspoint/public-reads', PublicAccessBlockConfiguration: { BlockPublicAcls: false } });
+    expect(ap.properties.configuration).toMatchObject({
+      Name: 'public-reads',
+      Bucket: 'cloudmapper_demo',
+      Arn: 'arn:aws:s3:us-east-1:123456789012:accesspoint/public-reads',
+      PublicAccessBlockConfiguration: { BlockPublicAcls: false },
+    });
   });
 });

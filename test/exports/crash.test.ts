@@ -60,7 +60,10 @@ function processFixture() {
     /** The database of environment(). */
     databaseUrl: () => databaseUrl,
     /** Files in the artifact directory. */
-    artifactFiles: () => readdirSync(artifacts, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name),
+    artifactFiles: () =>
+      readdirSync(artifacts, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name),
     async start(env: Record<string, string>, args?: string[]): Promise<ServiceProcess> {
       const p = await startServiceProcess(env, args);
       processes.push(p);
@@ -91,7 +94,8 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
     const tenantId: string = session.tenant_id;
     // Big enough that rendering the PNG takes seconds: the kill lands while the job runs.
     const graph = estate(3000);
-    for (let i = 0; i < graph.nodes.length; i += 5000) await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/nodes`, { nodes: graph.nodes.slice(i, i + 5000) });
+    for (let i = 0; i < graph.nodes.length; i += 5000)
+      await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/nodes`, { nodes: graph.nodes.slice(i, i + 5000) });
     await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/edges`, { edges: graph.edges });
     const job = await api(apiProcess.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/exports`, { kind: 'architecture_diagram', params: { format: 'png' } });
     const status = () => api(apiProcess.base, session.token, 'GET', job.status_url);
@@ -100,10 +104,14 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
 
     for (let attempt = 1; attempt <= 3; attempt++) {
       const worker = await fixture.start(env, ['--role', 'worker,api']);
-      const running = await until(`attempt ${attempt} running`, async () => {
-        const s = await status();
-        return s.status === 'running' && s.attempts === attempt ? s : undefined;
-      }, EXPORT_LEASE_MS + 60_000);
+      const running = await until(
+        `attempt ${attempt} running`,
+        async () => {
+          const s = await status();
+          return s.status === 'running' && s.attempts === attempt ? s : undefined;
+        },
+        EXPORT_LEASE_MS + 60_000,
+      );
       expect(running.finished_at).toBeNull();
       worker.child.kill('SIGKILL');
       expect(await worker.exited).toBeNull();
@@ -116,10 +124,15 @@ describe.runIf(dbKind() === 'postgres')('crash: SIGKILL of worker processes (Pos
 
     // A fourth worker finds the third lease expired: the job fails for good with the reason.
     const survivor = await fixture.start(env, ['--role', 'worker,api']);
-    const failed = await until('failed', async () => {
-      const s = await status();
-      return s.status === 'failed' ? s : undefined;
-    }, EXPORT_LEASE_MS + 60_000, 250);
+    const failed = await until(
+      'failed',
+      async () => {
+        const s = await status();
+        return s.status === 'failed' ? s : undefined;
+      },
+      EXPORT_LEASE_MS + 60_000,
+      250,
+    );
     expect(failed.attempts).toBe(3);
     expect(failed.error).toBe('worker stopped unexpectedly; gave up after 3 attempts');
     expect(failed.finished_at).not.toBeNull();
@@ -160,10 +173,14 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
     const job = await api(p.base, session.token, 'POST', `/api/v1/tenants/${tenantId}/exports`, { kind: 'architecture_diagram', params: { format: 'png' } });
 
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const running = await until(`attempt ${attempt} running`, async () => {
-        const s = await api(p.base, session.token, 'GET', job.status_url);
-        return s.status === 'running' && s.attempts === attempt ? s : undefined;
-      }, EXPORT_LEASE_MS + 60_000);
+      const running = await until(
+        `attempt ${attempt} running`,
+        async () => {
+          const s = await api(p.base, session.token, 'GET', job.status_url);
+          return s.status === 'running' && s.attempts === attempt ? s : undefined;
+        },
+        EXPORT_LEASE_MS + 60_000,
+      );
       expect(running.finished_at).toBeNull();
       p.child.kill('SIGKILL');
       expect(await p.exited).toBeNull();
@@ -178,10 +195,15 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
     }
 
     // The process that came up after the third kill finds that lease expired and fails the job.
-    const failed = await until('failed', async () => {
-      const s = await api(p.base, session.token, 'GET', job.status_url);
-      return s.status === 'failed' ? s : undefined;
-    }, EXPORT_LEASE_MS + 60_000, 250);
+    const failed = await until(
+      'failed',
+      async () => {
+        const s = await api(p.base, session.token, 'GET', job.status_url);
+        return s.status === 'failed' ? s : undefined;
+      },
+      EXPORT_LEASE_MS + 60_000,
+      250,
+    );
     expect(failed).toMatchObject({ attempts: 3, error: 'worker stopped unexpectedly; gave up after 3 attempts' });
     expect(failed.finished_at).not.toBeNull();
     await expectHealthy(p.base);
@@ -199,7 +221,7 @@ describe.runIf(dbKind() === 'pglite')('crash: SIGKILL of the service process (PG
 });
 
 describe.runIf(dbKind() === 'pglite')('crash: abandoned lease (PGlite, single process)', () => {
-  it('a dead worker\'s export is retried by lease expiry; after three dead attempts it fails with a reason', async () => {
+  it("a dead worker's export is retried by lease expiry; after three dead attempts it fails with a reason", async () => {
     const t = await createTestApp();
     try {
       const tenant = await buildTenant(t);
@@ -217,7 +239,8 @@ describe.runIf(dbKind() === 'pglite')('crash: abandoned lease (PGlite, single pr
         expect(Number(claimed.numAffectedRows)).toBe(1);
         await db.updateTable('exports').set({ status: 'running', started_at: t.clock.now() }).where('id', '=', id).execute();
       };
-      const start = async () => (await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/exports`, payload: { kind: 'drawio' }, expect: 202 })).json();
+      const start = async () =>
+        (await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/exports`, payload: { kind: 'drawio' }, expect: 202 })).json();
       const status = async (job: { status_url: string }) => (await call(t.app, (await fresh(t, tenant.admin)).token, { url: job.status_url, expect: 200 })).json();
 
       // One dead attempt, then a live worker takes the job over once the lease expired.

@@ -152,7 +152,9 @@ describe('without a connection or a grant', () => {
     }
     const aws = await call(t.app, analyst.token, { method: 'POST', url: api(a.id, '/jobs'), payload: { name: 'operator account', plugins: ['aws'], start: true } });
     expect(aws.statusCode).toBe(403);
-    expect(aws.json().error.message).toMatch(/^config\.aws\.connection_id is needed: this tenant's discovery may not use the service's own cloud credentials .* and name it in config\.aws\.connection_id$/);
+    expect(aws.json().error.message).toMatch(
+      /^config\.aws\.connection_id is needed: this tenant's discovery may not use the service's own cloud credentials .* and name it in config\.aws\.connection_id$/,
+    );
     // Nothing stored, nothing queued, nothing sent.
     expect((await call(t.app, analyst.token, { url: api(a.id, '/jobs'), expect: 200 })).json().total).toBe(0);
     expect(await t.drain()).toBe(0);
@@ -197,7 +199,11 @@ describe('cloud connections', () => {
       expect(res.statusCode, role).toBe(403);
       expect(res.json().error.message).toBe('missing permission tenant:update');
       for (const method of ['PATCH', 'DELETE'] as const) {
-        const change = await call(t.app, a.users[role].token, { method, url: api(a.id, `/cloud-connections/${created.id}`), ...(method === 'PATCH' ? { payload: { name: 'y' } } : {}) });
+        const change = await call(t.app, a.users[role].token, {
+          method,
+          url: api(a.id, `/cloud-connections/${created.id}`),
+          ...(method === 'PATCH' ? { payload: { name: 'y' } } : {}),
+        });
         expect(change.statusCode, `${role} ${method}`).toBe(403);
       }
     }
@@ -214,11 +220,21 @@ describe('cloud connections', () => {
 
     // Renamed and pointed at another role: the external id stays. Audited.
     const updated = (
-      await call(t.app, a.admin.token, { method: 'PATCH', url: api(a.id, `/cloud-connections/${created.id}`), payload: { name: 'prod', role_arn: 'arn:aws:iam::111122223333:role/reader-2' }, expect: 200 })
+      await call(t.app, a.admin.token, {
+        method: 'PATCH',
+        url: api(a.id, `/cloud-connections/${created.id}`),
+        payload: { name: 'prod', role_arn: 'arn:aws:iam::111122223333:role/reader-2' },
+        expect: 200,
+      })
     ).json();
     expect(updated).toMatchObject({ name: 'prod', role_arn: 'arn:aws:iam::111122223333:role/reader-2', external_id: created.external_id });
     await call(t.app, a.admin.token, { method: 'PATCH', url: api(a.id, `/cloud-connections/${created.id}`), payload: { role_arn: roleArn }, expect: 200 });
-    const audit = await t.deps.database.db.selectFrom('audit_logs').select(['action', 'details', 'workspace_id']).where('target_id', '=', created.id).orderBy('created_at').execute();
+    const audit = await t.deps.database.db
+      .selectFrom('audit_logs')
+      .select(['action', 'details', 'workspace_id'])
+      .where('target_id', '=', created.id)
+      .orderBy('created_at')
+      .execute();
     expect(audit.map((x) => x.action)).toEqual(['cloud_connection.created', 'cloud_connection.updated', 'cloud_connection.updated']);
     expect(audit[0]!.details).toMatchObject({ name: 'prod account', auth: 'assume_role', role_arn: roleArn });
     expect(audit[1]!.details).toMatchObject({ changed: ['name', 'role_arn'], role_arn: { from: roleArn, to: 'arn:aws:iam::111122223333:role/reader-2' } });
@@ -227,16 +243,29 @@ describe('cloud connections', () => {
     const doomed = await connect(a.admin, a.id, { name: 'doomed', auth: 'assume_role', role_arn: roleArn });
     await call(t.app, a.admin.token, { method: 'DELETE', url: api(a.id, `/cloud-connections/${doomed.id}`), expect: 204 });
     expect((await call(t.app, a.admin.token, { url: api(a.id, `/cloud-connections/${doomed.id}`) })).statusCode).toBe(404);
-    const deleted = await t.deps.database.db.selectFrom('audit_logs').select(['action', 'details']).where('target_id', '=', doomed.id).where('action', '=', 'cloud_connection.deleted').executeTakeFirstOrThrow();
+    const deleted = await t.deps.database.db
+      .selectFrom('audit_logs')
+      .select(['action', 'details'])
+      .where('target_id', '=', doomed.id)
+      .where('action', '=', 'cloud_connection.deleted')
+      .executeTakeFirstOrThrow();
     expect(deleted.details).toMatchObject({ name: 'doomed', auth: 'assume_role', role_arn: roleArn });
   });
 
   it('refuses connections that do not fit their kind with 400', async () => {
     const cases: Array<[string, Record<string, unknown>, RegExp]> = [
       ['POST', { name: 'x', auth: 'assume_role' }, /^an assume_role connection needs role_arn/],
-      ['POST', { name: 'x', auth: 'assume_role', role_arn: 'arn:aws:iam::111122223333:role/r', access_key_id: 'AKIAAAAAAAAAAAAAAAAA', secret_access_key: 'x'.repeat(40) }, /^access_key_id and secret_access_key belong to an access_key connection/],
+      [
+        'POST',
+        { name: 'x', auth: 'assume_role', role_arn: 'arn:aws:iam::111122223333:role/r', access_key_id: 'AKIAAAAAAAAAAAAAAAAA', secret_access_key: 'x'.repeat(40) },
+        /^access_key_id and secret_access_key belong to an access_key connection/,
+      ],
       ['POST', { name: 'x', auth: 'access_key', access_key_id: 'AKIAAAAAAAAAAAAAAAAA' }, /^an access_key connection needs access_key_id and secret_access_key together$/],
-      ['POST', { name: 'x', auth: 'access_key', access_key_id: 'AKIAAAAAAAAAAAAAAAAA', secret_access_key: 'x'.repeat(40), role_arn: 'arn:aws:iam::111122223333:role/r' }, /^role_arn belongs to an assume_role connection/],
+      [
+        'POST',
+        { name: 'x', auth: 'access_key', access_key_id: 'AKIAAAAAAAAAAAAAAAAA', secret_access_key: 'x'.repeat(40), role_arn: 'arn:aws:iam::111122223333:role/r' },
+        /^role_arn belongs to an assume_role connection/,
+      ],
       ['POST', { name: 'x', auth: 'assume_role', role_arn: 'arn:aws:iam::111122223333:user/someone' }, /role_arn/],
       ['POST', { name: 'x', auth: 'assume_role', role_arn: 'arn:aws:iam::111122223333:role/r', endpoint: 'http://169.254.169.254' }, /endpoint/],
       ['POST', { name: 'x', auth: 'gcp' }, /auth/],
@@ -290,7 +319,13 @@ describe('a role connection', () => {
 
     // One AssumeRole, signed with the service's own key, for the tenant's role and external id.
     expect(sts.calls.slice(calls)).toEqual([
-      { roleArn: connection.role_arn, externalId: connection.external_id, sessionName: `controlgraph-${job.id}`, durationSeconds: '3600', signer: { accessKeyId: SERVICE_KEY, sessionToken: null } },
+      {
+        roleArn: connection.role_arn,
+        externalId: connection.external_id,
+        sessionName: `controlgraph-${job.id}`,
+        durationSeconds: '3600',
+        signer: { accessKeyId: SERVICE_KEY, sessionToken: null },
+      },
     ]);
     const credentials = sts.issued[issued]!;
     // S3 saw the role's temporary key and session token (and accepted its signature), never the service's key.
@@ -299,7 +334,12 @@ describe('a role connection', () => {
     expect(reads.map((r) => r.path)).toContain('GET /tenant-tfstate/env/prod.tfstate?x-id=GetObject');
     for (const read of reads) expect(read).toMatchObject({ accessKeyId: credentials.accessKeyId, sessionToken: credentials.sessionToken });
 
-    const audit = await t.deps.database.db.selectFrom('audit_logs').select('details').where('target_id', '=', job.id).where('action', '=', 'discovery_job.created').executeTakeFirstOrThrow();
+    const audit = await t.deps.database.db
+      .selectFrom('audit_logs')
+      .select('details')
+      .where('target_id', '=', job.id)
+      .where('action', '=', 'discovery_job.created')
+      .executeTakeFirstOrThrow();
     expect(audit.details).toMatchObject({ credentials: { 'terraform-state': `connection:${connection.id}` } });
   });
 
@@ -386,7 +426,12 @@ describe('an access key connection', () => {
 
     const seen = s3Requests.length;
     const calls = sts.calls.length;
-    const job = await createJob(a.admin, a.id, { name: 'with keys', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://tenant-tfstate/env/prod.tfstate', connection_id: created.id } }, start: true });
+    const job = await createJob(a.admin, a.id, {
+      name: 'with keys',
+      plugins: ['terraform-state'],
+      config: { 'terraform-state': { state_uri: 's3://tenant-tfstate/env/prod.tfstate', connection_id: created.id } },
+      start: true,
+    });
     await t.drain();
     expect((await getJob(a.admin, job)).status).toBe('completed');
     expect(sts.calls.length).toBe(calls);
@@ -396,7 +441,12 @@ describe('an access key connection', () => {
 
     // A new key replaces the old one (audited with the hints only).
     const replaced = (
-      await call(t.app, a.admin.token, { method: 'PATCH', url: api(a.id, `/cloud-connections/${created.id}`), payload: { access_key_id: 'AKIATENANTKEY0005678', secret_access_key: `${TENANT_SECRET}-2` }, expect: 200 })
+      await call(t.app, a.admin.token, {
+        method: 'PATCH',
+        url: api(a.id, `/cloud-connections/${created.id}`),
+        payload: { access_key_id: 'AKIATENANTKEY0005678', secret_access_key: `${TENANT_SECRET}-2` },
+        expect: 200,
+      })
     ).json();
     expect(replaced.access_key_id_hint).toBe('…5678');
     const audit = await t.deps.database.db.selectFrom('audit_logs').select(['action', 'details']).where('target_id', '=', created.id).orderBy('created_at').execute();
@@ -436,7 +486,12 @@ describe('an operator-granted tenant', () => {
   it("reads a state and an account with the service's own credentials, by slug or by id", async () => {
     const calls = sts.calls.length;
     const seen = s3Requests.length;
-    const job = await createJob(operator.admin, operator.id, { name: 'granted', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://victim-tfstate/prod.tfstate' } }, start: true });
+    const job = await createJob(operator.admin, operator.id, {
+      name: 'granted',
+      plugins: ['terraform-state'],
+      config: { 'terraform-state': { state_uri: 's3://victim-tfstate/prod.tfstate' } },
+      start: true,
+    });
     // One at a time: two audits of one workspace at once can collide on a finding (and retry).
     await t.drain();
     const replayed = replay.signers.length;
@@ -449,7 +504,12 @@ describe('an operator-granted tenant', () => {
     expect(reads.length).toBeGreaterThan(0);
     for (const read of reads) expect(read.accessKeyId).toBe(SERVICE_KEY);
     for (const signer of replay.signers.slice(replayed)) expect(signer.accessKeyId).toBe(SERVICE_KEY);
-    const audit = await t.deps.database.db.selectFrom('audit_logs').select('details').where('target_id', '=', job.id).where('action', '=', 'discovery_job.created').executeTakeFirstOrThrow();
+    const audit = await t.deps.database.db
+      .selectFrom('audit_logs')
+      .select('details')
+      .where('target_id', '=', job.id)
+      .where('action', '=', 'discovery_job.created')
+      .executeTakeFirstOrThrow();
     expect(audit.details).toMatchObject({ credentials: { 'terraform-state': 'service' } });
 
     // The grant names tenants by id too (and a listed id or slug grants no one else).
@@ -457,8 +517,13 @@ describe('an operator-granted tenant', () => {
     expect(await ownCredentialsGranted(db, { discoveryOwnCredentialsTenants: [a.id] }, a.id)).toBe(true);
     expect(await ownCredentialsGranted(db, { discoveryOwnCredentialsTenants: [a.id, GRANTED] }, b.id)).toBe(false);
     expect(await ownCredentialsGranted(db, { discoveryOwnCredentialsTenants: [] }, operator.id)).toBe(false);
-    expect(loadConfig({ CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS: ' Acme , 0000AAAA-0000-4000-8000-000000000000 ' }).discoveryOwnCredentialsTenants).toEqual(['acme', '0000aaaa-0000-4000-8000-000000000000']);
-    expect(() => loadConfig({ CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL: 'root' })).toThrow('CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL: "root" must be an AWS account id or an IAM or STS ARN');
+    expect(loadConfig({ CONTROLGRAPH_DISCOVERY_OWN_CREDENTIALS_TENANTS: ' Acme , 0000AAAA-0000-4000-8000-000000000000 ' }).discoveryOwnCredentialsTenants).toEqual([
+      'acme',
+      '0000aaaa-0000-4000-8000-000000000000',
+    ]);
+    expect(() => loadConfig({ CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL: 'root' })).toThrow(
+      'CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL: "root" must be an AWS account id or an IAM or STS ARN',
+    );
   });
 });
 
@@ -483,10 +548,17 @@ describe('uploaded and inline state', () => {
 
   it('creates and runs a job from a multipart upload and from inline state, with no credentials and no request out', async () => {
     const before = sentOut();
-    const res = await upload(a.users['security-analyst'], form({ name: 'uploaded', start: 'true', default_region: 'eu-west-1', files: JSON.stringify({ 'main.tf': 'resource "aws_vpc" "main" {}' }) }, TF_STATE));
+    const res = await upload(
+      a.users['security-analyst'],
+      form({ name: 'uploaded', start: 'true', default_region: 'eu-west-1', files: JSON.stringify({ 'main.tf': 'resource "aws_vpc" "main" {}' }) }, TF_STATE),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const job = res.json();
-    expect(job).toMatchObject({ status: 'queued', plugins: ['terraform-state'], config: { 'terraform-state': { source: 'upload', state_bytes: expect.any(Number), state_kept: true, files: ['main.tf'], default_region: 'eu-west-1' } } });
+    expect(job).toMatchObject({
+      status: 'queued',
+      plugins: ['terraform-state'],
+      config: { 'terraform-state': { source: 'upload', state_bytes: expect.any(Number), state_kept: true, files: ['main.tf'], default_region: 'eu-west-1' } },
+    });
     const inline = await createJob(a.admin, a.id, { name: 'inline', plugins: ['terraform-state'], config: { 'terraform-state': { state: TF_STATE.toString() } }, start: true });
     await t.drain();
     for (const j of [job, inline]) {
@@ -502,7 +574,11 @@ describe('uploaded and inline state', () => {
     const big = Buffer.from(JSON.stringify({ version: 4, resources: [], padding: 'x'.repeat(STATE_LIMIT) }));
     const tooLarge = await upload(a.admin, form({ name: 'big' }, big));
     expect(tooLarge.statusCode).toBe(413);
-    expect(tooLarge.json().error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: `the state file exceeds ${STATE_LIMIT} bytes (CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES)`, details: { max_bytes: STATE_LIMIT } });
+    expect(tooLarge.json().error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: `the state file exceeds ${STATE_LIMIT} bytes (CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES)`,
+      details: { max_bytes: STATE_LIMIT },
+    });
 
     const cases: Array<[{ payload: Buffer; headers: Record<string, string> }, RegExp]> = [
       [form({ name: 'no state' }), /^no state file in the upload \(multipart file part "state"\)$/],

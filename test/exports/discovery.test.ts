@@ -20,7 +20,9 @@ import { recorded, startAwsReplay, useAwsReplay, type AwsReplay } from './aws-re
  */
 
 const TF_DIR = projectPath('test', 'fixtures', 'terraform', 'discovery');
-const STATE = JSON.parse(readFileSync(`${TF_DIR}/terraform.tfstate`, 'utf8')) as { resources: Array<{ type: string; name: string; instances: Array<{ attributes: Record<string, unknown> }> }> };
+const STATE = JSON.parse(readFileSync(`${TF_DIR}/terraform.tfstate`, 'utf8')) as {
+  resources: Array<{ type: string; name: string; instances: Array<{ attributes: Record<string, unknown> }> }>;
+};
 const MAIN_TF = readFileSync(`${TF_DIR}/main.tf`, 'utf8');
 // vpc, 2 subnets, 2 security groups, IAM role, instance, DB instance, KMS key, S3 bucket.
 const MAPPED = 10;
@@ -93,7 +95,12 @@ describe('terraform-state plugin', () => {
     expect(JSON.stringify(stored.config)).not.toContain('"resources"');
 
     // Nodes in the AWS Config model, with their Terraform origin and without secrets.
-    const db = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:eu-west-1:aws.rds.db_instance:db-ABCDEFGHIJKLMNOPQRSTUVWXY1')}`, expect: 200 })).json();
+    const db = (
+      await call(t.app, tenant.admin.token, {
+        url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:eu-west-1:aws.rds.db_instance:db-ABCDEFGHIJKLMNOPQRSTUVWXY1')}`,
+        expect: 200,
+      })
+    ).json();
     expect(db.properties.configuration).toMatchObject({ dBInstanceIdentifier: 'shop-orders', storageEncrypted: true, backupRetentionPeriod: 0 });
     expect(JSON.stringify(db.properties)).not.toContain('correct-horse-but-in-state');
     expect(db.source).toMatchObject({ kind: 'terraform', address: 'aws_db_instance.orders', file: 'main.tf' });
@@ -144,13 +151,23 @@ describe('terraform-state plugin', () => {
 
   it('reads a state referenced in S3, and fails at once (job.failed) when the object is missing', async () => {
     replay.objects.set('shop-tfstate/env/prod.tfstate', Buffer.from(JSON.stringify(STATE)));
-    const job = await create(tenant.admin, { name: 'from s3', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/prod.tfstate' } }, start: true });
+    const job = await create(tenant.admin, {
+      name: 'from s3',
+      plugins: ['terraform-state'],
+      config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/prod.tfstate' } },
+      start: true,
+    });
     expect(job.config['terraform-state']).toMatchObject({ source: 's3', state_uri: 's3://shop-tfstate/env/prod.tfstate', files: [] });
     await t.drain();
     expect(await get(job)).toMatchObject({ status: 'completed', stats: { nodes_discovered: MAPPED } });
     expect(replay.requests).toContain('GET /shop-tfstate/env/prod.tfstate?x-id=GetObject');
 
-    const missing = await create(tenant.admin, { name: 'missing', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/nope.tfstate' } }, start: true });
+    const missing = await create(tenant.admin, {
+      name: 'missing',
+      plugins: ['terraform-state'],
+      config: { 'terraform-state': { state_uri: 's3://shop-tfstate/env/nope.tfstate' } },
+      start: true,
+    });
     await t.drain();
     const failed = await get(missing);
     expect(failed).toMatchObject({ status: 'failed', attempts: 1, stats: null });
@@ -172,7 +189,10 @@ describe('terraform-state plugin', () => {
       [{ name: 'x', plugins: ['terraform-state'] }, /needs exactly one of/],
       [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: STATE, state_uri: 's3://b-b/k' } } }, /needs exactly one of/],
       [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: '{not json' } } }, /state is not JSON/],
-      [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 3, resources: [] } } } }, /unsupported Terraform state format version 3: only version 4 is read/],
+      [
+        { name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 3, resources: [] } } } },
+        /unsupported Terraform state format version 3: only version 4 is read/,
+      ],
       [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 4 } } } }, /no resources array/],
       [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state: [] } } }, /./],
       [{ name: 'x', plugins: ['terraform-state'], config: { 'terraform-state': { state_uri: 'https://example.com/state' } } }, /state_uri/],
@@ -187,7 +207,11 @@ describe('terraform-state plugin', () => {
       expect(res.json().error.message).toMatch(message);
     }
     const huge = { version: 4, resources: [{ mode: 'managed', type: 'aws_vpc', name: 'x', instances: [{ attributes: { id: 'vpc-1', blob: 'x'.repeat(300 * 1024) } }] }] };
-    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: jobsUrl(tenant.id), payload: { name: 'big', plugins: ['terraform-state'], config: { 'terraform-state': { state: huge } } } });
+    const res = await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: jobsUrl(tenant.id),
+      payload: { name: 'big', plugins: ['terraform-state'], config: { 'terraform-state': { state: huge } } },
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json().error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -266,8 +290,18 @@ describe('aws plugin (recorded SDK responses)', () => {
       's3control ListAccessPoints',
       's3control GetPublicAccessBlock',
     ]);
-    expect(replay.requests).toEqual(expect.arrayContaining(['GET /?x-id=ListBuckets', 'GET /cloudmapper_demo/?location=', 'GET /cloudmapper_demo/?acl=', 'GET /cloudmapper_demo/?policy=', 'GET /2015-03-31/functions']));
-    const bucket = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:us-east-1:aws.s3.bucket:cloudmapper_demo')}`, expect: 200 })).json();
+    expect(replay.requests).toEqual(
+      expect.arrayContaining([
+        'GET /?x-id=ListBuckets',
+        'GET /cloudmapper_demo/?location=',
+        'GET /cloudmapper_demo/?acl=',
+        'GET /cloudmapper_demo/?policy=',
+        'GET /2015-03-31/functions',
+      ]),
+    );
+    const bucket = (
+      await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes/${encodeURIComponent('aws:us-east-1:aws.s3.bucket:cloudmapper_demo')}`, expect: 200 })
+    ).json();
     expect(bucket.properties.supplementaryConfiguration.BucketPolicy.policyText).toContain('PublicReadGetObject');
     expect(bucket.properties.supplementaryConfiguration.ServerSideEncryptionConfiguration).toBeUndefined();
     const instance = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.ec2.instance&region=us-east-1`, expect: 200 })).json();
@@ -278,7 +312,12 @@ describe('aws plugin (recorded SDK responses)', () => {
     // What the XML deserializers gave back: timestamps, numbers, booleans and nested lists.
     const dbs = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.rds.db_instance`, expect: 200 })).json();
     const reporting = dbs.items.find((n: { name: string }) => n.name === 'reporting');
-    expect(reporting.properties.configuration).toMatchObject({ engine: 'mysql', allocatedStorage: 20, storageEncrypted: false, vpcSecurityGroups: [{ vpcSecurityGroupId: 'sg-00000005', status: 'active' }] });
+    expect(reporting.properties.configuration).toMatchObject({
+      engine: 'mysql',
+      allocatedStorage: 20,
+      storageEncrypted: false,
+      vpcSecurityGroups: [{ vpcSecurityGroupId: 'sg-00000005', status: 'active' }],
+    });
     const roles = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/nodes?types=aws.iam.role&per_page=10`, expect: 200 })).json();
     const demoRoles = (roles.items as Array<{ id: string; name: string }>).filter((n) => ['bad_role', 'exfiller', 'level1', 'level3'].includes(n.name));
     expect(demoRoles.map((n) => n.id).sort()).toEqual([
@@ -310,8 +349,17 @@ describe('aws plugin (recorded SDK responses)', () => {
     });
     expect(byName.get('USER_WITH_BAD_INLINE_POLICY')!.properties.supplementaryConfiguration.CredentialReport).toBeUndefined();
     const root = byName.get('<root_account>')!;
-    expect(root).toMatchObject({ id: 'aws:global:aws.iam.user:123456789012', account_id: '123456789012', properties: { arn: 'arn:aws:iam::123456789012:root', configuration: { attachedManagedPolicies: [], userPolicyList: [] } } });
-    expect(root.properties.supplementaryConfiguration.CredentialReport).toMatchObject({ passwordEnabled: null, mfaActive: true, passwordLastUsed: '2019-03-03T16:58:16.000Z', accessKeys: [{ slot: 1, active: true, lastUsedService: 'ecr' }] });
+    expect(root).toMatchObject({
+      id: 'aws:global:aws.iam.user:123456789012',
+      account_id: '123456789012',
+      properties: { arn: 'arn:aws:iam::123456789012:root', configuration: { attachedManagedPolicies: [], userPolicyList: [] } },
+    });
+    expect(root.properties.supplementaryConfiguration.CredentialReport).toMatchObject({
+      passwordEnabled: null,
+      mfaActive: true,
+      passwordLastUsed: '2019-03-03T16:58:16.000Z',
+      accessKeys: [{ slot: 1, active: true, lastUsedService: 'ecr' }],
+    });
     expect(byName.get('auditor_tmp')!.properties.supplementaryConfiguration.CredentialReport.accessKeys).toEqual([
       { slot: 1, active: true, lastRotated: '2019-05-07T15:35:55.000Z', lastUsedDate: null, lastUsedRegion: null, lastUsedService: null },
     ]);
@@ -387,7 +435,10 @@ describe('aws plugin (recorded SDK responses)', () => {
 });
 
 describe('start and cancel', () => {
-  const minimal = { version: 4, resources: [{ mode: 'managed', type: 'aws_vpc', name: 'x', instances: [{ attributes: { id: 'vpc-cancel', arn: 'arn:aws:ec2:eu-west-1:210987654321:vpc/vpc-cancel' } }] }] };
+  const minimal = {
+    version: 4,
+    resources: [{ mode: 'managed', type: 'aws_vpc', name: 'x', instances: [{ attributes: { id: 'vpc-cancel', arn: 'arn:aws:ec2:eu-west-1:210987654321:vpc/vpc-cancel' } }] }],
+  };
   const job = () => create(tenant.admin, { name: 'cancel me', plugins: ['terraform-state'], config: { 'terraform-state': { state: minimal } } });
   const post = (j: { status_url: string }, action: string) => call(t.app, tenant.admin.token, { method: 'POST', url: `${j.status_url}/${action}` });
 

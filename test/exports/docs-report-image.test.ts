@@ -45,7 +45,13 @@ describe.runIf(process.env.WRITE_DOCS_IMAGE === '1')('docs report image', () => 
         await call(t.app, admin.token, { method: 'POST', url: url('/nodes'), payload: node, expect: 201 });
       }
       const key = (await createApiKey(t, { ...tenant, admin }, { permissions: ['agents:write'] })).key;
-      const host = buildReport({ agent_id: 'agent-web-1', config_checks: [{ id: 'sshd.permit_root_login', value: 'yes', source: '/etc/ssh/sshd_config:33' }, { id: 'sshd.permit_empty_passwords', value: 'no', source: 'default' }] });
+      const host = buildReport({
+        agent_id: 'agent-web-1',
+        config_checks: [
+          { id: 'sshd.permit_root_login', value: 'yes', source: '/etc/ssh/sshd_config:33' },
+          { id: 'sshd.permit_empty_passwords', value: 'no', source: 'default' },
+        ],
+      });
       expect((await sendReport(t, key, 'agent-web-1', host)).statusCode).toBe(200);
       t.clock.advance(86_400_000);
       admin = await fresh(t, admin);
@@ -64,7 +70,10 @@ describe.runIf(process.env.WRITE_DOCS_IMAGE === '1')('docs report image', () => 
       const file = join(work, 'report.pdf');
       writeFileSync(file, pdf);
       const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [file], { encoding: 'utf8' }))![1]);
-      for (const [page, name] of [[1, 'compliance-report-page-1.png'], [pages, 'compliance-report-sign-off.png']] as const) {
+      for (const [page, name] of [
+        [1, 'compliance-report-page-1.png'],
+        [pages, 'compliance-report-sign-off.png'],
+      ] as const) {
         const prefix = join(work, `page-${page}`);
         execFileSync('pdftoppm', ['-r', '80', '-png', '-singlefile', '-f', String(page), '-l', String(page), file, prefix]);
         writeFileSync(projectPath('docs', 'images', name), readFileSync(`${prefix}.png`));

@@ -222,7 +222,12 @@ describe('GET /exports', () => {
     const lastOffset = Math.floor((total - 1) / 2) * 2;
     const middle = await call(t.app, session.token, { url: `${base}?limit=2&offset=2`, expect: 200 });
     expect(middle.headers.link).toBe(
-      [`<${base}?limit=2&offset=0>; rel="first"`, `<${base}?limit=2&offset=0>; rel="prev"`, `<${base}?limit=2&offset=4>; rel="next"`, `<${base}?limit=2&offset=${lastOffset}>; rel="last"`].join(', '),
+      [
+        `<${base}?limit=2&offset=0>; rel="first"`,
+        `<${base}?limit=2&offset=0>; rel="prev"`,
+        `<${base}?limit=2&offset=4>; rel="next"`,
+        `<${base}?limit=2&offset=${lastOffset}>; rel="last"`,
+      ].join(', '),
     );
     const everything = await call(t.app, session.token, { url: base, expect: 200 });
     expect(everything.headers.link).toBe(`<${base}>; rel="first", <${base}>; rel="last"`);
@@ -267,7 +272,14 @@ describe('the drawing of a loaded inventory', () => {
     const tn = await buildTenant(t);
     const A = '123456789012';
     const item = (type: string, nativeId: string, account: string | null, configuration: Record<string, unknown>, region = 'us-east-1') => ({
-      provider: 'aws', region, type, native_id: nativeId, name: nativeId, account_id: account, properties: { configuration, supplementaryConfiguration: {}, relationships: [] }, tags: {},
+      provider: 'aws',
+      region,
+      type,
+      native_id: nativeId,
+      name: nativeId,
+      account_id: account,
+      properties: { configuration, supplementaryConfiguration: {}, relationships: [] },
+      tags: {},
     });
     const id = (type: string, nativeId: string) => `aws:us-east-1:${type}:${nativeId}`;
     await loadEstate(t, tn.admin.token, tn.id, {
@@ -345,7 +357,11 @@ describe('synchronous exports', () => {
     expect(status).toMatchObject({ status: 'succeeded', kind: 'drawio', node_count: 501 });
     const file = await call(s.app, ts.admin.token, { url: `${body.status_url}/download`, expect: 200 });
     expect(parseDrawio(file.body).cells.filter((c) => c.attrs.resource_id).length).toBe(501);
-    expect((await call(s.app, ts.admin.token, { url: diagram.status_url, expect: 200 })).json()).toMatchObject({ kind: 'architecture_diagram', params: { format: 'svg' }, status: 'succeeded' });
+    expect((await call(s.app, ts.admin.token, { url: diagram.status_url, expect: 200 })).json()).toMatchObject({
+      kind: 'architecture_diagram',
+      params: { format: 'svg' },
+      status: 'succeeded',
+    });
     const svg = await call(s.app, ts.admin.token, { url: `${diagram.status_url}/download`, expect: 200 });
     expect(svg.headers['content-type']).toBe('image/svg+xml');
     expect(svg.body).toMatch(/^<\?xml[^>]*>\n<svg /);

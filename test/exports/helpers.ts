@@ -21,7 +21,16 @@ export function estate(count: number, seed = 11) {
   const edges: Array<{ source: string; target: string; type: string }> = [];
   const id = (n: { region: string; type: string; native_id: string }) => `aws:${n.region}:${n.type}:${n.native_id}`;
   const add = (type: string, nativeId: string, region: string, account: string, configuration: Record<string, unknown> = {}, name = nativeId) => {
-    const node = { provider: 'aws', region, type, native_id: nativeId, name, account_id: account, properties: { configuration, supplementaryConfiguration: {}, relationships: [] }, tags: {} };
+    const node = {
+      provider: 'aws',
+      region,
+      type,
+      native_id: nativeId,
+      name,
+      account_id: account,
+      properties: { configuration, supplementaryConfiguration: {}, relationships: [] },
+      tags: {},
+    };
     nodes.push(node);
     return id(node);
   };

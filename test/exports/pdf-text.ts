@@ -57,7 +57,12 @@ export async function pdfPages(pdf: Buffer): Promise<PdfPage[]> {
           edges.set(x, [...(edges.get(x) ?? []), item]);
         }
       }
-      const columns = [...edges.values()].map((items) => items.sort((a, b) => b.transform[5]! - a.transform[5]!).map((i) => i.str).join(''));
+      const columns = [...edges.values()].map((items) =>
+        items
+          .sort((a, b) => b.transform[5]! - a.transform[5]!)
+          .map((i) => i.str)
+          .join(''),
+      );
       const items = [...rows.values()].flat().map((i) => ({ str: i.str, x: i.transform[4]!, y: i.transform[5]!, width: i.width }));
       pages.push({ lines, text: lines.join('\n'), columns, items });
     }

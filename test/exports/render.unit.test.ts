@@ -14,7 +14,15 @@ function renderInput(count: number): RenderGraph {
   const { nodes, edges } = estate(count);
   return {
     nodes: nodes.map((raw, i) => {
-      const n = raw as { provider: string; region: string; type: string; native_id: string; name: string; account_id: string; properties: { configuration: { vpcId?: string; subnetId?: string } } };
+      const n = raw as {
+        provider: string;
+        region: string;
+        type: string;
+        native_id: string;
+        name: string;
+        account_id: string;
+        properties: { configuration: { vpcId?: string; subnetId?: string } };
+      };
       const container = n.type === 'aws.ec2.vpc' || n.type === 'aws.ec2.subnet';
       return {
         id: `aws:${n.region}:${n.type}:${n.native_id}`,
@@ -35,7 +43,18 @@ function renderInput(count: number): RenderGraph {
 }
 
 const node = (id: string, type: string, account: string | null, extra: Partial<GraphNode> = {}): GraphNode => ({
-  id, name: id, type, provider: 'aws', region: 'us-east-1', account, nativeId: id, vpc: null, subnet: null, severity: null, findings: 0, ...extra,
+  id,
+  name: id,
+  type,
+  provider: 'aws',
+  region: 'us-east-1',
+  account,
+  nativeId: id,
+  vpc: null,
+  subnet: null,
+  severity: null,
+  findings: 0,
+  ...extra,
 });
 
 /**
@@ -161,7 +180,8 @@ function checkRoutes(d: Diagram) {
     for (const other of d.edges) {
       if (other === e) continue;
       for (let i = 1; i < other.points.length; i++) {
-        if (crosses(other.points[i - 1]!, other.points[i]!, e.label!)) problems.push(`label "${e.label!.text}" of ${e.source}→${e.target} covers the line ${other.source}→${other.target}`);
+        if (crosses(other.points[i - 1]!, other.points[i]!, e.label!))
+          problems.push(`label "${e.label!.text}" of ${e.source}→${e.target} covers the line ${other.source}→${other.target}`);
       }
     }
   }
@@ -203,8 +223,17 @@ describe('layout', () => {
   it('hands elkjs at most elkMaxItems items per container and grids larger ones', async () => {
     const subnetOf = (count: number, linked: boolean): RenderGraph => {
       const nodes: GraphNode[] = Array.from({ length: count }, (_, i) => ({
-        id: `n${i}`, name: `instance-${i}`, type: 'aws.ec2.instance', provider: 'aws', region: 'eu-west-1', account: '123456789012',
-        nativeId: `i-${i}`, vpc: 'vpc-1', subnet: 'subnet-1', severity: null, findings: 0,
+        id: `n${i}`,
+        name: `instance-${i}`,
+        type: 'aws.ec2.instance',
+        provider: 'aws',
+        region: 'eu-west-1',
+        account: '123456789012',
+        nativeId: `i-${i}`,
+        vpc: 'vpc-1',
+        subnet: 'subnet-1',
+        severity: null,
+        findings: 0,
       }));
       const edges = linked ? nodes.slice(1).map((n, i) => ({ source: nodes[i]!.id, target: n.id, type: 'connects_to' })) : [];
       return { nodes, edges };
@@ -289,11 +318,22 @@ describe('draw.io file', () => {
     const nodes = new Map(parsed.cells.filter((c) => c.attrs.node_type).map((c) => [c.attrs.resource_id!, c]));
     // The shapes of draw.io's AWS library (Sidebar-AWS4.js), by type.
     const shapes: Record<string, string> = {
-      bastion: 'shape=mxgraph.aws4.instance2;', 'eni-other': 'shape=mxgraph.aws4.elastic_network_interface;', 'sg-web': 'shape=mxgraph.aws4.generic_firewall;',
-      alb: 'shape=mxgraph.aws4.application_load_balancer;', db: 'shape=mxgraph.aws4.rds_instance;', lambda: 'shape=mxgraph.aws4.lambda_function;',
-      bucket: 'shape=mxgraph.aws4.bucket;', trail: 'shape=mxgraph.aws4.resourceIcon;resIcon=mxgraph.aws4.cloudtrail;', key: 'shape=mxgraph.aws4.data_encryption_key;',
-      igw: 'shape=mxgraph.aws4.internet_gateway;', vol: 'shape=mxgraph.aws4.volume;', user: 'shape=mxgraph.aws4.user;', group: 'shape=mxgraph.aws4.users;',
-      role: 'shape=mxgraph.aws4.role;', 'managed-policy': 'shape=mxgraph.aws4.permissions;', alarm: 'shape=mxgraph.aws4.alarm;',
+      bastion: 'shape=mxgraph.aws4.instance2;',
+      'eni-other': 'shape=mxgraph.aws4.elastic_network_interface;',
+      'sg-web': 'shape=mxgraph.aws4.generic_firewall;',
+      alb: 'shape=mxgraph.aws4.application_load_balancer;',
+      db: 'shape=mxgraph.aws4.rds_instance;',
+      lambda: 'shape=mxgraph.aws4.lambda_function;',
+      bucket: 'shape=mxgraph.aws4.bucket;',
+      trail: 'shape=mxgraph.aws4.resourceIcon;resIcon=mxgraph.aws4.cloudtrail;',
+      key: 'shape=mxgraph.aws4.data_encryption_key;',
+      igw: 'shape=mxgraph.aws4.internet_gateway;',
+      vol: 'shape=mxgraph.aws4.volume;',
+      user: 'shape=mxgraph.aws4.user;',
+      group: 'shape=mxgraph.aws4.users;',
+      role: 'shape=mxgraph.aws4.role;',
+      'managed-policy': 'shape=mxgraph.aws4.permissions;',
+      alarm: 'shape=mxgraph.aws4.alarm;',
     };
     for (const [id, style] of Object.entries(shapes)) expect(nodes.get(id)!.style, id).toContain(style);
     for (const n of nodes.values()) {
@@ -343,7 +383,8 @@ describe('draw.io file', () => {
       expect(cell.style).toMatch(/exitX=[\d.]+;exitY=[\d.]+;exitDx=0;exitDy=0;exitPerimeter=0;entryX=[\d.]+;entryY=[\d.]+;/);
     }
     // The type as a label where it says something: "routes to", not "uses security group".
-    const label = (source: string, target: string) => edges.find((c) => byId.get(c.source!)!.attrs.resource_id === source && byId.get(c.target!)!.attrs.resource_id === target)!.attrs.label;
+    const label = (source: string, target: string) =>
+      edges.find((c) => byId.get(c.source!)!.attrs.resource_id === source && byId.get(c.target!)!.attrs.resource_id === target)!.attrs.label;
     expect(label('alb', 'web1')).toBe('routes to');
     expect(label('bastion', 'sg-bastion')).toBe('');
     checkRoutes(d);
@@ -363,7 +404,9 @@ describe('draw.io file', () => {
     expect(parsed.cells.find((c) => c.parent === db.id && c.vertex)!.value).toBe('H 3');
     const edges = parsed.cells.filter((c) => c.edge);
     const byId = new Map(parsed.cells.map((c) => [c.id, c]));
-    const drawn = new Set(edges.flatMap((e) => e.attrs.edge_type!.split(',').map((t) => `${byId.get(e.source!)!.attrs.resource_id}|${byId.get(e.target!)!.attrs.resource_id}|${t}`)));
+    const drawn = new Set(
+      edges.flatMap((e) => e.attrs.edge_type!.split(',').map((t) => `${byId.get(e.source!)!.attrs.resource_id}|${byId.get(e.target!)!.attrs.resource_id}|${t}`)),
+    );
     for (const e of graph.edges) expect(drawn.has(`${e.source}|${e.target}|${e.type}`)).toBe(true);
   });
 
@@ -426,7 +469,23 @@ describe('PNG', () => {
 
 describe('shapes', () => {
   it('maps the AWS types people draw to draw.io AWS shapes, and others to a general tile', () => {
-    for (const type of ['aws.ec2.instance', 'aws.rds.db_instance', 'aws.s3.bucket', 'aws.lambda.function', 'aws.elasticloadbalancing.load_balancer', 'aws.iam.role', 'aws.iam.user', 'aws.iam.policy', 'aws.kms.key', 'aws.ec2.security_group', 'aws.ec2.network_interface', 'aws.ec2.internet_gateway', 'aws.cloudtrail.trail', 'aws.cloudwatch.alarm', 'aws.ec2.volume']) {
+    for (const type of [
+      'aws.ec2.instance',
+      'aws.rds.db_instance',
+      'aws.s3.bucket',
+      'aws.lambda.function',
+      'aws.elasticloadbalancing.load_balancer',
+      'aws.iam.role',
+      'aws.iam.user',
+      'aws.iam.policy',
+      'aws.kms.key',
+      'aws.ec2.security_group',
+      'aws.ec2.network_interface',
+      'aws.ec2.internet_gateway',
+      'aws.cloudtrail.trail',
+      'aws.cloudwatch.alarm',
+      'aws.ec2.volume',
+    ]) {
       expect(shapeOf(type).mapped, type).toBe(true);
     }
     expect(shapeOf('aws.elasticloadbalancingv2.load_balancer', 'network').glyph).toBe('network_load_balancer');

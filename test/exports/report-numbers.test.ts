@@ -34,10 +34,24 @@ beforeAll(async () => {
     { ...fixtureNode('aws-rds-instance-backup-enabled', 'violating', 'db-cjk'), name: CJK_NAME },
     { ...fixtureNode('aws-rds-instance-backup-enabled', 'violating', 'db-cyrillic'), name: CYRILLIC_NAME },
     // Only a name: the rules that read settings it lacks cannot all judge it.
-    { provider: 'aws', region: 'eu-west-1', type: 'aws.s3.bucket', native_id: 'bare-bucket', name: 'bare-bucket', account_id: '123456789012', properties: { configuration: { name: 'bare-bucket' } }, tags: {} },
+    {
+      provider: 'aws',
+      region: 'eu-west-1',
+      type: 'aws.s3.bucket',
+      native_id: 'bare-bucket',
+      name: 'bare-bucket',
+      account_id: '123456789012',
+      properties: { configuration: { name: 'bare-bucket' } },
+      tags: {},
+    },
   ];
   for (const node of nodes) await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/nodes`, payload: node, expect: 201 });
-  await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'shop', plugins: ['terraform-state'], config: { 'terraform-state': { state: STATE } }, start: true }, expect: 201 });
+  await call(t.app, admin.token, {
+    method: 'POST',
+    url: `/api/v1/tenants/${tenant.id}/jobs`,
+    payload: { name: 'shop', plugins: ['terraform-state'], config: { 'terraform-state': { state: STATE } }, start: true },
+    expect: 201,
+  });
   await t.drain();
   // A host that permits root login and empty passwords over SSH: host-rule findings.
   const key = (await createApiKey(t, tenant, { permissions: ['agents:write'] })).key;
@@ -63,7 +77,10 @@ interface StatusBody {
   overall_score: number;
   total_findings: number;
   by_severity: Record<string, number>;
-  by_framework: Record<string, { score: number; applicable_controls: number; passing_controls: number; failing_controls: number; unknown_controls: number; not_attested_controls: number }>;
+  by_framework: Record<
+    string,
+    { score: number; applicable_controls: number; passing_controls: number; failing_controls: number; unknown_controls: number; not_attested_controls: number }
+  >;
   unknown: { controls: number; evaluations: number; resources: number };
 }
 
@@ -75,7 +92,12 @@ async function status(framework: string | null): Promise<StatusBody> {
 async function controlsIn(framework: string | null, state: string): Promise<Set<string>> {
   const keys = new Set<string>();
   for (let page = 1; ; page++) {
-    const body = (await call(t.app, admin.token, { url: `/api/v1/tenants/${tenant.id}/controls/status?automated_state=${state}&per_page=500&page=${page}${framework ? `&framework=${framework}` : ''}`, expect: 200 })).json();
+    const body = (
+      await call(t.app, admin.token, {
+        url: `/api/v1/tenants/${tenant.id}/controls/status?automated_state=${state}&per_page=500&page=${page}${framework ? `&framework=${framework}` : ''}`,
+        expect: 200,
+      })
+    ).json();
     for (const c of body.controls.items) keys.add(`${c.framework} ${c.control_id}`);
     if (page >= body.controls.total_pages) return keys;
   }
@@ -127,7 +149,9 @@ describe.each([
     const summary = json.report;
 
     // Every active finding's own control is failing in /controls/status, host rules' included.
-    const findings = (await call(t.app, admin.token, { url: `/api/v1/tenants/${tenant.id}/findings?per_page=500${framework ? `&framework=${framework}` : ''}`, expect: 200 })).json();
+    const findings = (
+      await call(t.app, admin.token, { url: `/api/v1/tenants/${tenant.id}/findings?per_page=500${framework ? `&framework=${framework}` : ''}`, expect: 200 })
+    ).json();
     const hostFindings = findings.items.filter((f: { rule_id: string }) => f.rule_id.startsWith('host-'));
     expect(hostFindings.length).toBeGreaterThan(0);
     for (const f of findings.items as Array<{ framework: string; control_id: string }>) {
@@ -141,12 +165,26 @@ describe.each([
     expect(printed.heading).toBe(failingSum);
     expect(printed.heading).toBe(failing.size);
     for (const [id, counts] of Object.entries(expected.by_framework)) {
-      expect(printed.table[id], id).toEqual([counts.score, counts.applicable_controls, counts.passing_controls, counts.failing_controls, counts.unknown_controls, counts.not_attested_controls]);
+      expect(printed.table[id], id).toEqual([
+        counts.score,
+        counts.applicable_controls,
+        counts.passing_controls,
+        counts.failing_controls,
+        counts.unknown_controls,
+        counts.not_attested_controls,
+      ]);
       expect(printed.perFramework[id], id).toBe(counts.failing_controls);
     }
     if (framework === null) {
       const sum = (k: keyof StatusBody['by_framework'][string]) => Object.values(expected.by_framework).reduce((n, f) => n + f[k], 0);
-      expect(printed.table.all).toEqual([expected.overall_score, sum('applicable_controls'), sum('passing_controls'), sum('failing_controls'), sum('unknown_controls'), sum('not_attested_controls')]);
+      expect(printed.table.all).toEqual([
+        expected.overall_score,
+        sum('applicable_controls'),
+        sum('passing_controls'),
+        sum('failing_controls'),
+        sum('unknown_controls'),
+        sum('not_attested_controls'),
+      ]);
     }
     const controlColumn = new Set(pdf.flatMap((p) => p.lines.map((l) => l.split(' ')[0]!)));
     for (const key of failing) expect(controlColumn, key).toContain(key.split(' ')[1]);

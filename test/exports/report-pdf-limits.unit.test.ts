@@ -44,19 +44,62 @@ function content(failing: number, findings: ReportFinding[], history = 3): Repor
       tenant: { id: 't', name: 'Acme 数据' },
       workspace: { id: 'w', name: 'Default' },
       scope: { asset_group: null, resources: findings.length },
-      frameworks: [{ id: 'nist-800-53', name: 'NIST SP 800-53 Rev. 5', score: 10, applicable_controls: 300, passing_controls: 300 - failing - 5, failing_controls: failing, unknown_controls: 5, not_attested_controls: 0 }],
+      frameworks: [
+        {
+          id: 'nist-800-53',
+          name: 'NIST SP 800-53 Rev. 5',
+          score: 10,
+          applicable_controls: 300,
+          passing_controls: 300 - failing - 5,
+          failing_controls: failing,
+          unknown_controls: 5,
+          not_attested_controls: 0,
+        },
+      ],
       overall_score: 10,
       findings_by_severity: { CRITICAL: 1, HIGH: 1, MEDIUM: 1, LOW: 1, INFO: findings.length - 4 },
       total_findings: findings.length,
-      failing_controls: Array.from({ length: failing }, (_, i) => ({ framework: 'nist-800-53', control_id: `ZZ-${i + 1}`, title: `control ${i + 1}`, findings: 1, top_severity: 'HIGH' })),
+      failing_controls: Array.from({ length: failing }, (_, i) => ({
+        framework: 'nist-800-53',
+        control_id: `ZZ-${i + 1}`,
+        title: `control ${i + 1}`,
+        findings: 1,
+        top_severity: 'HIGH',
+      })),
       unknown_controls: Array.from({ length: 5 }, (_, i) => ({ framework: 'nist-800-53', control_id: `UU-${i + 1}`, title: `unknown control ${i + 1}`, evaluations: 2 })),
-      score_history: Array.from({ length: history }, (_, i) => ({ at: new Date(Date.UTC(2026, 10, 20 + i)).toISOString(), overall: 40 + i * 5, frameworks: { 'nist-800-53': 40 + i * 5 } })),
+      score_history: Array.from({ length: history }, (_, i) => ({
+        at: new Date(Date.UTC(2026, 10, 20 + i)).toISOString(),
+        overall: 40 + i * 5,
+        frameworks: { 'nist-800-53': 40 + i * 5 },
+      })),
       method: {
         resources: { total: findings.length, by_type: [{ type: 'aws.s3.bucket', count: findings.length }] },
         hosts: { count: 1, first_report_at: '2026-11-27T10:00:00.000Z', last_report_at: '2026-11-28T10:00:00.000Z' },
         last_audit: { id: 'a1', started_at: '2026-11-28T11:00:00.000Z', finished_at: '2026-11-28T11:01:00.000Z', resources_evaluated: 4, rules_evaluated: 80, evaluations: 320 },
-        rules: { builtin: 1, host: 1, custom: 0, list: [{ id: 'aws-s3-block-public', title: 'S3 bucket blocks public access', source: 'built-in', severity: 'HIGH', controls: ['AC-3'] }, { id: 'host-ssh-root-login', title: 'SSH does not permit root login', source: 'host', severity: 'HIGH', controls: ['AC-17'] }] },
-        not_evaluated: { unknown_controls: 5, unknown_evaluations: 10, unknown_resources: 3, by_rule: [{ rule_id: 'aws-s3-bucket-versioning', reason: 'missing_configuration', resources: 3, missing_paths: ['supplementaryConfiguration.BucketVersioningConfiguration.status'] }], suspended_rules: [], not_attested_controls: 0 },
+        rules: {
+          builtin: 1,
+          host: 1,
+          custom: 0,
+          list: [
+            { id: 'aws-s3-block-public', title: 'S3 bucket blocks public access', source: 'built-in', severity: 'HIGH', controls: ['AC-3'] },
+            { id: 'host-ssh-root-login', title: 'SSH does not permit root login', source: 'host', severity: 'HIGH', controls: ['AC-17'] },
+          ],
+        },
+        not_evaluated: {
+          unknown_controls: 5,
+          unknown_evaluations: 10,
+          unknown_resources: 3,
+          by_rule: [
+            {
+              rule_id: 'aws-s3-bucket-versioning',
+              reason: 'missing_configuration',
+              resources: 3,
+              missing_paths: ['supplementaryConfiguration.BucketVersioningConfiguration.status'],
+            },
+          ],
+          suspended_rules: [],
+          not_attested_controls: 0,
+        },
         definitions: DEFINITIONS,
       },
     },
@@ -78,7 +121,9 @@ async function render(c: ReportContent): Promise<Buffer> {
 
 describe('PDF report', () => {
   it('lists every failing control, numbers its pages, and has the method and sign-off sections', async () => {
-    const pdf = await render(content(212, [finding(0, { resource_name: CJK_NAME }), finding(1, { resource_name: CYRILLIC_NAME }), finding(2, { resource_name: JAPANESE_KOREAN }), finding(3), finding(4)]));
+    const pdf = await render(
+      content(212, [finding(0, { resource_name: CJK_NAME }), finding(1, { resource_name: CYRILLIC_NAME }), finding(2, { resource_name: JAPANESE_KOREAN }), finding(3), finding(4)]),
+    );
     const pages = await pdfPages(pdf);
     const text = pages.map((p) => p.text).join('\n');
     expect(text).toContain('Failing controls: 212');
@@ -86,7 +131,24 @@ describe('PDF report', () => {
     expect(text).not.toMatch(/more \(see the JSON report\)/);
     // "Page n of N" at the foot of every page.
     pages.forEach((page, i) => expect(page.lines.at(-1)).toMatch(new RegExp(`Page ${i + 1} of ${pages.length}$`)));
-    for (const section of ['Summary', 'Method', 'What was evaluated', 'When', 'By which rules', 'What could not be evaluated', 'Definitions', 'Evaluations without an outcome', 'Unknown controls: 5', 'Active findings: 5', 'Rules: 2', 'Sign-off', 'Prepared by', 'Reviewed by', 'Approved by', 'Signature']) {
+    for (const section of [
+      'Summary',
+      'Method',
+      'What was evaluated',
+      'When',
+      'By which rules',
+      'What could not be evaluated',
+      'Definitions',
+      'Evaluations without an outcome',
+      'Unknown controls: 5',
+      'Active findings: 5',
+      'Rules: 2',
+      'Sign-off',
+      'Prepared by',
+      'Reviewed by',
+      'Approved by',
+      'Signature',
+    ]) {
       expect(text, section).toContain(section);
     }
     // Each finding with its full resource id (wrapped within its column) and its remediation.
@@ -99,7 +161,15 @@ describe('PDF report', () => {
     // A name that wraps onto a second line, and one so long it is cut (with an ellipsis) after four.
     const medium = `${CJK_NAME} ${CYRILLIC_NAME} ${JAPANESE_KOREAN}`;
     const long = `${CJK_NAME.repeat(6)}${CYRILLIC_NAME.repeat(3)}`;
-    const pdf = await render(content(3, [finding(0, { resource_name: CJK_NAME }), finding(1, { resource_name: CYRILLIC_NAME }), finding(2, { resource_name: JAPANESE_KOREAN }), finding(3, { resource_name: medium, title: `${'Unbroken'.repeat(20)} ${long}` }), finding(4, { resource_name: long })]));
+    const pdf = await render(
+      content(3, [
+        finding(0, { resource_name: CJK_NAME }),
+        finding(1, { resource_name: CYRILLIC_NAME }),
+        finding(2, { resource_name: JAPANESE_KOREAN }),
+        finding(3, { resource_name: medium, title: `${'Unbroken'.repeat(20)} ${long}` }),
+        finding(4, { resource_name: long }),
+      ]),
+    );
     const pages = await pdfPages(pdf);
     const text = pages.map((p) => p.text).join('\n');
     // No piece of text of the findings table crosses into the next column (the header gives the edges).
@@ -115,7 +185,10 @@ describe('PDF report', () => {
       return p.items.filter((i) => i.y < top - 1 && i.y > bottom && i.str.trim() !== '');
     });
     const inColumn = (from: number, to: number) => rows.filter((i) => i.x >= from - 1 && i.x < to - 1);
-    const resources = inColumn(resource, control).map((i) => i.str).join('').replace(/\s+/g, '');
+    const resources = inColumn(resource, control)
+      .map((i) => i.str)
+      .join('')
+      .replace(/\s+/g, '');
     expect(resources).toContain(medium.replace(/\s+/g, ''));
     expect(resources).toMatch(new RegExp(`${CJK_NAME.replace(/\s+/g, '').repeat(4)}[^…]*…`));
     for (const item of inColumn(finding_, resource)) expect(item.x + item.width, item.str).toBeLessThanOrEqual(resource);

@@ -34,7 +34,12 @@ beforeAll(async () => {
   admin = tenant.admin;
   const hostile = { ...fixtureNode('aws-rds-instance-backup-enabled', 'violating', 'db-hostile'), name: HOSTILE_NAME };
   await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/nodes`, payload: hostile, expect: 201 });
-  await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'shop', plugins: ['terraform-state'], config: { 'terraform-state': { state: STATE } }, start: true }, expect: 201 });
+  await call(t.app, admin.token, {
+    method: 'POST',
+    url: `/api/v1/tenants/${tenant.id}/jobs`,
+    payload: { name: 'shop', plugins: ['terraform-state'], config: { 'terraform-state': { state: STATE } }, start: true },
+    expect: 201,
+  });
   await t.drain();
 });
 afterAll(() => t.close());
@@ -72,7 +77,8 @@ describe('POST /reports/generate', () => {
     expect(file.rawPayload.subarray(-6).toString()).toMatch(/%%EOF/);
     const pages = await pdfPages(file.rawPayload);
     const text = pages.map((p) => p.text).join('\n');
-    for (const expected of ['Compliance report', 'Tenant Acme Reports', 'Summary', 'NIST SP 800-53', 'Failing controls', 'Active findings', 'shop-orders', 'Sign-off']) expect(text).toContain(expected);
+    for (const expected of ['Compliance report', 'Tenant Acme Reports', 'Summary', 'NIST SP 800-53', 'Failing controls', 'Active findings', 'shop-orders', 'Sign-off'])
+      expect(text).toContain(expected);
     expect(text).toContain(`${done.summary.overall_score}%`);
     // Cells wrap within their column: the hostile resource's name is printed whole, over several lines.
     const squeeze = (text: string) => text.replace(/\s+/g, '');
@@ -118,7 +124,11 @@ describe('POST /reports/generate', () => {
     expect(jsonDone).toMatchObject({ status: 'succeeded', framework: 'cis-aws', content_type: 'application/json' });
     const body = (await call(t.app, admin.token, { url: jsonDone.download_url, expect: 200 })).json();
     const cis = await openFindings('&framework=cis-aws');
-    expect(body.report).toMatchObject({ title: 'Compliance report (CIS Amazon Web Services Foundations Benchmark)', tenant: { id: tenant.id, name: 'Acme Reports' }, total_findings: cis.total });
+    expect(body.report).toMatchObject({
+      title: 'Compliance report (CIS Amazon Web Services Foundations Benchmark)',
+      tenant: { id: tenant.id, name: 'Acme Reports' },
+      total_findings: cis.total,
+    });
     expect(body.report.frameworks.map((f: { id: string }) => f.id)).toEqual(['cis-aws']);
     expect(body.findings).toHaveLength(cis.total);
     expect(new Set(body.findings.map((f: { id: string }) => f.id))).toEqual(new Set(cis.items.map((f: { id: string }) => f.id)));
@@ -142,7 +152,14 @@ describe('POST /reports/generate', () => {
 
   it('narrows a report to an asset group', async () => {
     admin = await fresh(t, admin);
-    const group = (await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/asset-groups`, payload: { name: 'Databases', filter: 'type = aws.rds.db_instance' }, expect: 201 })).json();
+    const group = (
+      await call(t.app, admin.token, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/asset-groups`,
+        payload: { name: 'Databases', filter: 'type = aws.rds.db_instance' },
+        expect: 201,
+      })
+    ).json();
     const report = await generate(admin, { format: 'json', asset_group_id: group.id });
     expect(report.asset_group_id).toBe(group.id);
     await t.drain();
@@ -161,7 +178,7 @@ describe('POST /reports/generate', () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ format: 'docx' }, /format/],
       [{ type: 'inventory' }, /type/],
-      [{ framework: 'iso-27001' }, /unknown framework "iso-27001"/],
+      [{ framework: 'iso27001' }, /unknown framework "iso27001"/],
       [{ asset_group_id: 'group-1' }, /asset_group_id/],
       [{ asset_group_id: '00000000-0000-4000-8000-000000000000' }, /asset_group_id: no asset group 00000000-0000-4000-8000-000000000000 in this workspace/],
       [{ colour: 'blue' }, /colour/],
@@ -171,11 +188,21 @@ describe('POST /reports/generate', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400);
       expect(res.json().error.message).toMatch(message);
     }
-    await call(t.app, admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'soc2', enabled: false }] }, expect: 200 });
+    await call(t.app, admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+      payload: { frameworks: [{ id: 'soc2', enabled: false }] },
+      expect: 200,
+    });
     const disabled = await call(t.app, admin.token, { method: 'POST', url: url(tenant.id, '/generate'), payload: { framework: 'soc2' } });
     expect(disabled.statusCode).toBe(400);
     expect(disabled.json().error.message).toBe('framework "soc2" is disabled for this tenant');
-    await call(t.app, admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}/settings/compliance`, payload: { frameworks: [{ id: 'soc2', enabled: true }] }, expect: 200 });
+    await call(t.app, admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}/settings/compliance`,
+      payload: { frameworks: [{ id: 'soc2', enabled: true }] },
+      expect: 200,
+    });
     for (const bad of ['page=0', 'per_page=501', 'status=x']) expect((await call(t.app, admin.token, { url: `${url(tenant.id)}?${bad}` })).statusCode, bad).toBe(400);
   });
 });
@@ -183,7 +210,14 @@ describe('POST /reports/generate', () => {
 describe('failure, expiry and access', () => {
   it('fails a report whose asset group vanished (report.failed) and answers 409 to its download', async () => {
     admin = await fresh(t, admin);
-    const group = (await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/asset-groups`, payload: { name: 'Short-lived', filter: 'type = aws.s3.bucket' }, expect: 201 })).json();
+    const group = (
+      await call(t.app, admin.token, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/asset-groups`,
+        payload: { name: 'Short-lived', filter: 'type = aws.s3.bucket' },
+        expect: 201,
+      })
+    ).json();
     const report = await generate(admin, { asset_group_id: group.id });
     await call(t.app, admin.token, { method: 'DELETE', url: `/api/v1/tenants/${tenant.id}/asset-groups/${group.id}`, expect: 204 });
     await t.drain();
@@ -215,7 +249,7 @@ describe('failure, expiry and access', () => {
     expect((await call(t.app, admin.token, { url: done.download_url })).statusCode).toBe(410);
   });
 
-  it('lists the workspace\'s reports, and keeps them from other tenants, workspaces and roles without reports:read', async () => {
+  it("lists the workspace's reports, and keeps them from other tenants, workspaces and roles without reports:read", async () => {
     admin = await fresh(t, admin);
     const list = (await call(t.app, admin.token, { url: url(tenant.id), expect: 200 })).json();
     expect(list).toMatchObject({ page: 1, per_page: 50, total_pages: 1 });
@@ -226,7 +260,12 @@ describe('failure, expiry and access', () => {
 
     for (const role of ['read-only', 'auditor'] as const) {
       const session = await fresh(t, tenant.users[role]);
-      for (const request of [{ url: url(tenant.id) }, { url: report.status_url }, { url: `${report.status_url}/download` }, { method: 'POST' as const, url: url(tenant.id, '/generate'), payload: {} }]) {
+      for (const request of [
+        { url: url(tenant.id) },
+        { url: report.status_url },
+        { url: `${report.status_url}/download` },
+        { method: 'POST' as const, url: url(tenant.id, '/generate'), payload: {} },
+      ]) {
         const res = await call(t.app, session.token, request);
         expect(res.statusCode, `${role} ${request.url}`).toBe(403);
       }

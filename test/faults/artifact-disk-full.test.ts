@@ -34,7 +34,9 @@ describe('fault: the artifact store runs out of space', () => {
     filler = join(store, 'filler');
     t = await createTestApp({ artifactStore: `file://${store}` });
     tenant = await buildTenant(t);
-    const nodes = [...fixtures.keys()].flatMap((ruleId, r) => Array.from({ length: 6 }, (_, i) => ({ ...fixtureNode(ruleId, 'violating', `full-${r}-${i}`), name: `resource ${r} ${i} ${'x'.repeat(40)}` })));
+    const nodes = [...fixtures.keys()].flatMap((ruleId, r) =>
+      Array.from({ length: 6 }, (_, i) => ({ ...fixtureNode(ruleId, 'violating', `full-${r}-${i}`), name: `resource ${r} ${i} ${'x'.repeat(40)}` })),
+    );
     await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/nodes`, payload: { nodes }, expect: 201 });
     // Findings (and their events) for the report to show.
     await audit(t, tenant.admin.token, tenant.id);
@@ -85,7 +87,10 @@ describe('fault: the artifact store runs out of space', () => {
     // Announced once, for the last attempt only.
     expect((await events(t, tenant.id, 'report.failed')).map((e) => (e.data as any).report.id)).toEqual([report.id]);
     const files = readdirSync(store, { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name !== 'filler');
-    expect(files.map((e) => e.name), 'no partial export or report file left behind').toEqual([]);
+    expect(
+      files.map((e) => e.name),
+      'no partial export or report file left behind',
+    ).toEqual([]);
     await assertNoFaultDamage(t.deps.database.db, tenant.id, { now: t.clock.now(), health: t.app });
 
     rmSync(filler, { force: true });

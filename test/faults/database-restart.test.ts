@@ -73,10 +73,14 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     const { acknowledged, audits } = load;
     const writesAfter = async (what: string) => {
       const before = acknowledged.length;
-      await until(what, async () => {
-        if (svc.child.exitCode !== null) throw new Error(`the service died:\n${svc.output().slice(-3000)}`);
-        return acknowledged.length >= before + 200 ? true : undefined;
-      }, 60_000);
+      await until(
+        what,
+        async () => {
+          if (svc.child.exitCode !== null) throw new Error(`the service died:\n${svc.output().slice(-3000)}`);
+          return acknowledged.length >= before + 200 ? true : undefined;
+        },
+        60_000,
+      );
     };
 
     // Under way before the fault: writes, and audits finished (later ones run while it strikes).
@@ -140,7 +144,10 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
 
     const stored = await db.query('SELECT id FROM nodes WHERE tenant_id = $1', [tenantId]);
     const ids = new Set(stored.rows.map((r) => r.id as string));
-    expect(acknowledged.filter((id) => !ids.has(id)), 'acknowledged writes lost').toEqual([]);
+    expect(
+      acknowledged.filter((id) => !ids.has(id)),
+      'acknowledged writes lost',
+    ).toEqual([]);
 
     // One more audit after the load: the queue drains, every acknowledged audit finished, and every
     // stored node has its finding with exactly one finding.created.
@@ -195,6 +202,8 @@ describe.runIf(dbKind() === 'postgres')('fault: PostgreSQL restarted under load 
     // committed (it compares with the run's first baseline; worker-kill.test.ts found the bug).
     const lostControls = await failingControlsWithoutEvent(db, svc.base, session.token, tenantId);
     expect(lostControls, 'failing controls without their control_failed event').toEqual([]);
-    await ctx.annotate(`restart took ${restartTook} ms; ${acknowledged.length} nodes acknowledged; ${audits.size} audits; /healthz samples: ${samples.length} (${samples.filter((s) => s.status === 503).length} × 503); failing controls without their event: ${lostControls.length}`);
+    await ctx.annotate(
+      `restart took ${restartTook} ms; ${acknowledged.length} nodes acknowledged; ${audits.size} audits; /healthz samples: ${samples.length} (${samples.filter((s) => s.status === 503).length} × 503); failing controls without their event: ${lostControls.length}`,
+    );
   }, 600_000);
 });

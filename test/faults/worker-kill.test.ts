@@ -70,12 +70,7 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
   async function killWorkerDuring(jobId: string, afterMs: number, unfinished: () => Promise<boolean>) {
     const worker = await startServiceProcess(env, ['--role', 'worker']);
     processes.push(worker);
-    await until(
-      'the job running',
-      async () => ((await sql.query("SELECT 1 FROM jobs WHERE id = $1 AND status = 'running'", [jobId])).rowCount ? true : undefined),
-      120_000,
-      20,
-    );
+    await until('the job running', async () => ((await sql.query("SELECT 1 FROM jobs WHERE id = $1 AND status = 'running'", [jobId])).rowCount ? true : undefined), 120_000, 20);
     // Let it get some way in: part of the work may be committed when it dies.
     await new Promise((r) => setTimeout(r, afterMs));
     worker.child.kill('SIGKILL');
@@ -83,7 +78,7 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(await unfinished(), 'the kill landed before the work was done').toBe(true);
     const { rows } = await sql.query('SELECT status, attempts FROM jobs WHERE id = $1', [jobId]);
     expect(rows[0], 'the kill landed while the job ran').toMatchObject({ status: 'running', attempts: 1 });
-    await sql.query('UPDATE jobs SET lease_expires_at = now() - interval \'1 second\' WHERE id = $1', [jobId]);
+    await sql.query("UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1", [jobId]);
   }
 
   /**
@@ -122,28 +117,33 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     await assertNoFaultDamage(sql, tenantId, { health: base });
   }
 
-  it('an audit: taken over after the kill, every finding and its event exactly once', () => duringFault(async () => {
-    const rules = [...fixtures.keys()].slice(0, 20);
-    const nodes = rules.flatMap((ruleId) => Array.from({ length: 400 }, (_, i) => fixtureNode(ruleId, 'violating', `fault-${ruleId}-${i}`)));
-    for (let i = 0; i < nodes.length; i += 5000) await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-    const run = await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/findings/run`, {});
-    await killWorkerDuring(run.job_id, 1_000, async () => {
-      const { rows } = await sql.query('SELECT count(*)::int AS n FROM findings WHERE tenant_id = $1', [tenantId]);
-      findingsAtKill = rows[0].n;
-      return rows[0].n < nodes.length;
-    });
-    await finishWithNewWorker(run.job_id);
+  it(
+    'an audit: taken over after the kill, every finding and its event exactly once',
+    () =>
+      duringFault(async () => {
+        const rules = [...fixtures.keys()].slice(0, 20);
+        const nodes = rules.flatMap((ruleId) => Array.from({ length: 400 }, (_, i) => fixtureNode(ruleId, 'violating', `fault-${ruleId}-${i}`)));
+        for (let i = 0; i < nodes.length; i += 5000) await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/nodes`, { nodes: nodes.slice(i, i + 5000) });
+        const run = await api(base, token, 'POST', `/api/v1/tenants/${tenantId}/findings/run`, {});
+        await killWorkerDuring(run.job_id, 1_000, async () => {
+          const { rows } = await sql.query('SELECT count(*)::int AS n FROM findings WHERE tenant_id = $1', [tenantId]);
+          findingsAtKill = rows[0].n;
+          return rows[0].n < nodes.length;
+        });
+        await finishWithNewWorker(run.job_id);
 
-    const findings = await sql.query('SELECT count(*)::int AS n, count(DISTINCT (rule_id, resource_id))::int AS distinct_n FROM findings WHERE tenant_id = $1', [tenantId]);
-    expect(findings.rows[0].n).toBeGreaterThanOrEqual(nodes.length);
-    expect(findings.rows[0].distinct_n).toBe(findings.rows[0].n);
-    const events = await sql.query(
-      "SELECT count(*)::int AS n, count(DISTINCT data->'finding'->>'id')::int AS distinct_n FROM outbox_events WHERE tenant_id = $1 AND type = 'finding.created'",
-      [tenantId],
-    );
-    expect(events.rows[0].distinct_n).toBe(events.rows[0].n);
-    expect(events.rows[0].n).toBe(findings.rows[0].n);
-  }), 600_000);
+        const findings = await sql.query('SELECT count(*)::int AS n, count(DISTINCT (rule_id, resource_id))::int AS distinct_n FROM findings WHERE tenant_id = $1', [tenantId]);
+        expect(findings.rows[0].n).toBeGreaterThanOrEqual(nodes.length);
+        expect(findings.rows[0].distinct_n).toBe(findings.rows[0].n);
+        const events = await sql.query(
+          "SELECT count(*)::int AS n, count(DISTINCT data->'finding'->>'id')::int AS distinct_n FROM outbox_events WHERE tenant_id = $1 AND type = 'finding.created'",
+          [tenantId],
+        );
+        expect(events.rows[0].distinct_n).toBe(events.rows[0].n);
+        expect(events.rows[0].n).toBe(findings.rows[0].n);
+      }),
+    600_000,
+  );
 
   // Found by this fault: a retry used to compare with the findings the killed attempt had already
   // committed, so the controls those made fail never got their control_failed event. The run now
@@ -153,17 +153,22 @@ describe.runIf(dbKind() === 'postgres')('fault: a worker killed mid-job', () => 
     expect(await failingControlsWithoutEvent(sql, base, token, tenantId)).toEqual([]);
   });
 
-  it('a vulnerability import: taken over after the kill, the store holds every record once', () => duringFault(async () => {
-    const sync = await api(base, token, 'POST', '/api/v1/vulndb/sync');
-    const jobId = sync.job_id as string;
-    await killWorkerDuring(jobId, 300, async () => {
-      const { rows } = await sql.query("SELECT last_success_at FROM vulndb_sources WHERE source = 'epss'");
-      return !rows[0]?.last_success_at;
-    });
-    await finishWithNewWorker(jobId);
-    const epss = await sql.query("SELECT count(*)::int AS n FROM vulndb_epss WHERE cve_id LIKE 'CVE-2099-%'");
-    expect(epss.rows[0].n).toBe(EPSS_ROWS);
-    const stats = await api(base, token, 'GET', '/api/v1/vulndb/stats');
-    expect(stats.sources.find((s: { source: string }) => s.source === 'epss')).toMatchObject({ records: EPSS_ROWS, last_result: 'succeeded' });
-  }), 600_000);
+  it(
+    'a vulnerability import: taken over after the kill, the store holds every record once',
+    () =>
+      duringFault(async () => {
+        const sync = await api(base, token, 'POST', '/api/v1/vulndb/sync');
+        const jobId = sync.job_id as string;
+        await killWorkerDuring(jobId, 300, async () => {
+          const { rows } = await sql.query("SELECT last_success_at FROM vulndb_sources WHERE source = 'epss'");
+          return !rows[0]?.last_success_at;
+        });
+        await finishWithNewWorker(jobId);
+        const epss = await sql.query("SELECT count(*)::int AS n FROM vulndb_epss WHERE cve_id LIKE 'CVE-2099-%'");
+        expect(epss.rows[0].n).toBe(EPSS_ROWS);
+        const stats = await api(base, token, 'GET', '/api/v1/vulndb/stats');
+        expect(stats.sources.find((s: { source: string }) => s.source === 'epss')).toMatchObject({ records: EPSS_ROWS, last_result: 'succeeded' });
+      }),
+    600_000,
+  );
 });

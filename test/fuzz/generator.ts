@@ -143,5 +143,5 @@ export function malformedMultipart(rng: () => number): [string, string] {
 /** A query-string or path value: any of the nasty strings, or a mutation rendered as text. */
 export function textValue(schema: Schema | undefined, rng: () => number): string {
   const value = rng() < 0.3 ? validValue(schema, rng) : mutate(validValue(schema, rng), schema, rng);
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? 'null';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
 }

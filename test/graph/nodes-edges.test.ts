@@ -57,7 +57,11 @@ describe('nodes', () => {
     expect(badType.statusCode).toBe(400);
     const providerMismatch = await call(t.app, token, { method: 'POST', url: nodesUrl(), payload: awsNode('gcp.storage.bucket', 'b3') });
     expect(providerMismatch.statusCode).toBe(400);
-    const batchError = await call(t.app, token, { method: 'POST', url: nodesUrl(), payload: { nodes: [awsNode('aws.s3.bucket', 'ok'), { ...awsNode('aws.s3.bucket', 'x'), id: 'bad' }] } });
+    const batchError = await call(t.app, token, {
+      method: 'POST',
+      url: nodesUrl(),
+      payload: { nodes: [awsNode('aws.s3.bucket', 'ok'), { ...awsNode('aws.s3.bucket', 'x'), id: 'bad' }] },
+    });
     expect(batchError.statusCode).toBe(400);
     expect(batchError.json().error.details).toMatchObject({ index: 1, field: 'id' });
     const unknownField = await call(t.app, token, { method: 'POST', url: nodesUrl(), payload: { ...awsNode('aws.s3.bucket', 'b4'), colour: 'red' } });
@@ -112,7 +116,11 @@ describe('edges', () => {
   it('creates edges between nodes of the workspace, lists by node and type, deletes', async () => {
     await putNodes(t, token, tenant.id, [awsNode('aws.ec2.security_group', 'sg-1'), awsNode('aws.ec2.instance', 'i-edge-1'), awsNode('aws.ec2.instance', 'i-edge-2')]);
     const sg = 'aws:us-east-1:aws.ec2.security_group:sg-1';
-    const single = await call(t.app, token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/edges`, payload: { source: sg, target: 'aws:us-east-1:aws.ec2.instance:i-edge-1', type: 'protects' } });
+    const single = await call(t.app, token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/edges`,
+      payload: { source: sg, target: 'aws:us-east-1:aws.ec2.instance:i-edge-1', type: 'protects' },
+    });
     expect(single.statusCode).toBe(201);
     expect(single.json()).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), source: sg, type: 'protects' });
     const batch = await putEdges(t, token, tenant.id, [

@@ -33,16 +33,11 @@ export interface FaultCheckOptions {
 export async function jobsPastLease(db: FaultDb, options: Pick<FaultCheckOptions, 'now' | 'leaseGraceMs'> = {}): Promise<string[]> {
   const graceSeconds = (options.leaseGraceMs ?? 10_000) / 1000;
   const found = options.now
-    ? await rows(
-        db,
-        "SELECT id, kind, attempts, lease_owner FROM jobs WHERE status = 'running' AND lease_expires_at < $1::timestamptz - make_interval(secs => $2)",
-        [options.now.toISOString(), graceSeconds],
-      )
-    : await rows(
-        db,
-        "SELECT id, kind, attempts, lease_owner FROM jobs WHERE status = 'running' AND lease_expires_at < now() - make_interval(secs => $1)",
-        [graceSeconds],
-      );
+    ? await rows(db, "SELECT id, kind, attempts, lease_owner FROM jobs WHERE status = 'running' AND lease_expires_at < $1::timestamptz - make_interval(secs => $2)", [
+        options.now.toISOString(),
+        graceSeconds,
+      ])
+    : await rows(db, "SELECT id, kind, attempts, lease_owner FROM jobs WHERE status = 'running' AND lease_expires_at < now() - make_interval(secs => $1)", [graceSeconds]);
   return found.map((j) => `job ${j.kind} ${j.id} (attempt ${j.attempts}, ${j.lease_owner}) is running past its lease`);
 }
 
@@ -188,7 +183,10 @@ export function expectHonestHealth(samples: HealthSample[], options: { alwaysUp?
   const says = (s: HealthSample, status: number, connected: boolean) =>
     s.status === status && (s.body as any)?.status === (connected ? 'ok' : 'degraded') && (s.body as any)?.db_connected === connected;
   const wrong = samples.filter((s) => !says(s, 200, true) && (options.alwaysUp || !says(s, 503, false)));
-  expect(wrong.map((s) => ({ at: new Date(s.at).toISOString(), status: s.status, body: s.body })), '/healthz answers during the fault').toEqual([]);
+  expect(
+    wrong.map((s) => ({ at: new Date(s.at).toISOString(), status: s.status, body: s.body })),
+    '/healthz answers during the fault',
+  ).toEqual([]);
 }
 
 /**

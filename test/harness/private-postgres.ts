@@ -34,13 +34,19 @@ export function postgresBinDir(): string | null {
   const usable = (dir: string | undefined): dir is string => !!dir && existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'pg_ctl'));
   if (process.env.POSTGRES_BIN_DIR) return usable(process.env.POSTGRES_BIN_DIR) ? process.env.POSTGRES_BIN_DIR : null;
   try {
-    const dir = execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    const dir = execFileSync('pg_config', ['--bindir'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
     if (usable(dir)) return dir;
   } catch {
     // no pg_config on PATH
   }
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   return versions.map((v) => join(root, v, 'bin')).find(usable) ?? null;
 }
 
@@ -63,8 +69,7 @@ async function pruneLeftovers(bin: string, asOwner: (cmd: string, args: string[]
 export async function startPrivatePostgres(bin: string): Promise<PrivatePostgres> {
   const root = process.getuid?.() === 0;
   // From a directory the owner may enter (pg_ctl and initdb look up the current one).
-  const asOwner = (cmd: string, args: string[]) =>
-    root ? run('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: tmpdir() }) : run(cmd, args, { cwd: tmpdir() });
+  const asOwner = (cmd: string, args: string[]) => (root ? run('runuser', ['-u', 'postgres', '--', cmd, ...args], { cwd: tmpdir() }) : run(cmd, args, { cwd: tmpdir() }));
   await pruneLeftovers(bin, asOwner);
   const dir = mkdtempSync(join(tmpdir(), PREFIX));
   const data = join(dir, 'data');

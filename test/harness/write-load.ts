@@ -27,7 +27,7 @@ export function startWriteLoad(base: string, session: { token: string; tenant_id
   const count = (statuses: Map<number, number>, status: number) => statuses.set(status, (statuses.get(status) ?? 0) + 1);
   let running = true;
   const loop = (async () => {
-    for (let batch = 0; running; ) {
+    for (let batch = 0; running;) {
       const nodes = Array.from({ length: 20 }, (_, i) => fixtureNode(ruleIds[(batch + i) % ruleIds.length]!, 'violating', `${prefix}-${batch}-${i}`));
       batch++;
       const res = await fetch(`${tenant}/nodes`, { method: 'POST', headers, body: JSON.stringify({ nodes }) }).catch(() => null);

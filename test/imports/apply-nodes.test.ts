@@ -53,7 +53,14 @@ describe('applyImportedNodes', () => {
     expect([...applied.changedNodeIds].sort()).toEqual(nodes.map((n) => n.node.id).sort());
 
     const sg = (await getNode(SG)).json();
-    expect(sg).toMatchObject({ provider: 'aws', type: 'aws.ec2.security_group', region: 'us-east-1', native_id: 'sg-1d56fc66', account_id: '264683526309', source: { kind: 'aws-config' } });
+    expect(sg).toMatchObject({
+      provider: 'aws',
+      type: 'aws.ec2.security_group',
+      region: 'us-east-1',
+      native_id: 'sg-1d56fc66',
+      account_id: '264683526309',
+      source: { kind: 'aws-config' },
+    });
     expect(sg.properties).toMatchObject({ resourceType: 'AWS::EC2::SecurityGroup', configuration: { groupName: 'launch-wizard-7', vpcId: 'vpc-0990dc6d' } });
     const cluster = (await getNode(CLUSTER)).json();
     expect(cluster).toMatchObject({ type: 'aws.rds.db_cluster', region: 'us-east-2', account_id: '644160558196' });
@@ -102,7 +109,9 @@ describe('applyImportedNodes', () => {
   it('lets our rules evaluate the imported resources', async () => {
     await audit(t, tenant.admin.token, tenant.id);
     const findings = async (resource: string) =>
-      (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/findings?per_page=100&resource_id=${encodeURIComponent(resource)}`, expect: 200 })).json().items.map((f: { rule_id: string }) => f.rule_id);
+      (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/findings?per_page=100&resource_id=${encodeURIComponent(resource)}`, expect: 200 }))
+        .json()
+        .items.map((f: { rule_id: string }) => f.rule_id);
     // The security group admits 0.0.0.0/0 on port 22; the bucket writes no access logs (destinationBucketName null).
     expect(await findings(SG)).toContain('aws-ec2-sg-no-ssh-from-internet');
     expect(await findings(BUCKET)).toContain('aws-s3-bucket-access-logging');

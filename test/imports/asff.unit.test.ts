@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { prowlerAsffParser, requirementsOf, securityHubAsffParser } from '../../src/modules/discovery/imports/asff.js';
+import { asffFinding, prowlerAsffParser, requirementsOf, securityHubAsffParser } from '../../src/modules/discovery/imports/asff.js';
+import { mapRequirements } from '../../src/modules/discovery/imports/framework-names.js';
 import { MalformedImportError } from '../../src/modules/discovery/imports/import-record.js';
 import { collect, collectUntilError, countBy, errorsOf, fileStream, findingsOf, fixtureText, generatedArray, head, take, textStream } from './parse-helpers.js';
 
@@ -72,7 +73,7 @@ describe('Prowler ASFF', () => {
     });
   });
 
-  it("drops the last word of a requirement list Prowler cut at 63 characters, and keeps each of several requirements", async () => {
+  it('drops the last word of a requirement list Prowler cut at 63 characters, and keeps each of several requirements', async () => {
     const items = findingsOf(await collect(prowlerAsffParser, fileStream(PROWLER)));
     const trail = items.find((f) => f.source_finding_id === 'prowler-cloudtrail_s3_dataevents_read_enabled-123456789012-eu-west-1-266d98fa9')!;
     expect(trail.resource).toMatchObject({ type: 'AwsS3Bucket', name: 'No trails', region: 'eu-west-1' });
@@ -98,7 +99,7 @@ describe('Security Hub ASFF', () => {
     expect(countBy(findingsOf(items), (f) => f.source)).toEqual({ [source]: count });
   });
 
-  it("maps a Security Hub control finding (FSBP IAM.5, passed) field by field", async () => {
+  it('maps a Security Hub control finding (FSBP IAM.5, passed) field by field', async () => {
     const [first] = await collect(securityHubAsffParser, fileStream('securityhub-fsbp-config-controls.json'));
     expect(first).toEqual({
       kind: 'finding',
@@ -114,7 +115,8 @@ describe('Security Hub ASFF', () => {
       remediation:
         'For directions on how to fix this issue, please consult the AWS Security Hub Foundational Security Best Practices documentation.\nhttps://docs.aws.amazon.com/console/securityhub/IAM.5/remediation',
       resource: { provider: 'aws', uid: 'AWS::::Account:012345678912', type: 'AwsAccount', name: '012345678912', account_id: '012345678912', region: 'us-east-1' },
-      requirements: [],
+      // The FSBP control the finding is the result of: it maps onto the aws-fsbp catalog.
+      requirements: [{ framework: 'AWS-Foundational-Security-Best-Practices', requirement: 'IAM.5' }],
       details: {
         product_arn: 'arn:aws:securityhub:us-east-1::product/aws/securityhub',
         generator_id: 'aws-foundational-security-best-practices/v/1.0.0/IAM.5',
@@ -150,7 +152,7 @@ describe('Security Hub ASFF', () => {
     expect(first!.cve_ids).toBeUndefined();
   });
 
-  it("maps an Inspector finding: the CVE is its check and its cve_ids", async () => {
+  it('maps an Inspector finding: the CVE is its check and its cve_ids', async () => {
     const [first] = findingsOf(await collect(securityHubAsffParser, fileStream('securityhub-inspector-ecr.json')));
     expect(first).toMatchObject({
       source: 'inspector',
@@ -177,7 +179,7 @@ describe('Security Hub ASFF', () => {
     expect(wrapped).toEqual(direct);
   });
 
-  it("says which state decides: ARCHIVED passes, SUPPRESSED is unknown, a failed check stays failed when marked RESOLVED", async () => {
+  it('says which state decides: ARCHIVED passes, SUPPRESSED is unknown, a failed check stays failed when marked RESOLVED', async () => {
     const [control] = JSON.parse(fixtureText('securityhub-fsbp-config-controls.json')).findings;
     const [threat] = JSON.parse(fixtureText('securityhub-guardduty.json')).Findings;
     const failed = { ...control, Compliance: { Status: 'FAILED', RelatedRequirements: ['NIST.800-53.r5 AC-2(1)', 'PCI DSS v3.2.1/8.3.1'] } };
@@ -198,6 +200,7 @@ describe('Security Hub ASFF', () => {
     expect(items[0]!.requirements).toEqual([
       { framework: 'NIST.800-53.r5', requirement: 'AC-2(1)' },
       { framework: 'PCI DSS v3.2.1', requirement: '8.3.1' },
+      { framework: 'AWS-Foundational-Security-Best-Practices', requirement: 'IAM.5' },
     ]);
   });
 
@@ -222,15 +225,44 @@ describe('ASFF streaming', () => {
 
 describe('ASFF requirements', () => {
   it('reads both Security Hub spellings and Prowler lists', () => {
-    expect(
-      requirementsOf(['NIST.800-53.r5 AC-2', 'CIS AWS Foundations Benchmark v1.2.0/1.10', 'PCI DSS v3.2.1/8.3.1', 'CIS-1.5 5.2 5.3', 42, '']),
-    ).toEqual([
+    expect(requirementsOf(['NIST.800-53.r5 AC-2', 'CIS AWS Foundations Benchmark v1.2.0/1.10', 'PCI DSS v3.2.1/8.3.1', 'CIS-1.5 5.2 5.3', 42, ''])).toEqual([
       { framework: 'NIST.800-53.r5', requirement: 'AC-2' },
       { framework: 'CIS AWS Foundations Benchmark v1.2.0', requirement: '1.10' },
       { framework: 'PCI DSS v3.2.1', requirement: '8.3.1' },
       { framework: 'CIS-1.5', requirement: '5.2' },
       { framework: 'CIS-1.5', requirement: '5.3' },
     ]);
+  });
+});
+
+describe('ASFF findings of the AWS Foundational Security Best Practices standard', () => {
+  it('name the control they are the result of, which maps onto the aws-fsbp catalog', async () => {
+    const items = findingsOf(await collect(securityHubAsffParser, fileStream('securityhub-fsbp-config-controls.json')));
+    expect(items.length).toBeGreaterThan(0);
+    // Prowler's catalog of the standard holds 286 of its controls: one it lacks (ELBv2.1) stays unmapped.
+    const mapped = new Set<string>();
+    for (const f of items) {
+      expect(f.requirements.at(-1)).toEqual({ framework: 'AWS-Foundational-Security-Best-Practices', requirement: f.check_id });
+      const { mappings, unmapped } = mapRequirements(f.requirements.slice(-1), 'aws');
+      if (mappings.length) mapped.add(f.check_id);
+      expect(mappings.length ? mappings : unmapped, f.check_id).toEqual(mappings.length ? [{ framework: 'aws-fsbp', control_id: f.check_id }] : f.requirements.slice(-1));
+    }
+    expect(mapped).toContain('IAM.5');
+  });
+
+  it('read a consolidated control finding by its SecurityControlId when the standard is associated', () => {
+    const record = {
+      Id: 'arn:aws:securityhub:us-east-1:123456789012:security-control/S3.1/finding/1',
+      GeneratorId: 'security-control/S3.1',
+      Resources: [{ Id: 'AWS::::Account:123456789012', Type: 'AwsAccount', Region: 'us-east-1' }],
+      Compliance: { Status: 'FAILED', SecurityControlId: 'S3.1', AssociatedStandards: [{ StandardsId: 'standards/aws-foundational-security-best-practices/v/1.0.0' }] },
+      Severity: { Label: 'MEDIUM' },
+      Title: 'S3 general purpose buckets should have block public access settings enabled',
+    };
+    const finding = asffFinding(record, 0);
+    expect(finding).toMatchObject({ kind: 'finding', requirements: [{ framework: 'AWS-Foundational-Security-Best-Practices', requirement: 'S3.1' }] });
+    const other = asffFinding({ ...record, Compliance: { ...record.Compliance, AssociatedStandards: [{ StandardsId: 'standards/cis-aws-foundations-benchmark/v/1.4.0' }] } }, 0);
+    expect(other).toMatchObject({ kind: 'finding', requirements: [] });
   });
 });
 

@@ -78,7 +78,14 @@ const SAMPLES: Record<string, Array<{ id: string; type: string; edges: Array<{ t
   'c7n-test_eks_config.GetResourceConfigHistory.json': [{ id: 'aws:us-east-2:aws.eks.cluster:kapil-dev', type: 'aws.eks.cluster', edges: [] }],
   'c7n-test_ecs_task_def_config.GetResourceConfigHistory.json': [{ id: 'aws:us-east-1:aws.ecs.task_definition:TEST:1', type: 'aws.ecs.task_definition', edges: [] }],
   'c7n-test_ecr_cross_account_filter_config.SelectResourceConfig.json': [
-    'cdk-hnb659fds-container-assets-644160558196-us-east-1', 'demodev', 'docker-on-aws/nodejs', 'omnissm-register', 'repository-name-wubwub', 'test-ecr-modify-policy', 'testing', 'testrepo',
+    'cdk-hnb659fds-container-assets-644160558196-us-east-1',
+    'demodev',
+    'docker-on-aws/nodejs',
+    'omnissm-register',
+    'repository-name-wubwub',
+    'test-ecr-modify-policy',
+    'testing',
+    'testrepo',
   ].map((name) => ({ id: `aws:us-east-1:aws.ecr.repository:${name}`, type: 'aws.ecr.repository', edges: [] })),
   'c7n-test_rdscluster_kms_alias.SelectResourceConfig.json': ['cluster-H6LU56TOHIKJLGS5GVL52DBOOE', 'cluster-MPL6FOB4KMWTPPCZB3YS7RUSYM'].map((id) => ({
     id: `aws:us-east-2:aws.rds.db_cluster:${id}`,
@@ -128,7 +135,13 @@ describe('awsConfigParser', () => {
   it('keeps the AWS Config property model: configuration parsed from text, recorded datetimes as ISO strings', async () => {
     const [eks] = nodes(await parse(read('c7n-test_eks_config.GetResourceConfigHistory.json')));
     const p = eks!.node.properties as Record<string, any>;
-    expect(p).toMatchObject({ resourceType: 'AWS::EKS::Cluster', resourceId: 'kapil-dev', awsRegion: 'us-east-2', accountId: '644160558196', arn: 'arn:aws:eks:us-east-2:644160558196:cluster/kapil-dev' });
+    expect(p).toMatchObject({
+      resourceType: 'AWS::EKS::Cluster',
+      resourceId: 'kapil-dev',
+      awsRegion: 'us-east-2',
+      accountId: '644160558196',
+      arn: 'arn:aws:eks:us-east-2:644160558196:cluster/kapil-dev',
+    });
     expect(typeof p.configuration).toBe('object');
     expect(p.configuration.Name).toBe('kapil-dev');
     // The history page lists the newest item first: the newer one (captured at 06:04:03) is kept.
@@ -137,10 +150,23 @@ describe('awsConfigParser', () => {
     expect(sg!.node.properties.configuration).toMatchObject(JSON.parse(history[0].configuration));
     const reversed = nodes(await parse(JSON.stringify({ configurationItems: [...history].reverse() })));
     expect(reversed.at(-1)!.node.properties.configuration).toMatchObject(JSON.parse(history[0].configuration));
-    const dated = nodes(await parse(JSON.stringify({ ...history[0], configuration: { createdAt: { __class__: 'datetime', year: 2016, month: 12, day: 11, hour: 6, minute: 4, second: 3, microsecond: 800000 } } })));
+    const dated = nodes(
+      await parse(
+        JSON.stringify({
+          ...history[0],
+          configuration: { createdAt: { __class__: 'datetime', year: 2016, month: 12, day: 11, hour: 6, minute: 4, second: 3, microsecond: 800000 } },
+        }),
+      ),
+    );
     expect(dated[0]!.node.properties.configuration).toEqual({ createdAt: '2016-12-11T06:04:03.800Z' });
     const [bucket] = nodes(await parse(read('rdk-example_ci-AWS_S3_Bucket.json')));
-    expect(bucket!.node).toMatchObject({ name: 'mborch-test-bucket-config-item', account_id: '934654633380', region: 'us-east-1', provider: 'aws', native_id: 'mborch-test-bucket-config-item' });
+    expect(bucket!.node).toMatchObject({
+      name: 'mborch-test-bucket-config-item',
+      account_id: '934654633380',
+      region: 'us-east-1',
+      provider: 'aws',
+      native_id: 'mborch-test-bucket-config-item',
+    });
     expect((bucket!.node.properties.supplementaryConfiguration as Record<string, any>).BucketVersioningConfiguration).toEqual({ status: 'Enabled', isMfaDeleteEnabled: null });
   });
 
@@ -192,7 +218,7 @@ describe('awsConfigParser', () => {
     expect(await parse(JSON.stringify([item]))).toEqual([{ kind: 'error', record: 0, message: expect.stringMatching(/ResourceDeleted/) }]);
   });
 
-  it('detects AWS Config documents and not other scanners\' outputs', () => {
+  it("detects AWS Config documents and not other scanners' outputs", () => {
     expect(awsConfigParser.detect('{"Results": [{"Target": "main.tf", "Misconfigurations": []}]}')).toBe(false);
     expect(awsConfigParser.detect('{"Findings": [{"SchemaVersion": "2018-10-08", "Resources": [{"Type": "AwsS3Bucket"}]}]}')).toBe(false);
     expect(awsConfigParser.detect('{"version": "2.1.0", "runs": []}')).toBe(false);
@@ -213,10 +239,18 @@ describe('supplementary configuration as the configuration API returns it (text)
   it('becomes the values of the property model, as in snapshots', async () => {
     const bucket = JSON.parse(read('rdk-example_ci-AWS_S3_Bucket.json'));
     const asText = Object.fromEntries(Object.entries(bucket.supplementaryConfiguration).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
-    const [fromText] = nodes(await parse(JSON.stringify({ baseConfigurationItems: [{ ...bucket, supplementaryConfiguration: asText, configuration: JSON.stringify(bucket.configuration) }] })));
+    const [fromText] = nodes(
+      await parse(JSON.stringify({ baseConfigurationItems: [{ ...bucket, supplementaryConfiguration: asText, configuration: JSON.stringify(bucket.configuration) }] })),
+    );
     const [fromObjects] = nodes(await parse(read('rdk-example_ci-AWS_S3_Bucket.json')));
     expect(fromText).toEqual(fromObjects);
-    const key = { resourceType: 'AWS::KMS::Key', resourceId: 'k-1', awsRegion: 'eu-west-1', configuration: '{"keyManager":"CUSTOMER"}', supplementaryConfiguration: { KeyRotationStatus: 'true' } };
+    const key = {
+      resourceType: 'AWS::KMS::Key',
+      resourceId: 'k-1',
+      awsRegion: 'eu-west-1',
+      configuration: '{"keyManager":"CUSTOMER"}',
+      supplementaryConfiguration: { KeyRotationStatus: 'true' },
+    };
     const [kms] = nodes(await parse(JSON.stringify(key)));
     expect(kms!.node.properties.supplementaryConfiguration).toEqual({ KeyRotationStatus: true });
   });

@@ -34,7 +34,8 @@ async function importFile(tenant: TenantFixture, content: Buffer, filename: stri
 }
 
 async function findings(tenant: TenantFixture, query: string) {
-  return (await call(t.app, tenant.admin.token, { url: api(tenant, `/findings?per_page=500&${query.includes('status=') ? query : `status=all&${query}`}`), expect: 200 })).json().items as Array<Record<string, any>>;
+  return (await call(t.app, tenant.admin.token, { url: api(tenant, `/findings?per_page=500&${query.includes('status=') ? query : `status=all&${query}`}`), expect: 200 })).json()
+    .items as Array<Record<string, any>>;
 }
 
 describe('POST /imports: the other formats', () => {

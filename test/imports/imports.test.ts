@@ -115,7 +115,7 @@ describe('POST /imports: Prowler OCSF', () => {
     await importFile(tenant, AWS);
     // The same scan, except that the access analyzer check now fails on another resource only.
     const moved = awsRecords();
-    ((moved[0]!.resources as Array<Record<string, unknown>>)[0]!).uid = '<other_resource_uid>';
+    (moved[0]!.resources as Array<Record<string, unknown>>)[0]!.uid = '<other_resource_uid>';
     t.clock.advance(60_000);
     const without = await importFile(tenant, Buffer.from(JSON.stringify(moved)));
     expect(without.counts).toMatchObject({ records: 5, findings_created: 1, findings_resolved: 1, findings_reopened: 0 });
@@ -220,7 +220,7 @@ describe('POST /imports: refusals', () => {
     expect(unknown.json().error.message).toMatch(/prowler-ocsf/);
   });
 
-  it("another tenant cannot read an import (404)", async () => {
+  it('another tenant cannot read an import (404)', async () => {
     const tenant = await buildTenant(t);
     const res = await upload(tenant, AWS);
     expect(res.statusCode).toBe(202);
@@ -275,7 +275,17 @@ describe('applyImport with configuration items', () => {
     const role = 'arn:aws:iam::123456789012:role/myAdministratorExecutionRole';
     const node = (id: string, arn: string, edges: ImportedNode['edges']): ImportedNode => ({
       kind: 'node',
-      node: { id, provider: 'aws', region: 'us-east-1', type: 'aws_iam_role', native_id: id.split(':').pop()!, name: id, account_id: '123456789012', properties: { arn }, tags: {} },
+      node: {
+        id,
+        provider: 'aws',
+        region: 'us-east-1',
+        type: 'aws_iam_role',
+        native_id: id.split(':').pop()!,
+        name: id,
+        account_id: '123456789012',
+        properties: { arn },
+        tags: {},
+      },
       edges,
     });
     const [record] = JSON.parse(fixture('prowler4.2.1-one_vuln.ocsf.json').toString('utf8')) as unknown[];

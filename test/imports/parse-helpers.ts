@@ -10,7 +10,10 @@ export const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/impo
 export const fixtureText = (name: string) => readFileSync(fixture(name), 'utf8');
 
 /** Detection sees the file's first 64 KiB as text, as the import route gives it. */
-export const head = (name: string) => readFileSync(fixture(name)).subarray(0, 64 * 1024).toString('utf8');
+export const head = (name: string) =>
+  readFileSync(fixture(name))
+    .subarray(0, 64 * 1024)
+    .toString('utf8');
 
 /** Small chunks, so records and strings cross chunk boundaries as they do in a real upload. */
 export const fileStream = (name: string) => createReadStream(fixture(name), { highWaterMark: 1024 });

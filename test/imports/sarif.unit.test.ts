@@ -65,8 +65,7 @@ describe('SARIF samples', () => {
       status: 'fail',
       severity: 'high',
       title: 'main.tf:8: No public access block so not blocking public acls',
-      description:
-        'S3 buckets should block public ACLs on buckets and any objects they contain. By blocking, PUTs with fail if the object has any public ACL a.',
+      description: 'S3 buckets should block public ACLs on buckets and any objects they contain. By blocking, PUTs with fail if the object has any public ACL a.',
       remediation:
         'Misconfiguration AWS-0086\nType: Terraform Security Check\nSeverity: HIGH\nCheck: S3 Access block should block public ACL\nMessage: No public access block so not blocking public acls\nLink: [AWS-0086](https://avd.aquasec.com/misconfig/aws-0086)\nS3 buckets should block public ACLs on buckets and any objects they contain. By blocking, PUTs with fail if the object has any public ACL a.\nhttps://avd.aquasec.com/misconfig/aws-0086',
       resource: { provider: 'iac', uid: 'main.tf', type: 'iac_file', name: 'main.tf', account_id: '', region: '' },
@@ -112,15 +111,14 @@ describe('SARIF samples', () => {
     expect(twin!.source_finding_id).toBe(finding!.source_finding_id);
   });
 
-  it("reads Semgrep: fingerprints as ids, severity words, OWASP categories as requirements, CWE in details", async () => {
+  it('reads Semgrep: fingerprints as ids, severity words, OWASP categories as requirements, CWE in details', async () => {
     const items = findingsOf(await collect(sarifParser, fileStream(SEMGREP)));
     expect(countBy(items, (f) => f.severity)).toEqual({ medium: 42, critical: 34, high: 1 });
     expect(new Set(items.map((f) => f.source_finding_id)).size).toBe(77);
     const [first] = items;
     expect(first).toMatchObject({
       check_id: 'vulnerability-management-registry.semgrep-rules.gitlab-rules.sast-rules.javascript.pathtraversal.javascript_pathtraversal_rule-non-literal-fs-filename',
-      source_finding_id:
-        'e5aea7d033ad2f52b0c68a45048d8297e59597971eb74ca387ebdb598e9d2631c1de6945ffea9d9dc2fce6bb0f1e8f8e966061e685f3f72c40459c30f9fe7235_0',
+      source_finding_id: 'e5aea7d033ad2f52b0c68a45048d8297e59597971eb74ca387ebdb598e9d2631c1de6945ffea9d9dc2fce6bb0f1e8f8e966061e685f3f72c40459c30f9fe7235_0',
       // The message wraps a long explanation: the title is its first sentence.
       title: 'Gruntfile.js:75: The application dynamically constructs file or path information.',
       location: { uri: 'Gruntfile.js', start_line: 75, end_line: 75 },
@@ -206,7 +204,9 @@ describe('SARIF runs', () => {
       tool: { driver: { name: 'checkov', rules: [{ id: 'R1' }] } },
       artifacts: [{ location: { uri: 'infra/main.tf' } }],
       logicalLocations: [{ name: 'logs', kind: 'aws_s3_bucket' }],
-      results: [{ ruleId: 'R1', message: { text: 'x' }, locations: [{ physicalLocation: { artifactLocation: { index: 0 }, region: { startLine: 2 } }, logicalLocations: [{ index: 0 }] }] }],
+      results: [
+        { ruleId: 'R1', message: { text: 'x' }, locations: [{ physicalLocation: { artifactLocation: { index: 0 }, region: { startLine: 2 } }, logicalLocations: [{ index: 0 }] }] },
+      ],
     };
     const [finding] = findingsOf(await collect(sarifParser, textStream(JSON.stringify({ version: '2.1.0', runs: [run] }))));
     expect(finding!.location).toEqual({ uri: 'infra/main.tf', start_line: 2 });

@@ -36,10 +36,11 @@ async function tcpListener(banner: string | null) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 let tenant: TenantFixture;
@@ -76,8 +77,10 @@ beforeEach(async () => {
   api.fallback = (req, res) => {
     if (req.url.startsWith('/slack/')) return reply(200, 'ok', { 'content-type': 'text/plain' })(req, res);
     if (req.url.startsWith('/teams/')) return reply(202, '')(req, res);
-    if (req.url.startsWith('/jira/')) return reply(201, JSON.stringify({ id: '10000', key: 'SEC-1', self: `${api.url}/jira/rest/api/3/issue/10000` }), { 'content-type': 'application/json' })(req, res);
-    if (req.url.startsWith('/github/')) return reply(201, JSON.stringify({ id: 1, number: 1347, html_url: 'https://github.com/acme/infra/issues/1347' }), { 'content-type': 'application/json' })(req, res);
+    if (req.url.startsWith('/jira/'))
+      return reply(201, JSON.stringify({ id: '10000', key: 'SEC-1', self: `${api.url}/jira/rest/api/3/issue/10000` }), { 'content-type': 'application/json' })(req, res);
+    if (req.url.startsWith('/github/'))
+      return reply(201, JSON.stringify({ id: 1, number: 1347, html_url: 'https://github.com/acme/infra/issues/1347' }), { 'content-type': 'application/json' })(req, res);
     if (req.url.startsWith('/pagerduty/')) {
       const dedup = (JSON.parse(req.body) as { dedup_key?: string }).dedup_key;
       return reply(202, JSON.stringify({ status: 'success', message: 'Event processed', dedup_key: dedup }), { 'content-type': 'application/json' })(req, res);
@@ -148,7 +151,10 @@ describe('Slack incoming webhook', () => {
       ],
     });
     // Block Kit limits: header plain_text up to 150 characters, at most 10 fields of up to 2,000.
-    const long = await deliverOne({ type: 'slack', name: 'chat 2', config: { url: `${api.url}/slack/services/T000/B000/YYYY`, events: ['finding.created'] } }, { title: 'x'.repeat(400) });
+    const long = await deliverOne(
+      { type: 'slack', name: 'chat 2', config: { url: `${api.url}/slack/services/T000/B000/YYYY`, events: ['finding.created'] } },
+      { title: 'x'.repeat(400) },
+    );
     expect(long.delivery.status).toBe('succeeded');
     const header = JSON.parse(api.requests.at(-1)!.body).blocks[0];
     expect(header.text.text.length).toBeLessThanOrEqual(150);
@@ -166,7 +172,11 @@ describe('Microsoft Teams', () => {
     const card = body.attachments[0].content;
     expect(card).toMatchObject({ $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4' });
     expect(card.body[0]).toEqual({ type: 'TextBlock', text: TITLE, weight: 'Bolder', size: 'Medium', wrap: true, color: 'Attention' });
-    expect(card.body[1]).toEqual({ type: 'TextBlock', text: 'Versioning protects objects against accidental deletion.\n\nRemediation: Enable versioning on the bucket.', wrap: true });
+    expect(card.body[1]).toEqual({
+      type: 'TextBlock',
+      text: 'Versioning protects objects against accidental deletion.\n\nRemediation: Enable versioning on the bucket.',
+      wrap: true,
+    });
     expect(card.body[2].type).toBe('FactSet');
     expect(card.body[2].facts.slice(0, 2)).toEqual([
       { title: 'Severity', value: 'HIGH' },
@@ -176,7 +186,11 @@ describe('Microsoft Teams', () => {
   });
 
   it('legacy connector: an Office 365 MessageCard when config.format is message_card', async () => {
-    const { delivery } = await deliverOne({ type: 'teams', name: 'connector', config: { url: `${api.url}/teams/webhookb2/legacy`, format: 'message_card', events: ['finding.created'] } });
+    const { delivery } = await deliverOne({
+      type: 'teams',
+      name: 'connector',
+      config: { url: `${api.url}/teams/webhookb2/legacy`, format: 'message_card', events: ['finding.created'] },
+    });
     expect(delivery.status).toBe('succeeded');
     const body = JSON.parse(api.requests[0]!.body);
     expect(body).toMatchObject({
@@ -185,7 +199,9 @@ describe('Microsoft Teams', () => {
       summary: TITLE,
       themeColor: 'D13438',
       title: TITLE,
-      sections: [{ activityTitle: 'finding.created', text: 'Versioning protects objects against accidental deletion.\n\nRemediation: Enable versioning on the bucket.', markdown: true }],
+      sections: [
+        { activityTitle: 'finding.created', text: 'Versioning protects objects against accidental deletion.\n\nRemediation: Enable versioning on the bucket.', markdown: true },
+      ],
     });
     expect(body.sections[0].facts[0]).toEqual({ name: 'Severity', value: 'HIGH' });
   });
@@ -196,7 +212,14 @@ describe('Jira issue creation', () => {
     const { delivery, created } = await deliverOne({
       type: 'jira',
       name: 'tickets',
-      config: { base_url: `${api.url}/jira/`, project_key: 'SEC', email: 'bot@example.com', api_token: 'jira-api-token', labels: ['controlgraph', 'cis-aws'], events: ['finding.created'] },
+      config: {
+        base_url: `${api.url}/jira/`,
+        project_key: 'SEC',
+        email: 'bot@example.com',
+        api_token: 'jira-api-token',
+        labels: ['controlgraph', 'cis-aws'],
+        events: ['finding.created'],
+      },
     });
     expect(delivery).toMatchObject({ status: 'succeeded', last_status_code: 201 });
     expect(delivery.attempts[0].response_body).toContain('"key":"SEC-1"');
@@ -217,7 +240,15 @@ describe('Jira issue creation', () => {
     expect(doc.content[2].type).toBe('bulletList');
     expect(doc.content[2].content[0]).toEqual({
       type: 'listItem',
-      content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Severity: ', marks: [{ type: 'strong' }] }, { type: 'text', text: 'HIGH' }] }],
+      content: [
+        {
+          type: 'paragraph',
+          content: [
+            { type: 'text', text: 'Severity: ', marks: [{ type: 'strong' }] },
+            { type: 'text', text: 'HIGH' },
+          ],
+        },
+      ],
     });
     expect(doc.content.at(-1).content[0].text).toContain(`delivery ${delivery.id}`);
     expect(created.config.api_token).toBe('jira-api-token');
@@ -249,7 +280,11 @@ describe('Jira issue creation', () => {
 
 describe('GitHub issue creation', () => {
   it('POST /repos/{owner}/{repo}/issues with title, Markdown body and labels; Bearer token, versioned media type, User-Agent', async () => {
-    const { delivery } = await deliverOne({ type: 'github', name: 'issues', config: { api_url: `${api.url}/github`, repository: 'acme/infra', token: 'ghp_testtoken', labels: ['security'], events: ['finding.created'] } });
+    const { delivery } = await deliverOne({
+      type: 'github',
+      name: 'issues',
+      config: { api_url: `${api.url}/github`, repository: 'acme/infra', token: 'ghp_testtoken', labels: ['security'], events: ['finding.created'] },
+    });
     expect(delivery).toMatchObject({ status: 'succeeded', last_status_code: 201 });
     const [request] = api.requests;
     expect(request).toMatchObject({ method: 'POST', url: '/github/repos/acme/infra/issues' });
@@ -284,7 +319,14 @@ describe('PagerDuty Events API v2', () => {
     const timestamp = t.clock.now().toISOString();
     await t.drain();
     t.clock.advance(S);
-    await emit(t, [{ tenantId: tenant.id, workspaceId: tenant.defaultWorkspaceId, type: 'finding.resolved', data: { finding_id: finding.id, resolved_at: t.clock.now().toISOString(), rule_id: finding.rule_id, resource_id: finding.resource_id, resolved_by: 'audit' } }]);
+    await emit(t, [
+      {
+        tenantId: tenant.id,
+        workspaceId: tenant.defaultWorkspaceId,
+        type: 'finding.resolved',
+        data: { finding_id: finding.id, resolved_at: t.clock.now().toISOString(), rule_id: finding.rule_id, resource_id: finding.resource_id, resolved_by: 'audit' },
+      },
+    ]);
     await t.drain();
     const deliveries = (await deliveriesOf(t, token, tenant.id, created.id)).items;
     expect(deliveries.map((d) => [d.event_type, d.status, d.last_status_code])).toEqual([
@@ -344,7 +386,10 @@ describe('e-mail through SMTP', () => {
           days_before: 30,
           level: 'warning',
           expires_at: '2026-12-27T12:00:00.000Z',
-          controls: [{ framework: 'nist-800-53', control_id: 'PE-2' }, { framework: 'nist-800-53', control_id: 'PE-3' }],
+          controls: [
+            { framework: 'nist-800-53', control_id: 'PE-2' },
+            { framework: 'nist-800-53', control_id: 'PE-3' },
+          ],
           owner: { user_id: '5e4d3c2b-1a09-4f8e-9d7c-6b5a4f3e2d1c', username: 'facilities-lead' },
           notify_user_ids: [],
         },
@@ -402,8 +447,16 @@ describe('e-mail through SMTP', () => {
   it('a recipient refused by the server (550) and wrong credentials (535) are failed attempts with the reply code', async () => {
     smtp.rejectRecipients.add('gone@example.com');
     const server = { host: '127.0.0.1', port: smtp.port, username: SMTP_USER, from: 'controlgraph@example.com' };
-    const refused = await createIntegration(t, token, tenant.id, { type: 'email', name: 'refused', config: { to: ['gone@example.com'], events: ['finding.created'], smtp: { ...server, password: SMTP_PASSWORD } } });
-    const badLogin = await createIntegration(t, token, tenant.id, { type: 'email', name: 'bad login', config: { to: ['secops@example.com'], events: ['finding.created'], smtp: { ...server, password: 'wrong-password' } } });
+    const refused = await createIntegration(t, token, tenant.id, {
+      type: 'email',
+      name: 'refused',
+      config: { to: ['gone@example.com'], events: ['finding.created'], smtp: { ...server, password: SMTP_PASSWORD } },
+    });
+    const badLogin = await createIntegration(t, token, tenant.id, {
+      type: 'email',
+      name: 'bad login',
+      config: { to: ['secops@example.com'], events: ['finding.created'], smtp: { ...server, password: 'wrong-password' } },
+    });
     await emit(t, [findingCreated(tenant.id, tenant.defaultWorkspaceId, FINDING)]);
     await t.drain();
     const first = async (id: string) => (await deliveriesOf(t, token, tenant.id, id)).items[0]!;
@@ -432,11 +485,13 @@ describe('e-mail through SMTP', () => {
     try {
       const created = [];
       for (const port of [closedPort, http.port, silent.port]) {
-        created.push(await createIntegration(t, token, tenant.id, {
-          type: 'email',
-          name: `port ${port}`,
-          config: { to: ['secops@example.com'], events: ['finding.created'], timeout_seconds: 1, smtp: { host: '127.0.0.1', port, from: 'controlgraph@example.com' } },
-        }));
+        created.push(
+          await createIntegration(t, token, tenant.id, {
+            type: 'email',
+            name: `port ${port}`,
+            config: { to: ['secops@example.com'], events: ['finding.created'], timeout_seconds: 1, smtp: { host: '127.0.0.1', port, from: 'controlgraph@example.com' } },
+          }),
+        );
       }
       await emit(t, [findingCreated(tenant.id, tenant.defaultWorkspaceId, FINDING)]);
       await t.drain();

@@ -51,7 +51,11 @@ describe.runIf(dbKind() === 'postgres')('SIGKILL of the service mid-request (Pos
     const doomed = await startServiceProcess(env);
     processes.push(doomed);
     // CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS still works (the receiver is reached), with a warning at start.
-    await until('the deprecation warning', async () => (doomed.output().includes('deprecated settings: move their entries to CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS') ? true : undefined), 10_000);
+    await until(
+      'the deprecation warning',
+      async () => (doomed.output().includes('deprecated settings: move their entries to CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS') ? true : undefined),
+      10_000,
+    );
     const session = await api(doomed.base, null, 'POST', '/api/v1/auth/token', ADMIN);
     const tenant = `/api/v1/tenants/${session.tenant_id}`;
     const integration = await api(doomed.base, session.token, 'POST', `${tenant}/integrations`, {

@@ -43,7 +43,11 @@ afterEach(async () => {
 
 const base = () => `/api/v1/tenants/${tenant.id}/integrations`;
 async function hook(path = '/hook', config: Record<string, unknown> = {}, name = 'hook') {
-  return createIntegration(t, token, tenant.id, { type: 'webhook', name, config: { url: `${receiver.url}${path}`, secret: SECRET, events: ['finding.created', 'finding.resolved', 'compliance.score_changed'], ...config } });
+  return createIntegration(t, token, tenant.id, {
+    type: 'webhook',
+    name,
+    config: { url: `${receiver.url}${path}`, secret: SECRET, events: ['finding.created', 'finding.resolved', 'compliance.score_changed'], ...config },
+  });
 }
 const deliveries = (id: string, query = '') => deliveriesOf(t, token, tenant.id, id, query);
 const integration = async (id: string) => (await call(t.app, token, { url: `${base()}/${id}`, expect: 200 })).json();
@@ -58,10 +62,37 @@ describe('delivering an event', () => {
     await t.drain();
     expect(receiver.requests).toHaveLength(1);
     const [request] = receiver.requests;
-    const outbox = await t.deps.database.db.selectFrom('outbox_events').selectAll().where('tenant_id', '=', tenant.id).where('type', '=', 'finding.created').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    const outbox = await t.deps.database.db
+      .selectFrom('outbox_events')
+      .selectAll()
+      .where('tenant_id', '=', tenant.id)
+      .where('type', '=', 'finding.created')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
     const envelope = JSON.parse(request!.body);
-    expect(envelope).toEqual({ id: outbox.id, type: 'finding.created', tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, timestamp: t.clock.now().toISOString(), data: e.data });
-    for (const field of ['id', 'rule_id', 'framework', 'control_id', 'severity', 'title', 'description', 'resource_id', 'resource_type', 'resource_name', 'region', 'remediation', 'created_at']) {
+    expect(envelope).toEqual({
+      id: outbox.id,
+      type: 'finding.created',
+      tenant_id: tenant.id,
+      workspace_id: tenant.defaultWorkspaceId,
+      timestamp: t.clock.now().toISOString(),
+      data: e.data,
+    });
+    for (const field of [
+      'id',
+      'rule_id',
+      'framework',
+      'control_id',
+      'severity',
+      'title',
+      'description',
+      'resource_id',
+      'resource_type',
+      'resource_name',
+      'region',
+      'remediation',
+      'created_at',
+    ]) {
       expect(envelope.data.finding).toHaveProperty(field);
     }
     const h = request!.headers;
@@ -91,7 +122,16 @@ describe('delivering an event', () => {
     expect(h['webhook-id']).toBe(delivery.id);
     expect(delivery).toMatchObject({ event_id: outbox.id, event_type: 'finding.created', status: 'succeeded', attempt_count: 1, last_status_code: 200, last_error: null });
     expect(delivery.attempts).toEqual([
-      { number: 1, attempted_at: t.clock.now().toISOString(), outcome: 'succeeded', status_code: 200, latency_ms: expect.any(Number), response_body: 'ok', error: null, next_attempt_at: null },
+      {
+        number: 1,
+        attempted_at: t.clock.now().toISOString(),
+        outcome: 'succeeded',
+        status_code: 200,
+        latency_ms: expect.any(Number),
+        response_body: 'ok',
+        error: null,
+        next_attempt_at: null,
+      },
     ]);
     const one = (await call(t.app, token, { url: `${base()}/${created.id}/deliveries/${delivery.id}`, expect: 200 })).json();
     expect(one.envelope).toEqual(envelope);
@@ -115,14 +155,25 @@ describe('delivering an event', () => {
     expect(await severities(d.id)).toBe(0);
     const bodies = (path: string) => receiver.requests.filter((r) => r.url === path).map((r) => JSON.parse(r.body).data.finding);
     expect(bodies('/critical').map((f) => f.severity)).toEqual(['CRITICAL']);
-    expect(bodies('/pci').map((f) => f.severity).sort()).toEqual(['CRITICAL', 'LOW']);
+    expect(
+      bodies('/pci')
+        .map((f) => f.severity)
+        .sort(),
+    ).toEqual(['CRITICAL', 'LOW']);
     expect(bodies('/buckets').map((f) => [f.severity, f.resource_type])).toEqual([['HIGH', 'aws.s3.bucket']]);
     expect(bodies('/resolved-only')).toEqual([]);
   });
 
   it('a severity filter does not hold back events without a severity (compliance.score_changed)', async () => {
     const created = await hook('/critical', { filters: { severity: ['CRITICAL'] } });
-    await emit(t, [{ tenantId: tenant.id, workspaceId: tenant.defaultWorkspaceId, type: 'compliance.score_changed', data: { framework: 'overall', previous_score: 80, current_score: 70, delta: -10, triggered_by: 'run', new_failures: 3, new_passes: 0 } }]);
+    await emit(t, [
+      {
+        tenantId: tenant.id,
+        workspaceId: tenant.defaultWorkspaceId,
+        type: 'compliance.score_changed',
+        data: { framework: 'overall', previous_score: 80, current_score: 70, delta: -10, triggered_by: 'run', new_failures: 3, new_passes: 0 },
+      },
+    ]);
     await t.drain();
     expect((await deliveries(created.id)).items.map((x) => x.event_type)).toEqual(['compliance.score_changed']);
   });
@@ -240,7 +291,10 @@ describe('retries and failure', () => {
     await t.drain();
     const [delivery] = (await deliveries(created.id)).items;
     expect(delivery).toMatchObject({ status: 'succeeded', attempt_count: 2, last_error: null, last_status_code: 200 });
-    expect(delivery!.attempts.map((a: { outcome: string; status_code: number }) => [a.outcome, a.status_code])).toEqual([['failed', 502], ['succeeded', 200]]);
+    expect(delivery!.attempts.map((a: { outcome: string; status_code: number }) => [a.outcome, a.status_code])).toEqual([
+      ['failed', 502],
+      ['succeeded', 200],
+    ]);
     expect((await integration(created.id)).status).toBe('active');
   });
 
@@ -305,7 +359,10 @@ describe('receiver signals', () => {
     await t.drain();
     const [delivered] = (await deliveries(created.id)).items;
     expect(delivered).toMatchObject({ status: 'succeeded', attempt_count: 2 });
-    expect(delivered!.attempts.map((a: { number: number; status_code: number }) => [a.number, a.status_code])).toEqual([[1, 410], [2, 200]]);
+    expect(delivered!.attempts.map((a: { number: number; status_code: number }) => [a.number, a.status_code])).toEqual([
+      [1, 410],
+      [2, 200],
+    ]);
     expect(receiver.requests.map((r) => r.headers['webhook-id'])).toEqual([failed!.id, failed!.id]);
     expect(JSON.parse(receiver.requests[1]!.body).data.finding.title).toBe('first');
     await call(t.app, token, { method: 'POST', url: `${base()}/${created.id}/deliveries/${crypto.randomUUID()}/retry`, expect: 404 });
@@ -384,7 +441,10 @@ describe('end to end from an audit', () => {
     await audit(t, token, tenant.id);
     await t.drain();
     // finding.resolved carries only the finding id: its severity and resource type were looked up.
-    const resolved = receiver.requests.filter((r) => r.url === '/medium').map((r) => JSON.parse(r.body)).filter((e) => e.type === 'finding.resolved');
+    const resolved = receiver.requests
+      .filter((r) => r.url === '/medium')
+      .map((r) => JSON.parse(r.body))
+      .filter((e) => e.type === 'finding.resolved');
     expect(resolved.map((e) => e.data.finding_id)).toContain(findingId);
     expect(resolved.every((e) => createdIds.includes(e.data.finding_id))).toBe(true);
     expect(receiver.requests.filter((r) => r.url === '/critical' && JSON.parse(r.body).type.startsWith('finding.'))).toEqual([]);

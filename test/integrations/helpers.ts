@@ -88,12 +88,28 @@ export function selfSignedCertificate(commonName: string, altNames: string[]): {
   const dir = mkdtempSync(join(tmpdir(), 'cg-cert-'));
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '2',
-    '-keyout', keyFile, '-out', certFile,
-    '-subj', `/CN=${commonName}`,
-    '-addext', `subjectAltName=${altNames.join(',')}`,
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-sha256',
+      '-days',
+      '2',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-subj',
+      `/CN=${commonName}`,
+      '-addext',
+      `subjectAltName=${altNames.join(',')}`,
+    ],
+    { stdio: 'pipe' },
+  );
   return { key: readFileSync(keyFile, 'utf8'), cert: readFileSync(certFile, 'utf8'), certFile, dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -103,7 +119,11 @@ export function selfSignedCertificate(commonName: string, altNames: string[]): {
  * resolve are accepted at creation and never reached).
  */
 export const testDns = async (host: string): Promise<Array<{ address: string; family: number }>> => {
-  if (host === 'localhost') return [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }];
+  if (host === 'localhost')
+    return [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 

@@ -13,7 +13,12 @@ const rulesUrl = (path = '') => `/api/v1/tenants/${tenant.id}/alerts/rules${path
 const webhook = (overrides: Record<string, unknown> = {}) => ({
   type: 'webhook',
   name: 'SIEM',
-  config: { url: 'https://siem.example.com/hooks/controlgraph', secret: 'whsec_c2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA==', events: ['finding.created', 'finding.resolved'], ...overrides },
+  config: {
+    url: 'https://siem.example.com/hooks/controlgraph',
+    secret: 'whsec_c2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA==',
+    events: ['finding.created', 'finding.resolved'],
+    ...overrides,
+  },
 });
 
 beforeAll(async () => {
@@ -64,10 +69,22 @@ describe('POST /integrations', () => {
       webhook(),
       { type: 'slack', name: 'chat', config: { url: 'https://hooks.slack.com/services/T000/B000/XXXX', events: ['finding.created'] } },
       { type: 'teams', name: 'team chat', config: { url: 'https://example.webhook.office.com/webhookb2/abc', events: ['finding.created'], format: 'message_card' } },
-      { type: 'jira', name: 'tickets', config: { base_url: 'https://example.atlassian.net', project_key: 'SEC', email: 'bot@example.com', api_token: 'jira-token', events: ['finding.created'] } },
+      {
+        type: 'jira',
+        name: 'tickets',
+        config: { base_url: 'https://example.atlassian.net', project_key: 'SEC', email: 'bot@example.com', api_token: 'jira-token', events: ['finding.created'] },
+      },
       { type: 'github', name: 'issues', config: { repository: 'acme/infra', token: 'ghp_token', events: ['finding.created'] } },
       { type: 'pagerduty', name: 'on-call', config: { routing_key: 'R0UTINGKEY', events: ['finding.created', 'finding.resolved'], filters: { severity: ['CRITICAL'] } } },
-      { type: 'email', name: 'mail', config: { to: ['secops@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', port: 587, username: 'u', password: 'smtp-pw', from: 'controlgraph@example.com' } } },
+      {
+        type: 'email',
+        name: 'mail',
+        config: {
+          to: ['secops@example.com'],
+          events: ['finding.created'],
+          smtp: { host: 'smtp.example.com', port: 587, username: 'u', password: 'smtp-pw', from: 'controlgraph@example.com' },
+        },
+      },
     ];
     for (const body of bodies) {
       const created = await createIntegration(t, admin, tenant.id, body);
@@ -138,11 +155,23 @@ describe('POST /integrations', () => {
       else expect(res.json().error.message, target).toMatch(message);
     }
     // The other types' targets pass the same guard; so does an alert rule's url and a PUT.
-    const jira = await call(t.app, admin, { method: 'POST', url: url(), payload: { type: 'jira', name: 'j', config: { base_url: 'https://10.0.0.9', project_key: 'SEC', api_token: 'x', events: ['finding.created'] } } });
+    const jira = await call(t.app, admin, {
+      method: 'POST',
+      url: url(),
+      payload: { type: 'jira', name: 'j', config: { base_url: 'https://10.0.0.9', project_key: 'SEC', api_token: 'x', events: ['finding.created'] } },
+    });
     expect(jira.json().error.message).toBe('config.base_url: the address is not allowed (10.0.0.9 is a private address)');
-    const smtp = await call(t.app, admin, { method: 'POST', url: url(), payload: { type: 'email', name: 'm', config: { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'localhost', from: 'cg@example.com' } } } });
+    const smtp = await call(t.app, admin, {
+      method: 'POST',
+      url: url(),
+      payload: { type: 'email', name: 'm', config: { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'localhost', from: 'cg@example.com' } } },
+    });
     expect(smtp.json().error.message).toMatch(/^config\.smtp\.host: the address is not allowed \(localhost resolves to a loopback address\)$/);
-    const rule = await call(t.app, admin, { method: 'POST', url: rulesUrl(), payload: { name: 'r', channel: 'slack', url: 'https://169.254.169.254/x', events: ['finding.created'] } });
+    const rule = await call(t.app, admin, {
+      method: 'POST',
+      url: rulesUrl(),
+      payload: { name: 'r', channel: 'slack', url: 'https://169.254.169.254/x', events: ['finding.created'] },
+    });
     expect(rule.json().error.message).toBe('url: the address is not allowed (169.254.169.254 is a link-local address)');
     const created = await createIntegration(t, admin, tenant.id, webhook());
     const put = await call(t.app, admin, { method: 'PUT', url: url(`/${created.id}`), payload: { config: { url: 'https://localhost:8443/x' } } });
@@ -154,14 +183,29 @@ describe('POST /integrations', () => {
 
   it('400 for bad configuration of the other types', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ type: 'jira', name: 'j', config: { base_url: 'https://x.atlassian.net', project_key: 'sec', api_token: 't', events: ['finding.created'] } }, 'config.project_key must be a Jira project key (e.g. SEC)'],
+      [
+        { type: 'jira', name: 'j', config: { base_url: 'https://x.atlassian.net', project_key: 'sec', api_token: 't', events: ['finding.created'] } },
+        'config.project_key must be a Jira project key (e.g. SEC)',
+      ],
       [{ type: 'jira', name: 'j', config: { base_url: 'https://x.atlassian.net', project_key: 'SEC', events: ['finding.created'] } }, 'config.api_token is required'],
-      [{ type: 'jira', name: 'j', config: { base_url: 'https://x.atlassian.net', project_key: 'SEC', api_token: 't', api_version: 4, events: ['finding.created'] } }, 'config.api_version must be an integer from 2 to 3'],
+      [
+        { type: 'jira', name: 'j', config: { base_url: 'https://x.atlassian.net', project_key: 'SEC', api_token: 't', api_version: 4, events: ['finding.created'] } },
+        'config.api_version must be an integer from 2 to 3',
+      ],
       [{ type: 'github', name: 'g', config: { repository: 'no-slash', token: 't', events: ['finding.created'] } }, 'config.repository must be owner/repo'],
       [{ type: 'pagerduty', name: 'p', config: { events: ['finding.created'] } }, 'config.routing_key is required'],
-      [{ type: 'teams', name: 't', config: { url: 'https://example.webhook.office.com/x', format: 'card', events: ['finding.created'] } }, 'config.format must be one of adaptive_card, message_card'],
-      [{ type: 'email', name: 'm', config: { to: ['not-an-address'], events: ['finding.created'], smtp: { host: 'smtp.example.com', from: 'a@example.com' } } }, 'config.to[0] must be an e-mail address'],
-      [{ type: 'email', name: 'm', config: { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', port: 70000, from: 'a@example.com' } } }, 'config.smtp.port must be an integer from 1 to 65535'],
+      [
+        { type: 'teams', name: 't', config: { url: 'https://example.webhook.office.com/x', format: 'card', events: ['finding.created'] } },
+        'config.format must be one of adaptive_card, message_card',
+      ],
+      [
+        { type: 'email', name: 'm', config: { to: ['not-an-address'], events: ['finding.created'], smtp: { host: 'smtp.example.com', from: 'a@example.com' } } },
+        'config.to[0] must be an e-mail address',
+      ],
+      [
+        { type: 'email', name: 'm', config: { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', port: 70000, from: 'a@example.com' } } },
+        'config.smtp.port must be an integer from 1 to 65535',
+      ],
       [webhook({ timeout_seconds: 0 }), 'config.timeout_seconds must be an integer from 1 to 120'],
       [webhook({ filters: { severity: ['URGENT'] } }), 'config.filters.severity[0] must be one of CRITICAL, HIGH, MEDIUM, LOW, INFO'],
       [webhook({ filters: { colour: ['red'] } }), 'config.filters.colour is not a known field'],
@@ -201,7 +245,7 @@ describe('POST /integrations', () => {
 });
 
 describe('GET, PUT, DELETE /integrations/{id}', () => {
-  it("PUT with a whole smtp object keeps the stored SMTP password it leaves out; null removes it", async () => {
+  it('PUT with a whole smtp object keeps the stored SMTP password it leaves out; null removes it', async () => {
     const created = await createIntegration(t, admin, tenant.id, {
       type: 'email',
       name: 'mail',
@@ -219,7 +263,12 @@ describe('GET, PUT, DELETE /integrations/{id}', () => {
     });
     expect(res.json().config.smtp).toEqual({ host: 'mail.example.com', port: 465, secure: true, username: 'cg', from: 'cg@example.com' });
     expect(await secretsOf()).toEqual({ 'smtp.password': 'smtp-pw-1' });
-    await call(t.app, admin, { method: 'PUT', url: url(`/${created.id}`), payload: { config: { smtp: { host: 'mail.example.com', from: 'cg@example.com', password: null } } }, expect: 200 });
+    await call(t.app, admin, {
+      method: 'PUT',
+      url: url(`/${created.id}`),
+      payload: { config: { smtp: { host: 'mail.example.com', from: 'cg@example.com', password: null } } },
+      expect: 200,
+    });
     expect(await secretsOf()).toEqual({});
   });
 
@@ -231,7 +280,11 @@ describe('GET, PUT, DELETE /integrations/{id}', () => {
       payload: { name: 'SIEM (eu)', config: { url: 'https://eu.siem.example.com/hook', filters: { resource_types: ['aws.s3.bucket'] } } },
       expect: 200,
     });
-    expect(res.json()).toMatchObject({ name: 'SIEM (eu)', status: 'active', config: { url: 'https://eu.siem.example.com/hook', events: ['finding.created', 'finding.resolved'], filters: { resource_types: ['aws.s3.bucket'] } } });
+    expect(res.json()).toMatchObject({
+      name: 'SIEM (eu)',
+      status: 'active',
+      config: { url: 'https://eu.siem.example.com/hook', events: ['finding.created', 'finding.resolved'], filters: { resource_types: ['aws.s3.bucket'] } },
+    });
     expect(res.json().config.secret).toBeUndefined();
     const row = await t.deps.database.db.selectFrom('integrations').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(new SecretBox(await t.deps.tokenKey()).open(row.secrets, row.id)).toEqual({ secret: webhook().config.secret });
@@ -309,7 +362,15 @@ describe('/alerts/rules', () => {
     const body = { name: 'critical findings', channel: 'webhook', url: 'https://alerts.example.com/cg', events: ['finding.created', 'job.completed'], secret: 'rule-secret' };
     const res = await call(t.app, admin, { method: 'POST', url: rulesUrl(), payload: body, expect: 201 });
     const rule = res.json();
-    expect(rule).toMatchObject({ name: 'critical findings', channel: 'webhook', url: 'https://alerts.example.com/cg', events: ['finding.created', 'job.completed'], status: 'active', secret: 'rule-secret', integration_id: rule.id });
+    expect(rule).toMatchObject({
+      name: 'critical findings',
+      channel: 'webhook',
+      url: 'https://alerts.example.com/cg',
+      events: ['finding.created', 'job.completed'],
+      status: 'active',
+      secret: 'rule-secret',
+      integration_id: rule.id,
+    });
     const integration = (await call(t.app, admin, { url: url(`/${rule.id}`), expect: 200 })).json();
     expect(integration).toMatchObject({ type: 'webhook', source: 'alert_rule', name: 'critical findings', config: { url: body.url, events: body.events } });
     const got = (await call(t.app, admin, { url: rulesUrl(`/${rule.id}`), expect: 200 })).json();
@@ -323,7 +384,14 @@ describe('/alerts/rules', () => {
   });
 
   it('slack rules keep their URL secret; an integration that is not a rule is not a rule', async () => {
-    const rule = (await call(t.app, admin, { method: 'POST', url: rulesUrl(), payload: { name: 'chat', channel: 'slack', url: 'https://hooks.slack.com/services/T1/B1/SECRETPART', events: ['finding.created'] }, expect: 201 })).json();
+    const rule = (
+      await call(t.app, admin, {
+        method: 'POST',
+        url: rulesUrl(),
+        payload: { name: 'chat', channel: 'slack', url: 'https://hooks.slack.com/services/T1/B1/SECRETPART', events: ['finding.created'] },
+        expect: 201,
+      })
+    ).json();
     expect(rule.url).toBe('https://hooks.slack.com/services/T1/B1/SECRETPART');
     const got = (await call(t.app, admin, { url: rulesUrl(`/${rule.id}`), expect: 200 })).json();
     expect(got.url).toBe('https://hooks.slack.com/…');
@@ -341,7 +409,10 @@ describe('/alerts/rules', () => {
       [{ name: 'x', channel: 'webhook', url: 'https://a.example.com', events: ['nope'], secret: 's' }, 'events[0]: unknown event type "nope"'],
       [{ name: 'x', channel: 'email', url: 'secops@example.com', events: ['finding.created'] }, 'url of the email channel must be mailto:'],
       [{ name: 'x', channel: 'email', url: 'mailto:secops@example.com', events: ['finding.created'], secret: 's' }, 'secret is not used by the email channel'],
-      [{ name: 'x', channel: 'slack', url: 'https://hooks.slack.com/x', events: ['finding.created'], secret: 's' }, 'secret is not used by the slack channel (its URL is the secret)'],
+      [
+        { name: 'x', channel: 'slack', url: 'https://hooks.slack.com/x', events: ['finding.created'], secret: 's' },
+        'secret is not used by the slack channel (its URL is the secret)',
+      ],
       [{ channel: 'webhook', url: 'https://a.example.com', events: ['finding.created'], secret: 's' }, "must have required property 'name'"],
     ];
     for (const [payload, message] of cases) {
@@ -349,7 +420,11 @@ describe('/alerts/rules', () => {
       expect(res.statusCode, message).toBe(400);
       expect(res.json().error.message).toContain(message);
     }
-    const res = await call(t.app, tenant.users.auditor.token, { method: 'POST', url: rulesUrl(), payload: { name: 'x', channel: 'slack', url: 'https://hooks.slack.com/x', events: ['finding.created'] } });
+    const res = await call(t.app, tenant.users.auditor.token, {
+      method: 'POST',
+      url: rulesUrl(),
+      payload: { name: 'x', channel: 'slack', url: 'https://hooks.slack.com/x', events: ['finding.created'] },
+    });
     expect(res.statusCode).toBe(403);
   });
 });

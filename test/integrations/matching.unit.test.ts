@@ -73,7 +73,9 @@ describe('configuration', () => {
       ['x', 'config must be an object'],
     ];
     for (const [config, message] of problems) expect(() => normaliseConfig('webhook', config), message).toThrow(message);
-    expect(() => normaliseConfig('jira', { base_url: 'https://x.atlassian.net', project_key: 'sec', api_token: 't', events: ['finding.created'] })).toThrow('config.project_key must be a Jira project key');
+    expect(() => normaliseConfig('jira', { base_url: 'https://x.atlassian.net', project_key: 'sec', api_token: 't', events: ['finding.created'] })).toThrow(
+      'config.project_key must be a Jira project key',
+    );
     expect(() => normaliseConfig('github', { repository: 'no-slash', token: 't', events: ['finding.created'] })).toThrow('config.repository must be owner/repo');
     expect(() => normaliseConfig('email', { to: ['not-an-address'], events: ['finding.created'] })).toThrow('config.to[0] must be an e-mail address');
   });
@@ -86,10 +88,18 @@ describe('configuration', () => {
     expect(joinSecrets(visible, secrets)).toEqual(config);
     expect(redactedSecrets('webhook', secrets)).toEqual({ headers: { 'X-Api-Key': '********' } });
     expect(redactedSecrets('slack', { url: 'https://hooks.slack.com/services/T0/B0/XYZ' })).toEqual({ url: 'https://hooks.slack.com/…' });
-    const email = splitSecrets('email', normaliseConfig('email', { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', password: 'pw', from: 'cg@example.com' } }));
+    const email = splitSecrets(
+      'email',
+      normaliseConfig('email', { to: ['a@example.com'], events: ['finding.created'], smtp: { host: 'smtp.example.com', password: 'pw', from: 'cg@example.com' } }),
+    );
     expect(email.secrets).toEqual({ 'smtp.password': 'pw' });
     expect((email.visible.smtp as Record<string, unknown>).password).toBeUndefined();
-    expect(mergeConfig(config, { url: 'https://other.example.com/', headers: null })).toEqual({ url: 'https://other.example.com/', secret: 's', events: webhook.events, timeout_seconds: 30 });
+    expect(mergeConfig(config, { url: 'https://other.example.com/', headers: null })).toEqual({
+      url: 'https://other.example.com/',
+      secret: 's',
+      events: webhook.events,
+      timeout_seconds: 30,
+    });
   });
 
   it('seals secrets with AES-256-GCM bound to the integration id and the service key', () => {

@@ -70,7 +70,8 @@ function restarted(env: Record<string, string>) {
   return { deps, worker: createWorker(deps, t.modules) };
 }
 
-const hook = (url: string, events = ['finding.created']) => createIntegration(t, token, tenant.id, { type: 'webhook', name: url, config: { url, secret: SECRET, events, timeout_seconds: 5 } });
+const hook = (url: string, events = ['finding.created']) =>
+  createIntegration(t, token, tenant.id, { type: 'webhook', name: url, config: { url, secret: SECRET, events, timeout_seconds: 5 } });
 
 describe('a worker killed mid-request', () => {
   it('leaves the attempt leased; once the lease runs out a restarted worker sends it again with the same idempotency id', async () => {

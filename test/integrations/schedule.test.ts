@@ -36,7 +36,8 @@ afterEach(async () => {
 });
 
 const base = () => `/api/v1/tenants/${tenant.id}/integrations`;
-const hook = () => createIntegration(t, token, tenant.id, { type: 'webhook', name: 'hook', config: { url: `${receiver.url}/hook`, secret: 'schedule-secret', events: ['finding.created'] } });
+const hook = () =>
+  createIntegration(t, token, tenant.id, { type: 'webhook', name: 'hook', config: { url: `${receiver.url}/hook`, secret: 'schedule-secret', events: ['finding.created'] } });
 const integration = async (id: string) => (await call(t.app, token, { url: `${base()}/${id}`, expect: 200 })).json();
 const events = (title: string, n = 1) => Array.from({ length: n }, () => findingCreated(tenant.id, tenant.defaultWorkspaceId, { title }));
 /** Runs due jobs, then moves the clock through the whole schedule so every delivery finishes. */
@@ -116,7 +117,10 @@ describe('auto-disable', () => {
       ['succeeded', 6],
       ['succeeded', 1],
     ]);
-    const titles = receiver.requests.slice(sent).map((r) => JSON.parse(r.body).data.finding.title).sort();
+    const titles = receiver.requests
+      .slice(sent)
+      .map((r) => JSON.parse(r.body).data.finding.title)
+      .sort();
     expect(titles).toEqual(['fail one', 'fail two']);
 
     // The window starts again at the re-enabling: 1 failure against the 2 redelivered successes stays below.

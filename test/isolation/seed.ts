@@ -118,7 +118,14 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
   // POA&M items from a finding and a manual one, with a comment and evidence.
   await post('/poam', { finding_id: findings[1]!.id });
   const manual = (
-    await post('/poam', { weakness_name: `${marker} weakness`, weakness_description: `${marker} description`, point_of_contact: `${marker}-poc`, severity: 'high', control_ids: ['AC-2'], scheduled_completion: '2027-03-01' })
+    await post('/poam', {
+      weakness_name: `${marker} weakness`,
+      weakness_description: `${marker} description`,
+      point_of_contact: `${marker}-poc`,
+      severity: 'high',
+      control_ids: ['AC-2'],
+      scheduled_completion: '2027-03-01',
+    })
   ).json() as { id: string };
   await post(`/poam/${manual.id}/comments`, { text: `${marker} comment` });
   await upload(`/poam/${manual.id}/evidence`, { description: `${marker} poam evidence` });
@@ -141,12 +148,25 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
     })
   ).json() as { id: string };
   await post(`/questionnaires/${questionnaire.id}/publish`, {});
-  const assessments = (await post(`/questionnaires/${questionnaire.id}/assign`, { assignees: [admin.user_id, analyst.user_id], due_date: '2027-01-31' })).json()
-    .items as Array<{ id: string; assignee_id: string }>;
+  const assessments = (await post(`/questionnaires/${questionnaire.id}/assign`, { assignees: [admin.user_id, analyst.user_id], due_date: '2027-01-31' })).json().items as Array<{
+    id: string;
+    assignee_id: string;
+  }>;
   const answer = async (as: Session, policyAnswer: string) => {
     const assessment = assessments.find((a) => a.assignee_id === as.user_id)!;
-    const file = (await upload('/attestation-evidence', { assessment_id: assessment.id, question_id: evidence, description: `${marker} attestation evidence` }, as)).json() as { id: string };
-    await post(`/assessments/${assessment.id}/respond`, { responses: [{ question_id: policy, answer: policyAnswer, notes: `${marker} notes` }, { question_id: evidence, answer: file.id }] }, as);
+    const file = (await upload('/attestation-evidence', { assessment_id: assessment.id, question_id: evidence, description: `${marker} attestation evidence` }, as)).json() as {
+      id: string;
+    };
+    await post(
+      `/assessments/${assessment.id}/respond`,
+      {
+        responses: [
+          { question_id: policy, answer: policyAnswer, notes: `${marker} notes` },
+          { question_id: evidence, answer: file.id },
+        ],
+      },
+      as,
+    );
     await post(`/assessments/${assessment.id}/submit`, {}, as);
     return assessment.id;
   };
@@ -170,14 +190,26 @@ export async function seedWorkspace(t: TestApp, options: SeedOptions): Promise<S
   await post('/reports/generate', { format: 'json', asset_group_id: assetGroup.id });
   await post('/jobs', { name: `${marker} discovery`, plugins: ['terraform-state'], config: { 'terraform-state': { state: { version: 4, resources: [] } } } });
   // A scanner import (Prowler's v4 OCSF sample, test/fixtures/imports), named with the marker.
-  const prowler = multipart({}, { filename: `${lower}-prowler.ocsf.json`, contentType: 'application/json', content: readFileSync(projectPath('test', 'fixtures', 'imports', 'prowler4.2.1-one_vuln.ocsf.json')) });
+  const prowler = multipart(
+    {},
+    {
+      filename: `${lower}-prowler.ocsf.json`,
+      contentType: 'application/json',
+      content: readFileSync(projectPath('test', 'fixtures', 'imports', 'prowler4.2.1-one_vuln.ocsf.json')),
+    },
+  );
   const imported = await call(t.app, admin.token, { method: 'POST', url: `${base}/imports`, payload: prowler.payload, headers: prowler.headers });
   if (imported.statusCode !== 202) throw new Error(`seed upload /imports: ${imported.statusCode} ${imported.body.slice(0, 500)}`);
   // A schedule of the workspace (an audit: a discovery schedule needs a job that reads S3 or AWS).
   await post('/schedules', { name: `${marker} schedule`, kind: 'audit', target: { frameworks: [] }, cron: '0 2 * * *', time_zone: 'Europe/Berlin' });
   // Cloud connections of the workspace (the credentials its discovery reads with): a role and a sealed access key.
   await post('/cloud-connections', { name: `${marker} cloud`, auth: 'assume_role', role_arn: `arn:aws:iam::123456789012:role/${lower}-reader` });
-  await post('/cloud-connections', { name: `${marker} keys`, auth: 'access_key', access_key_id: 'AKIASEEDSEEDSEED0000', secret_access_key: `${marker}-secret-access-key-0123456789` });
+  await post('/cloud-connections', {
+    name: `${marker} keys`,
+    auth: 'access_key',
+    access_key_id: 'AKIASEEDSEEDSEED0000',
+    secret_access_key: `${marker}-secret-access-key-0123456789`,
+  });
 
   // API keys of the workspace (tenant-wide objects: the tenant's marker); an agent reporting with one.
   const keyMarker = tenantMarker ?? 'TENANTWIDE';

@@ -25,8 +25,7 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 // token A sent, never another one (a bare `LEAKB` is a victim's name, whatever ids A sent).
 const MARKER_TOKEN = new RegExp(`(${MARK_B}|${MARK_A2})[A-Za-z0-9-]*`, 'gi');
 // Routes that never finish under inject (a live stream) or are not tenant data (sign-in flows).
-const SKIP = (route: RouteOptions) =>
-  /\/findings\/stream$/.test(route.url) || Boolean((route.config as { public?: boolean } | undefined)?.public);
+const SKIP = (route: RouteOptions) => /\/findings\/stream$/.test(route.url) || Boolean((route.config as { public?: boolean } | undefined)?.public);
 // Calling these on the attacker's own tenant ends the attacker's session or tenant, not the proof.
 const OWN_TENANT_SKIP = new Set(['DELETE /api/v1/tenants/:tenantID']);
 // The JWT pass would revoke its own token.
@@ -168,8 +167,7 @@ const KINDS: Record<string, string> = {
   tenants: 'SELECT id::text AS id, id::text AS tenant, NULL AS workspace FROM tenants',
   workspaces: tenantWide('workspaces'),
   // Members of one tenant only (the bootstrap admin created both tenants and is a member of both).
-  users:
-    'SELECT user_id::text AS id, min(tenant_id::text) AS tenant, NULL AS workspace FROM memberships GROUP BY user_id HAVING count(*) = 1',
+  users: 'SELECT user_id::text AS id, min(tenant_id::text) AS tenant, NULL AS workspace FROM memberships GROUP BY user_id HAVING count(*) = 1',
   api_keys: tenantWide('api_keys'),
   custom_rules: tenantWide('custom_rules'),
   integrations: tenantWide('integrations'),
@@ -207,12 +205,49 @@ const KINDS: Record<string, string> = {
 
 /** Tables the seed must fill for the victims (the snapshot watches every table that holds tenant data). */
 const SEEDED_TABLES = [
-  'nodes', 'edges', 'findings', 'audit_runs', 'risk_acceptances', 'risk_acceptance_findings', 'poam_items', 'poam_comments', 'poam_evidence',
-  'questionnaires', 'questionnaire_controls', 'assessments', 'assessment_responses', 'assessment_reviews', 'assessment_poam_items',
-  'attestation_evidence', 'assessment_links', 'control_attestations', 'applications', 'business_services', 'business_service_applications', 'asset_groups',
-  'integrations', 'integration_deliveries', 'integration_delivery_attempts', 'custom_rules', 'sso_configs', 'api_keys', 'exports', 'reports',
-  'discovery_jobs', 'imports', 'schedules', 'cloud_connections', 'agents', 'agent_hosts', 'agent_reports', 'agent_host_packages', 'outbox_events', 'audit_logs',
-  'membership_invitations', 'user_totp', 'user_recovery_codes',
+  'nodes',
+  'edges',
+  'findings',
+  'audit_runs',
+  'risk_acceptances',
+  'risk_acceptance_findings',
+  'poam_items',
+  'poam_comments',
+  'poam_evidence',
+  'questionnaires',
+  'questionnaire_controls',
+  'assessments',
+  'assessment_responses',
+  'assessment_reviews',
+  'assessment_poam_items',
+  'attestation_evidence',
+  'assessment_links',
+  'control_attestations',
+  'applications',
+  'business_services',
+  'business_service_applications',
+  'asset_groups',
+  'integrations',
+  'integration_deliveries',
+  'integration_delivery_attempts',
+  'custom_rules',
+  'sso_configs',
+  'api_keys',
+  'exports',
+  'reports',
+  'discovery_jobs',
+  'imports',
+  'schedules',
+  'cloud_connections',
+  'agents',
+  'agent_hosts',
+  'agent_reports',
+  'agent_host_packages',
+  'outbox_events',
+  'audit_logs',
+  'membership_invitations',
+  'user_totp',
+  'user_recovery_codes',
 ];
 
 let t: TestApp;
@@ -483,7 +518,11 @@ async function prove(credential: string, skip: Set<string>): Promise<{ failures:
     const variants: Attempt[] = [
       ...(OWN_TENANT_SKIP.has(`${method} ${route.url}`) ? [] : attempts(route, method, a.id)),
       // Naming tenant B in the path must be refused before anything else.
-      ...(route.url.includes(':tenantID') ? attempts(route, method, b.id).slice(0, 1).map((x) => ({ ...x, otherTenant: true })) : []),
+      ...(route.url.includes(':tenantID')
+        ? attempts(route, method, b.id)
+            .slice(0, 1)
+            .map((x) => ({ ...x, otherTenant: true }))
+        : []),
     ];
     // Requests refused by schema validation never look an id up: a route whose every attempt is refused
     // that way proves nothing (give it a body in BODIES).
@@ -606,7 +645,12 @@ describe('tenancy proof over the route table', () => {
     // Every respondent route was tried (a new one fails here until it is added above).
     const routes = t.app.routeTable
       .filter((route) => route.url.startsWith('/api/v1/respond/'))
-      .flatMap((route) => [route.method].flat().filter((m) => m !== 'HEAD').map((m) => `${m} ${route.url}`));
+      .flatMap((route) =>
+        [route.method]
+          .flat()
+          .filter((m) => m !== 'HEAD')
+          .map((m) => `${m} ${route.url}`),
+      );
     expect([...covered].sort()).toEqual([...new Set(routes)].sort());
   });
 

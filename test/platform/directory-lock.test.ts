@@ -3,7 +3,16 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync,
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentHolder, DirectoryLockedError, LOCK_NAME, lockDirectory, OWNER_NAME, STALE_MS, type DirectoryLock, type HolderRecord } from '../../src/platform/db/directory-lock.js';
+import {
+  currentHolder,
+  DirectoryLockedError,
+  LOCK_NAME,
+  lockDirectory,
+  OWNER_NAME,
+  STALE_MS,
+  type DirectoryLock,
+  type HolderRecord,
+} from '../../src/platform/db/directory-lock.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { dbKind } from '../harness/database.js';
 

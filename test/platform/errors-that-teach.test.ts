@@ -74,7 +74,11 @@ describe('an unknown framework id is 400 listing the valid ids, on every endpoin
       name: 'POST /integrations (filters.frameworks)',
       method: 'POST',
       url: '/integrations',
-      payload: { type: 'webhook', name: 'x', config: { url: 'https://siem.example.com/hook', secret: 'whsec_c2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA==', events: ['finding.created'], filters: { frameworks: ['nist'] } } },
+      payload: {
+        type: 'webhook',
+        name: 'x',
+        config: { url: 'https://siem.example.com/hook', secret: 'whsec_c2VjcmV0LWZvci10ZXN0cy0xMjM0NTY3OA==', events: ['finding.created'], filters: { frameworks: ['nist'] } },
+      },
       valid: scored,
     },
   ];

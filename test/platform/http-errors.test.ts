@@ -20,20 +20,12 @@ const probeModule: Module = {
       },
       async (request) => request.body,
     );
-    app.get(
-      '/probe/crash',
-      { config: { public: true }, schema: { response: withErrors({ 200: Type.Object({}) }) } },
-      async () => {
-        throw new Error('relation "secret_table" does not exist at SELECT * FROM secret_table');
-      },
-    );
-    app.get(
-      '/probe/conflict',
-      { config: { public: true }, schema: { response: withErrors({ 200: Type.Object({}) }, [409]) } },
-      async () => {
-        throw conflict('already done', { id: 'x' });
-      },
-    );
+    app.get('/probe/crash', { config: { public: true }, schema: { response: withErrors({ 200: Type.Object({}) }) } }, async () => {
+      throw new Error('relation "secret_table" does not exist at SELECT * FROM secret_table');
+    });
+    app.get('/probe/conflict', { config: { public: true }, schema: { response: withErrors({ 200: Type.Object({}) }, [409]) } }, async () => {
+      throw conflict('already done', { id: 'x' });
+    });
   },
 };
 

@@ -18,7 +18,7 @@ const WORKSPACE = '00000000-0000-4000-8000-0000000000b1';
 const OTHER_WORKSPACE = '00000000-0000-4000-8000-0000000000b2';
 
 describe('migration 0017: finding texts', () => {
-  it('keeps every finding\'s text, stores each distinct text once per workspace, and the view reads as the table did', async () => {
+  it("keeps every finding's text, stores each distinct text once per workspace, and the view reads as the table did", async () => {
     const migrations = loadMigrations();
     const before = migrations.filter((m) => m.version < '0017');
     const m17 = migrations.find((m) => m.version === '0017')!;
@@ -31,7 +31,8 @@ describe('migration 0017: finding texts', () => {
         await sql`INSERT INTO tenants (id, account_id, name, slug, plan, created_at, updated_at) VALUES (${TENANT}, ${TENANT}, 't', 't-m17', 'pro', now(), now())`.execute(conn);
         await sql`INSERT INTO workspaces (id, tenant_id, name, created_at, updated_at)
           VALUES (${WORKSPACE}, ${TENANT}, 'w1', now(), now()), (${OTHER_WORKSPACE}, ${TENANT}, 'w2', now(), now())`.execute(conn);
-        const finding = (workspace: string, id: string, title: string, mappings: string) => sql`
+        const finding = (workspace: string, id: string, title: string, mappings: string) =>
+          sql`
           INSERT INTO findings (tenant_id, workspace_id, id, rule_id, framework, control_id, framework_mappings, base_severity, severity, status,
             title, description, remediation, resource_id, resource_type, resource_name, region, group_id, first_seen, last_seen, created_at, updated_at)
           VALUES (${TENANT}, ${workspace}, ${id}, 'r1', 'soc2', 'CC6.1', ${mappings}::jsonb, 'HIGH', 'HIGH', 'open',

@@ -56,6 +56,9 @@ describe('OpenAPI document under redocly lint (recommended rules)', () => {
       if (problem.severity === 'error' || !keptKeys.has(key)) unlisted.push(`${problem.severity} ${key}: ${problem.message}`);
     }
     expect(unlisted).toEqual([]);
-    expect([...keptKeys].filter((key) => !seen.has(key)), 'entries of .redocly.lint-ignore.yaml the linter no longer reports').toEqual([]);
+    expect(
+      [...keptKeys].filter((key) => !seen.has(key)),
+      'entries of .redocly.lint-ignore.yaml the linter no longer reports',
+    ).toEqual([]);
   });
 });

@@ -65,9 +65,12 @@ describe('refusalOf: address classes that may not be targets', () => {
     expect(refusalOf(address)).toBe(reason);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:0808:0808::1'])('%s is public', (address) => {
-    expect(refusalOf(address)).toBeNull();
-  });
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '169.255.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:0808:0808::1'])(
+    '%s is public',
+    (address) => {
+      expect(refusalOf(address)).toBeNull();
+    },
+  );
 
   it('parses IPv6 forms', () => {
     expect(parseV6('::1')).toEqual([...Array(15).fill(0), 1]);
@@ -77,7 +80,6 @@ describe('refusalOf: address classes that may not be targets', () => {
     expect(parseV6('1:2:3')).toBeNull();
   });
 });
-
 
 /** An injected DNS: names map to address lists; an unknown name fails like getaddrinfo. */
 function fakeDns(names: Record<string, string[]>): OutboundLookup {
@@ -164,12 +166,16 @@ describe('the outbound policy', () => {
   });
 
   it('reads CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS and its deprecated aliases into one list, refusing bad entries', () => {
-    expect(allowHostsFromEnv({
-      CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: ' idp.lab , 10.0.0.0/8',
-      CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1,IDP.lab',
-      CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS: 'keycloak.internal',
-    })).toEqual(['idp.lab', '10.0.0.0/8', '127.0.0.1', 'keycloak.internal']);
-    expect(() => allowHostsFromEnv({ CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '10.0.0.0/33' })).toThrow('CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: "10.0.0.0/33" is not a host name, an IP address or a CIDR range');
+    expect(
+      allowHostsFromEnv({
+        CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: ' idp.lab , 10.0.0.0/8',
+        CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1,IDP.lab',
+        CONTROLGRAPH_SSO_ALLOW_INSECURE_HOSTS: 'keycloak.internal',
+      }),
+    ).toEqual(['idp.lab', '10.0.0.0/8', '127.0.0.1', 'keycloak.internal']);
+    expect(() => allowHostsFromEnv({ CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: '10.0.0.0/33' })).toThrow(
+      'CONTROLGRAPH_OUTBOUND_ALLOW_HOSTS: "10.0.0.0/33" is not a host name, an IP address or a CIDR range',
+    );
     expect(() => allowHostsFromEnv({ CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: 'http://x' })).toThrow(/^CONTROLGRAPH_WEBHOOK_ALLOW_HOSTS: /);
   });
 });
@@ -188,7 +194,16 @@ async function httpListener(host: string, handler: http.RequestListener = (_req,
     hits.push(`${req.method} ${req.headers.host}${req.url}`);
     handler(req, res);
   });
-  const listener = { port: 0, hits, connections: 0, close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
+  const listener = {
+    port: 0,
+    hits,
+    connections: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
   server.on('connection', () => listener.connections++);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
   listener.port = (server.address() as AddressInfo).port;
@@ -206,10 +221,11 @@ async function tcpListener(banner: string | null): Promise<{ port: number; close
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -250,7 +266,10 @@ describe('outboundFetch', () => {
     expect(await response.text()).toBe('public');
     expect(lookups).toBe(1);
     // The next connection resolves again and is checked again: the private answer is refused.
-    const again = outboundFetch(createOutboundPolicy({ ...policyOptions(policy), lookup: async () => [{ address: '127.0.0.1', family: 4 }] }), `http://rebind.test:${publicSide.port}/x`);
+    const again = outboundFetch(
+      createOutboundPolicy({ ...policyOptions(policy), lookup: async () => [{ address: '127.0.0.1', family: 4 }] }),
+      `http://rebind.test:${publicSide.port}/x`,
+    );
     await expect(again).rejects.toEqual(refusedAs('refused', /only https|not allowed/));
     expect(privateSide.hits).toEqual([]);
     expect(privateSide.connections).toBe(0);
@@ -259,7 +278,12 @@ describe('outboundFetch', () => {
 
   it('checks every redirect: one to a private address or name is refused before connecting', async () => {
     const policy = createOutboundPolicy({ allowHosts: ['127.0.0.2'], lookup: fakeDns({ 'inside.test': ['127.0.0.1'] }) });
-    for (const to of [`http://127.0.0.1:${privateSide.port}/secret`, `https://127.0.0.1:${privateSide.port}/secret`, `https://inside.test:${privateSide.port}/secret`, `https://[::ffff:7f00:1]:${privateSide.port}/`]) {
+    for (const to of [
+      `http://127.0.0.1:${privateSide.port}/secret`,
+      `https://127.0.0.1:${privateSide.port}/secret`,
+      `https://inside.test:${privateSide.port}/secret`,
+      `https://[::ffff:7f00:1]:${privateSide.port}/`,
+    ]) {
       const redirected = outboundFetch(policy, `http://127.0.0.2:${publicSide.port}/redirect?to=${encodeURIComponent(to)}`);
       await expect(redirected, to).rejects.toEqual(refusedAs('refused', /only https|not allowed/));
     }
@@ -304,10 +328,15 @@ describe('outboundFetch', () => {
     expect((await readLimited(await outboundFetch(policy, `http://127.0.0.2:${publicSide.port}/x`), 100)).toString()).toBe('public');
   });
 
-  it("gives openid-client a fetch that refuses what the policy refuses (the token endpoint of a discovery document)", async () => {
+  it('gives openid-client a fetch that refuses what the policy refuses (the token endpoint of a discovery document)', async () => {
     const policy = createOutboundPolicy({ allowHosts: ['127.0.0.1'] });
     const fetcher = openidFetch(policy);
-    const post = fetcher(`http://0.0.0.0:${privateSide.port}/token`, { method: 'POST', headers: { authorization: 'Basic c2VjcmV0' }, body: 'grant_type=authorization_code', redirect: 'manual' } as never);
+    const post = fetcher(`http://0.0.0.0:${privateSide.port}/token`, {
+      method: 'POST',
+      headers: { authorization: 'Basic c2VjcmV0' },
+      body: 'grant_type=authorization_code',
+      redirect: 'manual',
+    } as never);
     await expect(post).rejects.toThrow(/the address is not allowed \(0\.0\.0\.0 is an unspecified/);
     expect(privateSide.connections).toBe(0);
     const ok = await fetcher(`http://127.0.0.1:${privateSide.port}/.well-known/openid-configuration`, { method: 'GET', headers: {} });

@@ -120,7 +120,16 @@ describe('Link headers on paged lists', () => {
     const bad = await call(t.app, tenant.admin.token, { url: `${nodes()}?per_page=0`, expect: 400 });
     expect(bad.headers.link).toBeUndefined();
     // Node properties are the client's: one shaped like a page does not make the node a list.
-    const shaped = { provider: 'aws', region: 'us-east-1', type: 'aws.s3.bucket', native_id: 'page-shaped', name: 'page-shaped', account_id: '111111111111', properties: { items: [], total: 1, page: 1, per_page: 1, total_pages: 1 }, tags: {} };
+    const shaped = {
+      provider: 'aws',
+      region: 'us-east-1',
+      type: 'aws.s3.bucket',
+      native_id: 'page-shaped',
+      name: 'page-shaped',
+      account_id: '111111111111',
+      properties: { items: [], total: 1, page: 1, per_page: 1, total_pages: 1 },
+      tags: {},
+    };
     const node = (await call(t.app, tenant.admin.token, { method: 'POST', url: nodes(), payload: shaped, expect: 201 })).json();
     expect((await get(`${nodes()}/${encodeURIComponent(node.id)}`)).headers.link).toBeUndefined();
     const preview = await call(t.app, tenant.admin.token, {
@@ -141,7 +150,9 @@ describe('Link headers on paged lists', () => {
     expect(doc.paths['/api/v1/tenants/{tenantID}/nodes/{id}'].get.responses['200'].headers?.Link).toBeUndefined();
     // Every GET that takes a page parameter documents Link, and no other.
     const problems: string[] = [];
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; responses: Record<string, { headers?: object }> }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; responses: Record<string, { headers?: object }> }>>,
+    )) {
       const get = item.get;
       if (!get) continue;
       const paged = (get.parameters ?? []).some((p) => p.in === 'query' && (p.name === 'page' || p.name === 'limit'));

@@ -61,7 +61,12 @@ describe('job queue', () => {
     await Promise.all([a.stop(), b.stop()]);
     expect(runs.size).toBe(1000);
     expect([...runs.values()].every((count) => count === 1)).toBe(true);
-    const succeeded = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'test.count').where('status', '=', 'succeeded').executeTakeFirstOrThrow();
+    const succeeded = await db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'test.count')
+      .where('status', '=', 'succeeded')
+      .executeTakeFirstOrThrow();
     expect(Number(succeeded.n)).toBe(1000);
     // Both workers took part (neither starved the other).
     expect(byWorker.a).toBeGreaterThan(0);
@@ -111,7 +116,11 @@ describe('job queue', () => {
     const failures: string[] = [];
     const { id } = await enqueueJob(db, clock, { kind: 'test.lastattempt', maxAttempts: 1 });
     // Simulate a worker that claimed the job and vanished without a heartbeat.
-    await db.updateTable('jobs').set({ status: 'running', attempts: 1, lease_token: crypto.randomUUID(), lease_owner: 'gone', lease_expires_at: new Date('2026-02-01T00:00:01Z') }).where('id', '=', id).execute();
+    await db
+      .updateTable('jobs')
+      .set({ status: 'running', attempts: 1, lease_token: crypto.randomUUID(), lease_owner: 'gone', lease_expires_at: new Date('2026-02-01T00:00:01Z') })
+      .where('id', '=', id)
+      .execute();
     clock.advance(2_000);
     const w = worker([{ kind: 'test.lastattempt', run: async () => 'never', onFailed: async (job, error) => void failures.push(`${job.id}:${error}`) }], clock);
     expect(await w.drain()).toBe(0);
@@ -166,7 +175,17 @@ describe('job queue', () => {
   it('fails at once on a permanent error', async () => {
     const clock = new ManualClock();
     const { id } = await enqueueJob(db, clock, { kind: 'test.permanent', maxAttempts: 5 });
-    await worker([{ kind: 'test.permanent', run: async () => { throw new PermanentJobError('bad input'); } }], clock).drain();
+    await worker(
+      [
+        {
+          kind: 'test.permanent',
+          run: async () => {
+            throw new PermanentJobError('bad input');
+          },
+        },
+      ],
+      clock,
+    ).drain();
     const job = await getJob(db, id);
     expect(job).toMatchObject({ status: 'failed', attempts: 1, last_error: 'bad input' });
   });
@@ -262,7 +281,13 @@ describe('job queue', () => {
     const outage = new RefuseOutcomeWrites(2);
     const handle = { ...testDb.handle, db: db.withPlugin(outage) };
     const ran: number[] = [];
-    const definition: JobDefinition<{ n: number }> = { kind: 'test.outcome-outage', leaseMs: 600_000, async run({ n }) { ran.push(n); } };
+    const definition: JobDefinition<{ n: number }> = {
+      kind: 'test.outcome-outage',
+      leaseMs: 600_000,
+      async run({ n }) {
+        ran.push(n);
+      },
+    };
     await db.transaction().execute((trx) => enqueueJob(trx, clock, { kind: 'test.outcome-outage', payload: { n: 1 } }).then(() => undefined));
     const w = worker([definition], clock, handle as DatabaseHandle);
     await w.start();
@@ -280,8 +305,20 @@ describe('job queue', () => {
     const started = deferred();
     const { id } = await enqueueJob(db, clock, { kind: 'test.release' });
     const w = new Worker({
-      db, clock, log, pollMs: 20,
-      definitions: [{ kind: 'test.release', run: (_p, ctx) => new Promise((_r, reject) => { started.resolve(); ctx.signal.addEventListener('abort', () => reject(new Error('stop'))); }) }],
+      db,
+      clock,
+      log,
+      pollMs: 20,
+      definitions: [
+        {
+          kind: 'test.release',
+          run: (_p, ctx) =>
+            new Promise((_r, reject) => {
+              started.resolve();
+              ctx.signal.addEventListener('abort', () => reject(new Error('stop')));
+            }),
+        },
+      ],
     });
     await w.start();
     await started.promise;

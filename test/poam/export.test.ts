@@ -28,8 +28,7 @@ const RULE = 'aws-s3-bucket-versioning';
 const findingId = `${RULE}:${nodeIdOf(fixtureNode(RULE, 'violating', 'export-bucket'))}`;
 const TEMPLATE = 'content/poam/FedRAMP-POAM-Template.xlsx';
 
-const exportOf = (format: string, query = '') =>
-  call(t.app, token, { url: `${api.base}/export?format=${format}${query ? `&${query}` : ''}`, expect: 200 });
+const exportOf = (format: string, query = '') => call(t.app, token, { url: `${api.base}/export?format=${format}${query ? `&${query}` : ''}`, expect: 200 });
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -40,7 +39,18 @@ beforeAll(async () => {
   await audit(t, token, tenant.id);
   // POAM-1 from the finding, with milestones (one done) and evidence; POAM-2 manual with a vendor
   // dependency and a deviation request; POAM-3 closed.
-  await api.create(token, { finding_id: findingId, point_of_contact: 'storage-team', milestones: [{ date: '2026-12-01', description: 'Enable versioning', done: true }, { date: '2026-12-20', description: 'Verify lifecycle rules' }] }, 201);
+  await api.create(
+    token,
+    {
+      finding_id: findingId,
+      point_of_contact: 'storage-team',
+      milestones: [
+        { date: '2026-12-01', description: 'Enable versioning', done: true },
+        { date: '2026-12-20', description: 'Verify lifecycle rules' },
+      ],
+    },
+    201,
+  );
   await api.upload(token, 'POAM-1', 'versioning status: Enabled', 'versioning.txt');
   await api.comment(token, 'POAM-1', 'Change ticket CHG-1042');
   await api.create(token, manualItem({ vendor_dependency: true, deviation_request: 'Operational Requirement : the IdP cannot enforce MFA for service users' }), 201);
@@ -151,7 +161,11 @@ describe('format=fedramp', () => {
       const xml = entryData(entry).toString('utf8');
       expect(xml).not.toContain('calcChain');
       const errors: string[] = [];
-      new DOMParser({ onError: (level: string, message: string) => { if (level !== 'warning') errors.push(message); } }).parseFromString(xml, 'text/xml');
+      new DOMParser({
+        onError: (level: string, message: string) => {
+          if (level !== 'warning') errors.push(message);
+        },
+      }).parseFromString(xml, 'text/xml');
       expect(errors, entry.name).toEqual([]);
     }
   });
@@ -214,7 +228,26 @@ describe('format=json', () => {
     const body = res.json();
     expect(body).toMatchObject({ tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, total: 3 });
     expect(body.items).toEqual((await api.list(token, '', 200)).json().items);
-    expect(Object.keys(body.items[0])).toEqual(expect.arrayContaining(['id', 'weakness_name', 'weakness_description', 'control_ids', 'severity', 'point_of_contact', 'scheduled_completion', 'milestones', 'status', 'comments', 'vendor_dependency', 'deviation_request', 'finding_id', 'evidence_ids', 'created_at', 'updated_at']));
+    expect(Object.keys(body.items[0])).toEqual(
+      expect.arrayContaining([
+        'id',
+        'weakness_name',
+        'weakness_description',
+        'control_ids',
+        'severity',
+        'point_of_contact',
+        'scheduled_completion',
+        'milestones',
+        'status',
+        'comments',
+        'vendor_dependency',
+        'deviation_request',
+        'finding_id',
+        'evidence_ids',
+        'created_at',
+        'updated_at',
+      ]),
+    );
     expect((await call(t.app, token, { url: `${api.base}/export`, expect: 200 })).json().total).toBe(3);
   });
 
@@ -239,7 +272,11 @@ describe('format=oscal', () => {
     const poam = doc['plan-of-action-and-milestones'];
     expect(poam.metadata['oscal-version']).toBe('1.0.6');
     expect(poam['poam-items']).toHaveLength(3);
-    expect(poam['poam-items'].map((i: { props: Array<{ name: string; value: string }> }) => i.props.find((p) => p.name === 'POAM-ID')!.value)).toEqual(['POAM-1', 'POAM-2', 'POAM-3']);
+    expect(poam['poam-items'].map((i: { props: Array<{ name: string; value: string }> }) => i.props.find((p) => p.name === 'POAM-ID')!.value)).toEqual([
+      'POAM-1',
+      'POAM-2',
+      'POAM-3',
+    ]);
     const risk = poam.risks[0];
     expect(risk.props.filter((p: { name: string }) => p.name === 'impacted-control-id').map((p: { value: string }) => p.value)).toContain('cp-9');
     expect(risk.status).toBe('open');

@@ -39,7 +39,12 @@ beforeAll(async () => {
   tenant = await buildTenant(t);
   api = poamApi(t, tenant.id);
   token = tenant.users['security-analyst'].token;
-  await putNodes(t, token, tenant.id, ['f-b1', 'f-b2', 'f-b3', 'f-b4'].map((n) => node(n, 'violating')));
+  await putNodes(
+    t,
+    token,
+    tenant.id,
+    ['f-b1', 'f-b2', 'f-b3', 'f-b4'].map((n) => node(n, 'violating')),
+  );
   await audit(t, token, tenant.id);
 });
 afterAll(() => t.close());
@@ -122,11 +127,22 @@ describe('finding events follower', () => {
     // later runs do not scan them again.
     await putNodes(t, token, tenant.id, [node('f-b9', 'violating')]);
     await audit(t, token, tenant.id);
-    const ignored = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).where('type', '=', 'finding.created').executeTakeFirstOrThrow();
-    const handled = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).where('type', 'in', ['finding.resolved', 'finding.reopened']).executeTakeFirstOrThrow();
+    const ignored = await db
+      .selectFrom('outbox_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('type', '=', 'finding.created')
+      .executeTakeFirstOrThrow();
+    const handled = await db
+      .selectFrom('outbox_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('type', 'in', ['finding.resolved', 'finding.reopened'])
+      .executeTakeFirstOrThrow();
     expect(Number(ignored.seq)).toBeGreaterThan(Number(handled.seq));
     t.clock.advance(11 * 60_000);
-    const newest = await db.selectFrom('outbox_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirstOrThrow();
+    const newest = await db
+      .selectFrom('outbox_events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .executeTakeFirstOrThrow();
     // One event younger than the look-back: the position stops below it.
     await db
       .insertInto('outbox_events')

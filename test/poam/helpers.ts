@@ -21,8 +21,7 @@ export function poamApi(t: TestApp, tenantId: string) {
     list: (token: string, query = '', expect?: number) => call(t.app, token, { url: `${base}${query ? `?${query}` : ''}`, expect }),
     put: (token: string, id: string, payload: Record<string, unknown>, expect?: number) => call(t.app, token, { method: 'PUT', url: `${base}/${id}`, payload, expect }),
     remove: (token: string, id: string, expect?: number) => call(t.app, token, { method: 'DELETE', url: `${base}/${id}`, expect }),
-    status: (token: string, id: string, payload: Record<string, unknown>, expect?: number) =>
-      call(t.app, token, { method: 'PATCH', url: `${base}/${id}/status`, payload, expect }),
+    status: (token: string, id: string, payload: Record<string, unknown>, expect?: number) => call(t.app, token, { method: 'PATCH', url: `${base}/${id}/status`, payload, expect }),
     comment: (token: string, id: string, text: string, expect?: number) => call(t.app, token, { method: 'POST', url: `${base}/${id}/comments`, payload: { text }, expect }),
     upload: (token: string, id: string, content: Buffer | string, filename = 'evidence.txt', options: { description?: string; contentType?: string } = {}) => {
       const boundary = '----cgpoamtest';
@@ -47,11 +46,5 @@ export function poamApi(t: TestApp, tenantId: string) {
 
 /** Audit-log entries of a target, oldest first. */
 export function auditOf(t: TestApp, tenantId: string, targetId: string) {
-  return t.deps.database.db
-    .selectFrom('audit_logs')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('target_id', '=', targetId)
-    .orderBy('created_at')
-    .execute();
+  return t.deps.database.db.selectFrom('audit_logs').selectAll().where('tenant_id', '=', tenantId).where('target_id', '=', targetId).orderBy('created_at').execute();
 }

@@ -28,7 +28,10 @@ describe('without artifact storage', () => {
     expect(upload.statusCode).toBe(503);
     expect(upload.json().error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: 'artifact storage not configured' });
     const evidenceUrl = `${api.base}/${item.id}/evidence/00000000-0000-4000-8000-000000000000`;
-    for (const [method, url] of [['GET', `${evidenceUrl}/download`], ['DELETE', evidenceUrl]] as const) {
+    for (const [method, url] of [
+      ['GET', `${evidenceUrl}/download`],
+      ['DELETE', evidenceUrl],
+    ] as const) {
       const res = await call(t.app, token, { method, url });
       expect(res.statusCode, `${method} ${url}`).toBe(503);
       expect(res.json().error.message).toBe('artifact storage not configured');

@@ -32,7 +32,16 @@ beforeEach(async () => {
 
 describe('POST /poam', () => {
   it('creates a manual item: 201, POAM-<n>, status open, default completion by severity, normalised controls, creation comment', async () => {
-    const res = await api.create(token, manualItem({ milestones: [{ date: '2026-12-01', description: 'Enable MFA for admins' }, { date: '2026-12-15', description: 'Enforce for all', done: false }] }), 201);
+    const res = await api.create(
+      token,
+      manualItem({
+        milestones: [
+          { date: '2026-12-01', description: 'Enable MFA for admins' },
+          { date: '2026-12-15', description: 'Enforce for all', done: false },
+        ],
+      }),
+      201,
+    );
     const item = res.json();
     expect(item).toMatchObject({
       id: expect.stringMatching(/^POAM-\d+$/),
@@ -120,7 +129,12 @@ describe('POST /poam', () => {
 
   it('default scheduled completion by severity: CRITICAL 15 days, HIGH 30, MEDIUM 90, LOW 180', async () => {
     const due = (days: number) => new Date(t.clock.now().getTime() + days * DAY).toISOString().slice(0, 10);
-    for (const [severity, days] of [['CRITICAL', 15], ['HIGH', 30], ['MEDIUM', 90], ['LOW', 180]] as const) {
+    for (const [severity, days] of [
+      ['CRITICAL', 15],
+      ['HIGH', 30],
+      ['MEDIUM', 90],
+      ['LOW', 180],
+    ] as const) {
       const item = (await api.create(token, manualItem({ severity: severity.toLowerCase() }), 201)).json();
       expect([item.severity, item.scheduled_completion]).toEqual([severity, due(days)]);
     }
@@ -145,7 +159,13 @@ describe('POST /poam', () => {
   it('403 for read-only; 401 without a token', async () => {
     const res = await api.create(tenant.users['read-only'].token, manualItem());
     expect(res.statusCode).toBe(403);
-    for (const [method, url] of [['GET', api.base], ['POST', api.base], ['GET', `${api.base}/summary`], ['GET', `${api.base}/export?format=json`], ['PATCH', `${api.base}/POAM-1/status`]] as const) {
+    for (const [method, url] of [
+      ['GET', api.base],
+      ['POST', api.base],
+      ['GET', `${api.base}/summary`],
+      ['GET', `${api.base}/export?format=json`],
+      ['PATCH', `${api.base}/POAM-1/status`],
+    ] as const) {
       const anonymous = await call(t.app, null, { method, url, ...(method === 'GET' ? {} : { payload: {} }) });
       expect(anonymous.statusCode, `${method} ${url}`).toBe(401);
       expect(anonymous.json().error.code).toBe('UNAUTHORIZED');
@@ -180,7 +200,10 @@ describe('GET, PUT, DELETE /poam/{id}', () => {
         {
           ...manualItem({ severity: 'CRITICAL', point_of_contact: 'sec-lead' }),
           scheduled_completion: '2027-01-31',
-          milestones: [{ date: '2026-12-01', description: 'first', done: true }, { date: '2027-01-15', description: 'second' }],
+          milestones: [
+            { date: '2026-12-01', description: 'first', done: true },
+            { date: '2027-01-15', description: 'second' },
+          ],
           vendor_dependency: true,
           deviation_request: 'Operational Requirement : legacy app needs it',
         },
@@ -432,7 +455,12 @@ describe('lists, summary and overdue', () => {
   it('GET /poam/summary of a tenant without items: zeros everywhere', async () => {
     const empty = await buildTenant(t);
     const summary = (await call(t.app, empty.admin.token, { url: `/api/v1/tenants/${empty.id}/poam/summary`, expect: 200 })).json();
-    expect(summary).toMatchObject({ total: 0, overdue: 0, by_status: { open: 0, in_progress: 0, verification: 0, closed: 0 }, by_severity: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 } });
+    expect(summary).toMatchObject({
+      total: 0,
+      overdue: 0,
+      by_status: { open: 0, in_progress: 0, verification: 0, closed: 0 },
+      by_severity: { CRITICAL: 0, HIGH: 0, MEDIUM: 0, LOW: 0 },
+    });
   });
 
   it('GET /poam/summary counts by status and severity', async () => {

@@ -20,8 +20,7 @@ const input = (overrides: Partial<PoamItemInput> = {}): PoamItemInput => ({
   source: 'assessment:a-1',
   ...overrides,
 });
-const create = (items: PoamItemInput[], s: Scope = scope) =>
-  t.deps.database.db.transaction().execute((trx) => createPoamItems(trx, t.deps, actor, s, items));
+const create = (items: PoamItemInput[], s: Scope = scope) => t.deps.database.db.transaction().execute((trx) => createPoamItems(trx, t.deps, actor, s, items));
 
 beforeAll(async () => {
   t = await createTestApp();

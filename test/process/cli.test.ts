@@ -90,7 +90,10 @@ describe('controlgraph serve', () => {
   });
 
   it('logs structured JSON lines', () => {
-    const first = service.output().split('\n').find((line) => line.startsWith('{'));
+    const first = service
+      .output()
+      .split('\n')
+      .find((line) => line.startsWith('{'));
     expect(JSON.parse(first!)).toMatchObject({ service: 'controlgraph', level: expect.any(Number) });
   });
 

@@ -59,9 +59,18 @@ describe('controlgraph demo', () => {
   }, 120_000);
 
   it('refuses with exit status 2, saying what is missing: no service, no credential, a credential without nodes:write', async () => {
-    await expect(demo(['--tenant', tenant])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('start the service (npm start) and run this again beside it, or name it with --server URL') });
-    await expect(demo(['--server', service.base, '--tenant', tenant])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('set CONTROLGRAPH_TOKEN or pass --token-file FILE') });
-    await expect(demo(['--server', service.base, '--tenant', 'demo'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(`--tenant takes the tenant's id (a UUID), not "demo"`) });
+    await expect(demo(['--tenant', tenant])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('start the service (npm start) and run this again beside it, or name it with --server URL'),
+    });
+    await expect(demo(['--server', service.base, '--tenant', tenant])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('set CONTROLGRAPH_TOKEN or pass --token-file FILE'),
+    });
+    await expect(demo(['--server', service.base, '--tenant', 'demo'])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`--tenant takes the tenant's id (a UUID), not "demo"`),
+    });
     await expect(demo(['--server', service.base])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--tenant is required') });
     const reader = await api(service.base, token, 'POST', `/api/v1/tenants/${tenant}/api-keys`, { name: 'reader', permissions: ['nodes:read'] });
     await expect(demo(['--server', service.base, '--tenant', tenant], { CONTROLGRAPH_TOKEN: reader.key })).rejects.toMatchObject({

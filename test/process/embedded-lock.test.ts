@@ -115,7 +115,9 @@ describe.runIf(dbKind() === 'pglite')('one owner per embedded (PGlite) database'
   it('migrate says the service applied the migrations at start (exit 0), without opening the files', async () => {
     const outcome = await cli(['migrate'], env);
     expect(outcome.code).toBe(0);
-    expect(outcome.stdout).toMatch(new RegExp(`^nothing to do: process ${service.child.pid} \\(controlgraph serve, ${service.base}\\) applied the migrations of version \\S+ when it started`));
+    expect(outcome.stdout).toMatch(
+      new RegExp(`^nothing to do: process ${service.child.pid} \\(controlgraph serve, ${service.base}\\) applied the migrations of version \\S+ when it started`),
+    );
   });
 
   it('vulndb import goes through the API: the file is uploaded, imported by the service and reported', async () => {
@@ -146,7 +148,7 @@ describe.runIf(dbKind() === 'pglite')('one owner per embedded (PGlite) database'
     expect((await getJson(service.base, '/vulndb/stats', token)).counts.kev).toBe(1404);
   });
 
-  it('vulndb sync and stats go through the API (the service\'s own sources)', async () => {
+  it("vulndb sync and stats go through the API (the service's own sources)", async () => {
     const sync = await cli(['vulndb', 'sync'], { ...env, CONTROLGRAPH_TOKEN: token });
     expect(sync.code, sync.stderr).toBe(0);
     // The sync at the service's start may have imported the file already: then it is unchanged.

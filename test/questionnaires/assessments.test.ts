@@ -18,7 +18,9 @@ beforeAll(async () => {
   t = await createTestApp();
   tenant = await buildTenant(t);
   other = await buildTenant(t);
-  const q = (await call(t.app, tenant.admin.token, { method: 'POST', url: `${api(tenant.id)}/questionnaires`, payload: { title: 'Site security', questions: ALL_TYPES }, expect: 201 })).json();
+  const q = (
+    await call(t.app, tenant.admin.token, { method: 'POST', url: `${api(tenant.id)}/questionnaires`, payload: { title: 'Site security', questions: ALL_TYPES }, expect: 201 })
+  ).json();
   qId = q.id;
   await publish(t, tenant.admin.token, tenant.id, qId);
 });
@@ -26,7 +28,15 @@ afterAll(() => t.close());
 
 const admin = () => tenant.admin.token;
 const url = (path = '') => `${api(tenant.id)}/assessments${path}`;
-const VALID: Record<string, string> = { policy: 'yes', cadence: 'yearly', areas: 'doors,cameras', owner: 'Facilities', describe: 'Badge readers\nand a log', 'last-test': '2026-10-01', coverage: '87.5' };
+const VALID: Record<string, string> = {
+  policy: 'yes',
+  cadence: 'yearly',
+  areas: 'doors,cameras',
+  owner: 'Facilities',
+  describe: 'Badge readers\nand a log',
+  'last-test': '2026-10-01',
+  coverage: '87.5',
+};
 
 /** A fresh assessment of the questionnaire for a user (each test gets its own). */
 async function assessmentFor(user: Session, extra: Record<string, unknown> = {}) {
@@ -36,7 +46,12 @@ async function assessmentFor(user: Session, extra: Record<string, unknown> = {})
 
 /** Answers everything (the upload too) and submits. */
 async function answerAndSubmit(user: Session, id: string) {
-  await call(t.app, user.token, { method: 'POST', url: url(`/${id}/respond`), payload: { responses: Object.entries(VALID).map(([question_id, answer]) => ({ question_id, answer })) }, expect: 200 });
+  await call(t.app, user.token, {
+    method: 'POST',
+    url: url(`/${id}/respond`),
+    payload: { responses: Object.entries(VALID).map(([question_id, answer]) => ({ question_id, answer })) },
+    expect: 200,
+  });
   const e = (await uploadEvidence(t, user.token, tenant.id, { assessment_id: id, question_id: 'evidence' })).json();
   await call(t.app, user.token, { method: 'POST', url: url(`/${id}/respond`), payload: { responses: [{ question_id: 'evidence', answer: e.id }] }, expect: 200 });
   return call(t.app, user.token, { method: 'POST', url: url(`/${id}/submit`), expect: 200 });
@@ -60,7 +75,13 @@ describe('POST /assessments/{aID}/respond', () => {
       ['evidence', 'not-an-id', 'answer must be attestation-evidence ids separated by commas'],
       ['nope', 'x', 'no such question in this questionnaire'],
     ];
-    const res = await respond(t, respondent().token, tenant.id, aId, bad.map(([question_id, answer]) => ({ question_id, answer })));
+    const res = await respond(
+      t,
+      respondent().token,
+      tenant.id,
+      aId,
+      bad.map(([question_id, answer]) => ({ question_id, answer })),
+    );
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'BAD_REQUEST', message: 'invalid response for question "policy": answer must be "yes" or "no"' });
     expect(res.json().error.details.errors).toEqual(bad.map(([question_id, , message]) => ({ question_id, message })));
@@ -75,7 +96,10 @@ describe('POST /assessments/{aID}/respond', () => {
       const r = await respond(t, respondent().token, tenant.id, aId, [item]);
       expect([r.statusCode, r.json().error.details.errors[0].message], JSON.stringify(item)).toEqual([400, message]);
     }
-    const twice = await respond(t, respondent().token, tenant.id, aId, [{ question_id: 'owner', answer: 'a' }, { question_id: 'owner', answer: 'b' }]);
+    const twice = await respond(t, respondent().token, tenant.id, aId, [
+      { question_id: 'owner', answer: 'a' },
+      { question_id: 'owner', answer: 'b' },
+    ]);
     expect(twice.json().error.details.errors).toEqual([{ question_id: 'owner', message: 'question answered twice in one request' }]);
     expect((await respond(t, respondent().token, tenant.id, aId, [])).statusCode).toBe(400);
     expect((await respond(t, respondent().token, tenant.id, aId, [{ question_id: 'owner', answer: 'x', colour: 'red' }])).statusCode).toBe(400);
@@ -87,7 +111,12 @@ describe('POST /assessments/{aID}/respond', () => {
     const first = await respond(t, respondent().token, tenant.id, aId, [{ question_id: 'owner', answer: 'Facilities', notes: 'ask Bob' }]);
     expect(first.statusCode).toBe(200);
     expect(first.json()).toMatchObject({ status: 'in_progress', progress: { total: ALL_TYPES.length, answered: 1, required: 4, required_answered: 0 } });
-    const second = (await respond(t, respondent().token, tenant.id, aId, [{ question_id: 'policy', answer: 'no' }, { question_id: 'owner', answer: 'Security' }])).json();
+    const second = (
+      await respond(t, respondent().token, tenant.id, aId, [
+        { question_id: 'policy', answer: 'no' },
+        { question_id: 'owner', answer: 'Security' },
+      ])
+    ).json();
     expect(second.responses.map((r: { question_id: string; answer: string; notes: string }) => [r.question_id, r.answer, r.notes])).toEqual([
       ['policy', 'no', ''],
       ['owner', 'Security', 'ask Bob'],
@@ -100,7 +129,11 @@ describe('POST /assessments/{aID}/respond', () => {
   it('required questions are enforced at submit: 400 naming the unanswered ones', async () => {
     const res = await call(t.app, respondent().token, { method: 'POST', url: url(`/${aId}/submit`) });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'BAD_REQUEST', message: 'required questions are not answered: cadence, describe, evidence', details: { missing: ['cadence', 'describe', 'evidence'] } });
+    expect(res.json().error).toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'required questions are not answered: cadence, describe, evidence',
+      details: { missing: ['cadence', 'describe', 'evidence'] },
+    });
   });
 
   it('403 for anyone but the assignee (an admin too); 404 for another tenant or an unknown id; 401 without a token', async () => {
@@ -166,7 +199,7 @@ describe('GET /assessments, /assessments/mine, /assessments/review-queue', () =>
     expect((await call(t.app, other.admin.token, { url: `${api(other.id)}/assessments`, expect: 200 })).json().total).toBe(0);
   });
 
-  it('mine: only the caller\'s own', async () => {
+  it("mine: only the caller's own", async () => {
     const mine = (await call(t.app, tenant.users.auditor.token, { url: url('/mine'), expect: 200 })).json();
     expect(mine.items.map((a: { id: string }) => a.id)).toEqual([mineId]);
     expect((await call(t.app, tenant.users.auditor.token, { url: url('/mine?status=approved'), expect: 200 })).json().total).toBe(0);
@@ -180,7 +213,7 @@ describe('GET /assessments, /assessments/mine, /assessments/review-queue', () =>
     expect([denied.statusCode, denied.json().error.message]).toEqual([403, 'missing permission assessment:review']);
   });
 
-  it('review: 403 for one\'s own assessment (review and both aliases) and for anyone but the named reviewer', async () => {
+  it("review: 403 for one's own assessment (review and both aliases) and for anyone but the named reviewer", async () => {
     const analyst = tenant.users['security-analyst'].token;
     for (const [path, payload] of [
       ['review', { review_status: 'approved' }],
@@ -220,7 +253,12 @@ describe('GET /assessments, /assessments/mine, /assessments/review-queue', () =>
     const again = await call(t.app, admin(), { method: 'POST', url: url(`/${mineId}/review`), payload: { review_status: 'approved' } });
     expect([again.statusCode, again.json().error.message]).toEqual([409, 'only submitted assessments can be reviewed (this one is changes_requested)']);
     expect((await auditOf(t, tenant.id, 'assessment.rejected')).map((e) => e.target_id)).toContain(mineId);
-    const events = await t.deps.database.db.selectFrom('outbox_events').select('data').where('tenant_id', '=', tenant.id).where('type', '=', 'assessment.changes_requested').execute();
+    const events = await t.deps.database.db
+      .selectFrom('outbox_events')
+      .select('data')
+      .where('tenant_id', '=', tenant.id)
+      .where('type', '=', 'assessment.changes_requested')
+      .execute();
     expect(events.map((e) => (e.data as { assessment_id: string }).assessment_id)).toContain(mineId);
     expect((await call(t.app, admin(), { method: 'POST', url: url('/00000000-0000-4000-8000-000000000000/approve') })).statusCode).toBe(404);
   });
@@ -270,7 +308,17 @@ describe('POST /assessments/{aID}/generate-poam', () => {
   it('question_ids raise one item per question; 400 for an unknown question or one without control mappings', async () => {
     const res = await generate(rejectedId, { question_ids: ['describe', 'policy'], severity: 'HIGH', point_of_contact: 'facilities-team', scheduled_completion: '2027-01-31' });
     expect(res.statusCode).toBe(201);
-    expect(res.json().items.map((i: { weakness_name: string; severity: string; point_of_contact: string; scheduled_completion: string; control_ids: string[] }) => [i.weakness_name, i.severity, i.point_of_contact, i.scheduled_completion, i.control_ids])).toEqual([
+    expect(
+      res
+        .json()
+        .items.map((i: { weakness_name: string; severity: string; point_of_contact: string; scheduled_completion: string; control_ids: string[] }) => [
+          i.weakness_name,
+          i.severity,
+          i.point_of_contact,
+          i.scheduled_completion,
+          i.control_ids,
+        ]),
+    ).toEqual([
       ['Site security: Describe the procedure.', 'HIGH', 'facilities-team', '2027-01-31', ['PE-3', 'nist-800-171:3.10.1']],
       ['Site security: Is there an approved policy?', 'HIGH', 'facilities-team', '2027-01-31', ['PE-1']],
     ]);

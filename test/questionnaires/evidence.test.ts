@@ -79,7 +79,10 @@ describe('POST /attestation-evidence', () => {
 
   it('400: extension not in accepted_types, content type not fitting the extension, content not of the format', async () => {
     const cases: Array<[{ filename: string; contentType: string; content: Buffer }, RegExp]> = [
-      [{ filename: 'tool.exe', contentType: 'application/octet-stream', content: Buffer.from('MZ') }, /file type ".exe" is not accepted for question .* \(accepted: \.pdf, \.xlsx, \.csv, \.docx, \.pptx\)/],
+      [
+        { filename: 'tool.exe', contentType: 'application/octet-stream', content: Buffer.from('MZ') },
+        /file type ".exe" is not accepted for question .* \(accepted: \.pdf, \.xlsx, \.csv, \.docx, \.pptx\)/,
+      ],
       [{ filename: 'noextension', contentType: 'application/pdf', content: PDF }, /is not accepted/],
       [{ filename: 'records.pdf', contentType: 'image/png', content: PDF }, /content type "image\/png" does not match a \.pdf file/],
       [{ filename: 'records.pdf', contentType: 'application/pdf', content: Buffer.from('MZ\x90\x00 not a pdf at all') }, /the file's content is not a \.pdf file/],

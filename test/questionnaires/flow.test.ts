@@ -35,8 +35,7 @@ const statusesOf = async (token: string) => {
   const list = await attestations(token);
   return Object.fromEntries(list.items.map((c: { framework: string; control_id: string; status: string }) => [`${c.framework}:${c.control_id}`, c.status]));
 };
-const stored = () =>
-  t.deps.database.db.selectFrom('control_attestations').selectAll().where('tenant_id', '=', tenant.id).orderBy('control_id').execute();
+const stored = () => t.deps.database.db.selectFrom('control_attestations').selectAll().where('tenant_id', '=', tenant.id).orderBy('control_id').execute();
 const allAre = (statuses: Record<string, string>, status: string) => CONTROLS.every((c) => statuses[c] === status);
 
 describe('template → questionnaire → assessment → attested control → expiry', () => {
@@ -73,7 +72,12 @@ describe('template → questionnaire → assessment → attested control → exp
   it('assigning creates one assessment per assignee; the controls become questionnaire_assigned and applicable', async () => {
     const items = await assign(t, s.admin, tenant.id, qId, { assignees: [tenant.users['read-only'].username], reviewer_id: tenant.users['security-analyst'].user_id });
     expect(items).toHaveLength(1);
-    expect(items[0]).toMatchObject({ status: 'assigned', assignee_id: tenant.users['read-only'].user_id, reviewer_id: tenant.users['security-analyst'].user_id, due_date: '2026-12-31' });
+    expect(items[0]).toMatchObject({
+      status: 'assigned',
+      assignee_id: tenant.users['read-only'].user_id,
+      reviewer_id: tenant.users['security-analyst'].user_id,
+      due_date: '2026-12-31',
+    });
     expect([...items[0]!.controls].sort()).toEqual([...CONTROLS].sort());
     aId = items[0]!.id;
     expect(allAre(await statusesOf(s.admin), 'questionnaire_assigned')).toBe(true);
@@ -92,7 +96,10 @@ describe('template → questionnaire → assessment → attested control → exp
     expect(res.json()).toMatchObject({ status: 'in_progress', progress: { answered: 3, total: questions.length } });
     expect(allAre(await statusesOf(s.admin), 'in_progress')).toBe(true);
     // A second save keeps the first one.
-    const rest = questions.filter((q) => q.type !== 'file_upload').slice(3).map((q) => ({ question_id: q.id, answer: validAnswer(q) }));
+    const rest = questions
+      .filter((q) => q.type !== 'file_upload')
+      .slice(3)
+      .map((q) => ({ question_id: q.id, answer: validAnswer(q) }));
     const second = (await respond(t, s.respondent, tenant.id, aId, rest)).json();
     expect(second.progress.answered).toBe(questions.length - 1);
     expect(second.responses.find((r: { question_id: string }) => r.question_id === questions[0]!.id)).toMatchObject({ notes: 'first pass' });
@@ -118,7 +125,12 @@ describe('template → questionnaire → assessment → attested control → exp
   it('the reviewer requests changes (reject alias): changes_requested, back to the respondent, then in_progress', async () => {
     const queue = (await call(t.app, s.reviewer, { url: `${api(tenant.id)}/assessments/review-queue`, expect: 200 })).json();
     expect(queue.items.map((a: { id: string }) => a.id)).toEqual([aId]);
-    const rejected = await call(t.app, s.reviewer, { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/reject`, payload: { notes: 'attach the LMS export' }, expect: 200 });
+    const rejected = await call(t.app, s.reviewer, {
+      method: 'POST',
+      url: `${api(tenant.id)}/assessments/${aId}/reject`,
+      payload: { notes: 'attach the LMS export' },
+      expect: 200,
+    });
     expect(rejected.json()).toMatchObject({ status: 'changes_requested', review_status: 'rejected', review_notes: 'attach the LMS export' });
     expect(allAre(await statusesOf(s.admin), 'changes_requested')).toBe(true);
     const edited = await respond(t, s.respondent, tenant.id, aId, [{ question_id: questions[0]!.id, notes: 'LMS export attached' }]);
@@ -180,7 +192,12 @@ describe('template → questionnaire → assessment → attested control → exp
     const reminders = await eventsOf(t, tenant.id, 'attestation.expiring');
     expect(reminders.map((e) => (e.data as { days_before: number }).days_before)).toEqual(days);
     expect(reminders.map((e) => (e.data as { level: string }).level)).toEqual(['notice', 'warning', 'urgent']);
-    expect(reminders[2]!.data).toMatchObject({ assessment_id: aId, questionnaire_id: qId, expires_at: new Date(expiresAt).toISOString(), owner: { user_id: tenant.users['read-only'].user_id } });
+    expect(reminders[2]!.data).toMatchObject({
+      assessment_id: aId,
+      questionnaire_id: qId,
+      expires_at: new Date(expiresAt).toISOString(),
+      owner: { user_id: tenant.users['read-only'].user_id },
+    });
     expect((await attestations(s.admin, '&expiring_soon=true')).counts.expiring_soon).toBe(CONTROLS.length);
     expect(await auditOf(t, tenant.id, 'attestation.reminder_sent')).toHaveLength(3);
     // The status still counts the controls until the very end.
@@ -239,5 +256,3 @@ describe('template → questionnaire → assessment → attested control → exp
     expect(await score(s.admin)).toBe(100);
   });
 });
-
-

@@ -63,7 +63,9 @@ export async function publish(t: TestApp, token: string, tenantId: string, qId: 
 }
 
 export async function assign(t: TestApp, token: string, tenantId: string, qId: string, body: Record<string, unknown>) {
-  return (await call(t.app, token, { method: 'POST', url: `${api(tenantId)}/questionnaires/${qId}/assign`, payload: body, expect: 201 })).json().items as Array<Record<string, any>>;
+  return (await call(t.app, token, { method: 'POST', url: `${api(tenantId)}/questionnaires/${qId}/assign`, payload: body, expect: 201 })).json().items as Array<
+    Record<string, any>
+  >;
 }
 
 export function respond(t: TestApp, token: string, tenantId: string, aId: string, responses: unknown[]) {
@@ -78,7 +80,10 @@ export function validAnswer(q: QuestionJson, evidenceIds: string[] = []): string
     case 'single_choice':
       return q.options![0]!.value;
     case 'multi_choice':
-      return q.options!.slice(0, 2).map((o) => o.value).join(',');
+      return q
+        .options!.slice(0, 2)
+        .map((o) => o.value)
+        .join(',');
     case 'text_short':
       return 'one line';
     case 'text_long':

@@ -24,7 +24,6 @@ const admin = () => tenant.admin.token;
 const url = (path = '') => `${api(tenant.id)}/questionnaires${path}`;
 const TEMPLATE_COUNT = 20;
 
-
 async function custom(body: Record<string, unknown> = {}) {
   return (await call(t.app, admin(), { method: 'POST', url: url(), payload: { title: 'Site security', questions: ALL_TYPES, ...body }, expect: 201 })).json();
 }
@@ -44,7 +43,10 @@ describe('GET /questionnaires/templates', () => {
 
   it('?framework= keeps the templates mapping to it; an unknown framework is 400', async () => {
     const ids = async (framework: string) =>
-      (await call(t.app, admin(), { url: url(`/templates?framework=${framework}&per_page=100`), expect: 200 })).json().items.map((x: { id: string }) => x.id).sort();
+      (await call(t.app, admin(), { url: url(`/templates?framework=${framework}&per_page=100`), expect: 200 }))
+        .json()
+        .items.map((x: { id: string }) => x.id)
+        .sort();
     expect(await ids('gdpr')).toEqual(['gdpr-dpia']);
     expect(await ids('hipaa')).toEqual(['hipaa-sanctions', 'hipaa-training']);
     expect(await ids('cmmc-l2')).toEqual(['cmmc-l2-at', 'cmmc-l2-ir', 'cmmc-l2-ma', 'cmmc-l2-pe', 'cmmc-l2-ps']);
@@ -164,7 +166,12 @@ describe('POST /questionnaires (custom) and the question types', () => {
   });
 
   it('generates question ids when none are given', async () => {
-    const q = await custom({ questions: [{ text: 'A?', type: 'yes_no' }, { text: 'B?', type: 'yes_no' }] });
+    const q = await custom({
+      questions: [
+        { text: 'A?', type: 'yes_no' },
+        { text: 'B?', type: 'yes_no' },
+      ],
+    });
     expect(q.questions.map((x: QuestionJson) => x.id)).toEqual(['q-1', 'q-2']);
   });
 
@@ -175,9 +182,38 @@ describe('POST /questionnaires (custom) and the question types', () => {
       [{ ...yn, text: '  ' }, 'question "a": text is required'],
       [{ ...yn, id: 'Bad Id' }, 'question id "Bad Id" must be lower-case letters, digits and dashes (at most 80)'],
       [{ ...yn, type: 'single_choice' }, 'question "a": single_choice needs at least 2 options'],
-      [{ ...yn, type: 'multi_choice', options: [{ value: 'x', label: 'X' }, { value: 'x', label: 'Y' }] }, 'question "a": duplicate option value "x"'],
-      [{ ...yn, type: 'single_choice', options: [{ value: 'X Y', label: 'X' }, { value: 'z', label: 'Z' }] }, 'question "a": option value "X Y" must be lower-case letters, digits and underscores'],
-      [{ ...yn, options: [{ value: 'x', label: 'X' }, { value: 'y', label: 'Y' }] }, 'question "a": options are only for single_choice and multi_choice questions'],
+      [
+        {
+          ...yn,
+          type: 'multi_choice',
+          options: [
+            { value: 'x', label: 'X' },
+            { value: 'x', label: 'Y' },
+          ],
+        },
+        'question "a": duplicate option value "x"',
+      ],
+      [
+        {
+          ...yn,
+          type: 'single_choice',
+          options: [
+            { value: 'X Y', label: 'X' },
+            { value: 'z', label: 'Z' },
+          ],
+        },
+        'question "a": option value "X Y" must be lower-case letters, digits and underscores',
+      ],
+      [
+        {
+          ...yn,
+          options: [
+            { value: 'x', label: 'X' },
+            { value: 'y', label: 'Y' },
+          ],
+        },
+        'question "a": options are only for single_choice and multi_choice questions',
+      ],
       [{ ...yn, type: 'file_upload' }, 'question "a": accepted_types (file extensions such as ".pdf") are required for file_upload questions'],
       [{ ...yn, type: 'file_upload', accepted_types: ['.p d f'] }, 'question "a": ".p d f" is not a file extension such as ".pdf"'],
       [{ ...yn, accepted_types: ['.pdf'] }, 'question "a": accepted_types are only for file_upload questions'],
@@ -198,7 +234,11 @@ describe('POST /questionnaires (custom) and the question types', () => {
     expect(dup.json().error.message).toBe('duplicate question id "a"');
     const noTitle = await call(t.app, admin(), { method: 'POST', url: url(), payload: { title: ' ' } });
     expect([noTitle.statusCode, noTitle.json().error.message]).toEqual([400, 'title must not be empty']);
-    const tooMany = await call(t.app, admin(), { method: 'POST', url: url(), payload: { title: 'x', questions: Array.from({ length: 201 }, () => ({ text: 'A?', type: 'yes_no' })) } });
+    const tooMany = await call(t.app, admin(), {
+      method: 'POST',
+      url: url(),
+      payload: { title: 'x', questions: Array.from({ length: 201 }, () => ({ text: 'A?', type: 'yes_no' })) },
+    });
     expect(tooMany.statusCode).toBe(400);
   });
 });
@@ -323,7 +363,10 @@ describe('questions: add, change, remove (draft only)', () => {
     const after = (await call(t.app, admin(), { url: url(`/${q.id}`), expect: 200 })).json();
     expect(after.questions.map((x: QuestionJson) => x.id)).toEqual(['q-3', 'policy']);
     for (const action of ['questionnaire.question_added', 'questionnaire.question_updated', 'questionnaire.question_removed']) {
-      expect((await auditOf(t, tenant.id, action)).map((e) => e.target_id), action).toContain(q.id);
+      expect(
+        (await auditOf(t, tenant.id, action)).map((e) => e.target_id),
+        action,
+      ).toContain(q.id);
     }
   });
 

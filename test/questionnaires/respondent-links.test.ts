@@ -72,7 +72,11 @@ describe('POST /assessments/{aID}/links', () => {
     expect(res.statusCode).toBe(201);
     expect(res.headers['cache-control']).toBe('no-store');
     const body = res.json();
-    expect(body).toMatchObject({ delivery: 'copy', email_error: null, link: { assessment_id: aId, name: 'Acme Supplies', status: 'active', delivery: 'copy', use_count: 0, revoked_at: null } });
+    expect(body).toMatchObject({
+      delivery: 'copy',
+      email_error: null,
+      link: { assessment_id: aId, name: 'Acme Supplies', status: 'active', delivery: 'copy', use_count: 0, revoked_at: null },
+    });
     expect(body.token).toMatch(/^cgr_[0-9A-Za-z]{40}$/);
     expect(body.url).toBe(`https://grc.example.com/respond#${body.token}`);
     expect(new Date(body.link.expires_at).getTime() - t.clock.now().getTime()).toBe(14 * 86_400_000);
@@ -171,7 +175,14 @@ describe('GET /assessments/{aID}/links and POST …/links/{linkID}/revoke', () =
     t.clock.advance(1000);
     const second = (await createLink(first.aId, { name: 'Second' })).json();
     const list = await call(t.app, reviewer(), { method: 'GET', url: linksUrl(first.aId), expect: 200 });
-    expect(list.json()).toMatchObject({ total: 2, page: 1, items: [{ name: 'Second', status: 'active' }, { name: 'First', status: 'active' }] });
+    expect(list.json()).toMatchObject({
+      total: 2,
+      page: 1,
+      items: [
+        { name: 'Second', status: 'active' },
+        { name: 'First', status: 'active' },
+      ],
+    });
     expect(list.body).not.toContain(first.token);
     expect(list.body).not.toContain(second.token);
     expect(list.body).not.toContain('token_hash');
@@ -193,7 +204,7 @@ describe('GET /assessments/{aID}/links and POST …/links/{linkID}/revoke', () =
     expect((await asRespondent(second.token, { method: 'GET', url: '/api/v1/respond/assessment' })).statusCode).toBe(200);
   });
 
-  it("404 for an unknown link and for a link of another assessment named under this one", async () => {
+  it('404 for an unknown link and for a link of another assessment named under this one', async () => {
     const a = await newLink();
     const b = await newLink();
     const unknown = await call(t.app, reviewer(), { method: 'POST', url: `${linksUrl(a.aId)}/00000000-0000-4000-8000-000000000000/revoke` });
@@ -238,7 +249,11 @@ describe('the respondent routes (the link token as bearer)', () => {
   it('answers, uploads and submits with the same checks as the assignee; each step is audited under the link', async () => {
     const { aId, token, link } = await newLink({ name: 'Acme' });
     const first = questions.find((q) => q.type !== 'file_upload')!;
-    const saved = await asRespondent(token, { method: 'POST', url: '/api/v1/respond/assessment/responses', payload: { responses: [{ question_id: first.id, answer: validAnswer(first), notes: 'from Acme' }] } });
+    const saved = await asRespondent(token, {
+      method: 'POST',
+      url: '/api/v1/respond/assessment/responses',
+      payload: { responses: [{ question_id: first.id, answer: validAnswer(first), notes: 'from Acme' }] },
+    });
     expect(saved.statusCode).toBe(200);
     expect(saved.json()).toMatchObject({ status: 'in_progress', responses: [{ question_id: first.id, notes: 'from Acme' }] });
     const responded = (await auditOf(t, tenant.id, 'assessment.responded')).find((e) => e.target_id === aId);
@@ -248,7 +263,10 @@ describe('the respondent routes (the link token as bearer)', () => {
 
     const invalid = await asRespondent(token, { method: 'POST', url: '/api/v1/respond/assessment/responses', payload: { responses: [{ question_id: 'no-such', answer: 'x' }] } });
     expect(invalid.statusCode).toBe(400);
-    expect(invalid.json().error).toMatchObject({ message: 'invalid response for question "no-such": no such question in this questionnaire', details: { errors: [{ question_id: 'no-such' }] } });
+    expect(invalid.json().error).toMatchObject({
+      message: 'invalid response for question "no-such": no such question in this questionnaire',
+      details: { errors: [{ question_id: 'no-such' }] },
+    });
 
     const early = await asRespondent(token, { method: 'POST', url: '/api/v1/respond/assessment/submit' });
     expect(early.statusCode).toBe(400);
@@ -264,7 +282,10 @@ describe('the respondent routes (the link token as bearer)', () => {
     expect(evidence).not.toHaveProperty('uploaded_by');
     const row = await t.deps.database.db.selectFrom('attestation_evidence').selectAll().where('id', '=', evidence.id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ assessment_id: aId, uploaded_by: null, uploaded_by_name: 'Acme (link)' });
-    expect((await auditOf(t, tenant.id, 'attestation_evidence.uploaded')).find((e) => e.target_id === evidence.id)).toMatchObject({ actor_type: 'respondent_link', actor_id: link.id });
+    expect((await auditOf(t, tenant.id, 'attestation_evidence.uploaded')).find((e) => e.target_id === evidence.id)).toMatchObject({
+      actor_type: 'respondent_link',
+      actor_id: link.id,
+    });
 
     const wrongType = await uploadAs(token, { question_id: upload.id }, { filename: 'tool.exe', contentType: 'application/octet-stream', content: Buffer.from('MZ') });
     expect(wrongType.statusCode).toBe(400);
@@ -284,7 +305,11 @@ describe('the respondent routes (the link token as bearer)', () => {
     expect(submitted.json()).toMatchObject({ status: 'submitted', progress: { required_answered: submitted.json().progress.required } });
     expect((await auditOf(t, tenant.id, 'assessment.submitted')).find((e) => e.target_id === aId)).toMatchObject({ actor_type: 'respondent_link', actor_id: link.id });
 
-    const afterSubmit = await asRespondent(token, { method: 'POST', url: '/api/v1/respond/assessment/responses', payload: { responses: [{ question_id: first.id, answer: validAnswer(first) }] } });
+    const afterSubmit = await asRespondent(token, {
+      method: 'POST',
+      url: '/api/v1/respond/assessment/responses',
+      payload: { responses: [{ question_id: first.id, answer: validAnswer(first) }] },
+    });
     expect(afterSubmit.statusCode).toBe(400);
     expect(afterSubmit.json().error.message).toBe('assessment is submitted: responses are read-only');
     const twice = await asRespondent(token, { method: 'POST', url: '/api/v1/respond/assessment/submit' });
@@ -303,7 +328,10 @@ describe('the respondent routes (the link token as bearer)', () => {
     // so another reviewer approves. A link for an approved assessment is 409 too.
     const own = await call(t.app, reviewer(), { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/approve` });
     expect(own.statusCode).toBe(403);
-    expect(own.json().error).toMatchObject({ code: 'FORBIDDEN', message: 'you were shown a respondent link of this assessment that has been used: another reviewer must review it' });
+    expect(own.json().error).toMatchObject({
+      code: 'FORBIDDEN',
+      message: 'you were shown a respondent link of this assessment that has been used: another reviewer must review it',
+    });
     await call(t.app, tenant.admin.token, { method: 'POST', url: `${api(tenant.id)}/assessments/${aId}/approve`, expect: 200 });
     const approved = await createLink(aId, { name: 'Again' });
     expect(approved.statusCode).toBe(409);
@@ -332,13 +360,19 @@ describe('the respondent routes (the link token as bearer)', () => {
         ['GET', '/api/v1/respond/evidence'],
       ];
       for (const [method, url] of routes) {
-        const res = await asRespondent(token, { method: method as 'GET', url, ...(method === 'POST' && url.endsWith('responses') ? { payload: { responses: [{ question_id: 'x', answer: 'y' }] } } : {}) });
+        const res = await asRespondent(token, {
+          method: method as 'GET',
+          url,
+          ...(method === 'POST' && url.endsWith('responses') ? { payload: { responses: [{ question_id: 'x', answer: 'y' }] } } : {}),
+        });
         expect(res.statusCode, url).toBe(401);
         expect(res.json().error).toMatchObject({ code: 'LINK_EXPIRED', message: 'this link has expired: ask the sender for a new link' });
       }
       const file = await uploadAs(token, { question_id: upload.id });
       expect(file.json().error.code).toBe('LINK_EXPIRED');
-      expect((await auditOf(t, tenant.id, 'assessment_link.refused')).filter((e) => e.actor_id === link.id && (e.details as { reason: string }).reason === 'expired')).toHaveLength(5);
+      expect((await auditOf(t, tenant.id, 'assessment_link.refused')).filter((e) => e.actor_id === link.id && (e.details as { reason: string }).reason === 'expired')).toHaveLength(
+        5,
+      );
       // A day later the reviewer signs in again (access tokens live an hour).
       const session = await fresh(t, tenant.users['security-analyst']);
       const listed = (await call(t.app, session.token, { method: 'GET', url: linksUrl(link.assessment_id), expect: 200 })).json();
@@ -355,7 +389,9 @@ describe('without artifact storage', () => {
       const q = await fromTemplate(bare, owner.admin.token, owner.id, { template_id: 'fedramp-at' });
       await publish(bare, owner.admin.token, owner.id, q.id);
       const [a] = await assign(bare, owner.admin.token, owner.id, q.id, { assignees: [owner.users['read-only'].user_id] });
-      const { token } = (await call(bare.app, owner.admin.token, { method: 'POST', url: `${api(owner.id)}/assessments/${a!.id}/links`, payload: { name: 'x' }, expect: 201 })).json();
+      const { token } = (
+        await call(bare.app, owner.admin.token, { method: 'POST', url: `${api(owner.id)}/assessments/${a!.id}/links`, payload: { name: 'x' }, expect: 201 })
+      ).json();
       const list = await call(bare.app, token, { method: 'GET', url: '/api/v1/respond/evidence' });
       expect(list.statusCode).toBe(503);
       expect(list.json().error.message).toBe('artifact storage not configured');

@@ -14,7 +14,11 @@ async function linkFixture(t: TestApp) {
   const q = await fromTemplate(t, tenant.admin.token, tenant.id, { template_id: 'fedramp-at' });
   await publish(t, tenant.admin.token, tenant.id, q.id);
   const [a] = await assign(t, tenant.admin.token, tenant.id, q.id, { assignees: [tenant.users['read-only'].user_id] });
-  return { tenant, create: (payload: Record<string, unknown>, headers: Record<string, string> = {}) => call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${a!.id}/links`, payload, headers, expect: 201 }) };
+  return {
+    tenant,
+    create: (payload: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${a!.id}/links`, payload, headers, expect: 201 }),
+  };
 }
 
 describe('with CONTROLGRAPH_PUBLIC_URL', () => {
@@ -27,7 +31,11 @@ describe('with CONTROLGRAPH_PUBLIC_URL', () => {
   afterAll(() => t.close());
 
   it('the link is on the public URL (its path kept, the trailing slash dropped) whatever Host and X-Forwarded-* say', async () => {
-    for (const headers of [{} as Record<string, string>, { host: 'attacker.example' }, { host: 'attacker.example:8443', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { host: 'attacker.example' },
+      { host: 'attacker.example:8443', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' },
+    ]) {
       const body = (await create({ name: 'Acme' }, headers)).json();
       expect(body.url).toBe(`https://grc.example.com/console/respond#${body.token}`);
     }

@@ -25,7 +25,12 @@ afterAll(() => t.close());
 
 async function newToken(): Promise<string> {
   t.clock.advance(60_000); // the tenant's own bucket is not what is tested here
-  const res = await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${assessmentId}/links`, payload: { name: 'Acme' }, expect: 201 });
+  const res = await call(t.app, tenant.users['security-analyst'].token, {
+    method: 'POST',
+    url: `${api(tenant.id)}/assessments/${assessmentId}/links`,
+    payload: { name: 'Acme' },
+    expect: 201,
+  });
   return res.json().token as string;
 }
 

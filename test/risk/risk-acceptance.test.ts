@@ -211,7 +211,12 @@ describe('expiry', () => {
     expect(res.statusCode).toBe(201);
     t.clock.advance(DAY + 1000);
     const { Scheduler } = await import('../../src/platform/jobs/scheduler.js');
-    const scheduler = new Scheduler({ db: t.deps.database.db, clock: t.clock, log: t.deps.log, schedules: [{ name: 'risk-expiry-sweeper', kind: 'risk.record-expiries', intervalMs: 60_000 }] });
+    const scheduler = new Scheduler({
+      db: t.deps.database.db,
+      clock: t.clock,
+      log: t.deps.log,
+      schedules: [{ name: 'risk-expiry-sweeper', kind: 'risk.record-expiries', intervalMs: 60_000 }],
+    });
     await scheduler.register();
     await scheduler.tick();
     await t.drain();
@@ -292,7 +297,12 @@ describe('group acceptance: permissions, already-accepted groups, expiry, orphan
   beforeAll(async () => {
     const s = (await fresh(t, tenant.users['security-analyst'])).token;
     const regions = ['ap-south-1', 'sa-east-1', 'ca-central-1', 'me-south-1'];
-    await putNodes(t, s, tenant.id, regions.flatMap((r) => [bucket(`${r}-1`, r), bucket(`${r}-2`, r)]));
+    await putNodes(
+      t,
+      s,
+      tenant.id,
+      regions.flatMap((r) => [bucket(`${r}-1`, r), bucket(`${r}-2`, r)]),
+    );
     await audit(t, s, tenant.id);
   });
 

@@ -88,10 +88,9 @@ describe.runIf(dbKind() === 'postgres')('scale-out: 2 API and 2 worker processes
         200,
       );
       expect(finished).toBe('succeeded');
-      const { rows: created } = await sql.query(
-        "SELECT id, seq, data->'finding'->>'id' AS finding_id FROM outbox_events WHERE tenant_id = $1 AND type = 'finding.created'",
-        [tenant.id],
-      );
+      const { rows: created } = await sql.query("SELECT id, seq, data->'finding'->>'id' AS finding_id FROM outbox_events WHERE tenant_id = $1 AND type = 'finding.created'", [
+        tenant.id,
+      ]);
       expect(created.length).toBeGreaterThanOrEqual(6);
 
       // Live on the other API process, every finding once. Identified by the finding: the `id:` line is

@@ -40,7 +40,12 @@ const runsOf = async (id: string) => (await call(t.app, await as(), { url: url(t
 const dailyAudit = { name: 'nightly audit', kind: 'audit', target: { frameworks: ['cis-aws'] }, cron: '0 2 * * *', time_zone: 'Europe/Berlin' };
 
 async function discoveryTemplate(config: Record<string, unknown>): Promise<string> {
-  const res = await call(t.app, await as(), { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name: 'prod state', plugins: ['terraform-state'], config: { 'terraform-state': config } }, expect: 201 });
+  const res = await call(t.app, await as(), {
+    method: 'POST',
+    url: `/api/v1/tenants/${tenant.id}/jobs`,
+    payload: { name: 'prod state', plugins: ['terraform-state'], config: { 'terraform-state': config } },
+    expect: 201,
+  });
   return res.json().id;
 }
 
@@ -71,13 +76,23 @@ describe('/schedules', () => {
     expect(patched).toMatchObject({ cron: null, interval_seconds: 3600, next_run_at: '2027-03-26T13:00:00.000Z' });
     const disabled = (await call(t.app, token, { method: 'PATCH', url: url(tenant.id, `/${created.id}`), payload: { enabled: false }, expect: 200 })).json();
     expect(disabled).toMatchObject({ enabled: false, next_run_at: null });
-    const back = (await call(t.app, token, { method: 'PATCH', url: url(tenant.id, `/${created.id}`), payload: { enabled: true, cron: '@daily', time_zone: 'America/New_York', name: 'renamed' }, expect: 200 })).json();
+    const back = (
+      await call(t.app, token, {
+        method: 'PATCH',
+        url: url(tenant.id, `/${created.id}`),
+        payload: { enabled: true, cron: '@daily', time_zone: 'America/New_York', name: 'renamed' },
+        expect: 200,
+      })
+    ).json();
     expect(back).toMatchObject({ name: 'renamed', enabled: true, cron: '@daily', interval_seconds: null, time_zone: 'America/New_York', next_run_at: '2027-03-27T04:00:00.000Z' });
 
     await call(t.app, token, { method: 'DELETE', url: url(tenant.id, `/${created.id}`), expect: 204 });
     expect((await call(t.app, token, { url: url(tenant.id, `/${created.id}`) })).statusCode).toBe(404);
     const log = (await call(t.app, token, { url: `/api/v1/tenants/${tenant.id}/audit-logs?target_id=${created.id}&per_page=50`, expect: 200 })).json();
-    const actions = log.items.filter((e: { target_id: string }) => e.target_id === created.id).map((e: { action: string }) => e.action).sort();
+    const actions = log.items
+      .filter((e: { target_id: string }) => e.target_id === created.id)
+      .map((e: { action: string }) => e.action)
+      .sort();
     expect(actions).toEqual(['schedule.created', 'schedule.deleted', 'schedule.updated', 'schedule.updated', 'schedule.updated']);
   });
 
@@ -118,7 +133,12 @@ describe('/schedules', () => {
   it('404 across tenants; writing needs the permission of the schedule kind', async () => {
     const s = await create(dailyAudit);
     const otherToken = await as(other.admin);
-    for (const [method, path] of [['GET', ''], ['PATCH', ''], ['DELETE', ''], ['GET', '/runs']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['PATCH', ''],
+      ['DELETE', ''],
+      ['GET', '/runs'],
+    ] as const) {
       const res = await call(t.app, otherToken, { method, url: url(other.id, `/${s.id}${path}`), ...(method === 'PATCH' ? { payload: { enabled: false } } : {}) });
       expect(res.statusCode, `${method} ${path}`).toBe(404);
     }
@@ -130,7 +150,11 @@ describe('/schedules', () => {
     const byKey = await call(t.app, key, { method: 'POST', url: url(tenant.id), payload: dailyAudit });
     expect(byKey.statusCode).toBe(201);
     const template = await discoveryTemplate({ state_uri: 's3://shop-tfstate/prod.tfstate' });
-    const discovery = await call(t.app, key, { method: 'POST', url: url(tenant.id), payload: { name: 'd', kind: 'discovery', target: { job_id: template }, interval_seconds: 3600 } });
+    const discovery = await call(t.app, key, {
+      method: 'POST',
+      url: url(tenant.id),
+      payload: { name: 'd', kind: 'discovery', target: { job_id: template }, interval_seconds: 3600 },
+    });
     expect(discovery.statusCode).toBe(403);
     expect(discovery.json().error.message).toMatch(/jobs:write/);
     for (const id of [s.id, byKey.json().id]) expect((await call(t.app, key, { method: 'DELETE', url: url(tenant.id, `/${id}`) })).statusCode).toBe(204);
@@ -179,7 +203,16 @@ describe('the dispatcher', () => {
     const event = (await events(t, tenant.id, 'schedule.run_finished')).find((e) => (e.data as { run: { id: string } }).run.id === run.id)!;
     expect(event.data).toEqual({
       schedule: { id: s.id, name: 'across DST', kind: 'audit' },
-      run: { id: run.id, status: 'succeeded', due_at: run.due_at, started_at: run.started_at, finished_at: finished.finished_at, job_id: run.job_id, job_url: run.job_url, error: null },
+      run: {
+        id: run.id,
+        status: 'succeeded',
+        due_at: run.due_at,
+        started_at: run.started_at,
+        finished_at: finished.finished_at,
+        job_id: run.job_id,
+        job_url: run.job_url,
+        error: null,
+      },
     });
     // Nothing more to complete, nothing due.
     expect(await dispatchSchedules(t.deps)).toEqual({ completed: 0, fired: 0 });

@@ -39,10 +39,11 @@ async function tcpListener(banner: string | null) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as { port: number }).port;
-  state.close = () => new Promise<void>((resolve) => {
-    for (const socket of sockets) socket.destroy();
-    server.close(() => resolve());
-  });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    });
   return state;
 }
 
@@ -99,7 +100,12 @@ beforeEach(() => {
 
 describe('SSO configuration', () => {
   it('answers 401 without a token', async () => {
-    for (const [method, url] of [['GET', ssoUrl()], ['PUT', ssoUrl()], ['DELETE', ssoUrl()], ['POST', `${ssoUrl()}/test`]] as const) {
+    for (const [method, url] of [
+      ['GET', ssoUrl()],
+      ['PUT', ssoUrl()],
+      ['DELETE', ssoUrl()],
+      ['POST', `${ssoUrl()}/test`],
+    ] as const) {
       const res = await t.app.inject({ method, url, ...(method === 'PUT' ? { payload: oidcBody() } : {}) });
       expect(res.statusCode, `${method} ${url}`).toBe(401);
       expect(res.json().error.code).toBe('UNAUTHORIZED');
@@ -239,7 +245,8 @@ describe('SSO configuration', () => {
     // A row as the service wrote it before the one secret box (issue 26): `v1.` and one base64url part.
     const old = sealSecret(deriveSecretKey(await t.deps.tokenKey()), idp.clientSecret, tenant.id);
     await t.db.handle.db.updateTable('sso_configs').set({ client_secret_enc: old }).where('tenant_id', '=', tenant.id).execute();
-    const stored = async () => (await t.db.handle.db.selectFrom('sso_configs').select('client_secret_enc').where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).client_secret_enc!;
+    const stored = async () =>
+      (await t.db.handle.db.selectFrom('sso_configs').select('client_secret_enc').where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).client_secret_enc!;
     const read = await call(t.app, tenant.admin.token, { method: 'GET', url: ssoUrl(), expect: 200 });
     expect(read.json()).toMatchObject({ client_secret_set: true, client_secret_readable: true });
     const rewritten = await stored();
@@ -353,7 +360,15 @@ describe('POST /sso/test', () => {
 });
 
 describe('outbound policy of SSO (issue 20)', () => {
-  const EMBEDDED = ['[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', '[0:0:0:0:0:ffff:a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[::a9fe:a9fe]', '[::ffff:0.0.0.0]'];
+  const EMBEDDED = [
+    '[::ffff:169.254.169.254]',
+    '[::ffff:a9fe:a9fe]',
+    '[0:0:0:0:0:ffff:a9fe:a9fe]',
+    '[64:ff9b::a9fe:a9fe]',
+    '[2002:a9fe:a9fe::]',
+    '[::a9fe:a9fe]',
+    '[::ffff:0.0.0.0]',
+  ];
 
   it('refuses every embedded form of the metadata address as issuer and as metadata URL (400, nothing stored)', async () => {
     await call(t.app, tenant.admin.token, { method: 'DELETE', url: ssoUrl() });
@@ -377,15 +392,17 @@ describe('outbound policy of SSO (issue 20)', () => {
     const issuerServer: Server = createHttpServer((req, res) => {
       const issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
       if (req.url === '/.well-known/openid-configuration') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-          issuer,
-          authorization_endpoint: `${issuer}/authorize`,
-          token_endpoint: `http://0.0.0.0:${trap.port}/token`,
-          userinfo_endpoint: `http://0.0.0.0:${trap.port}/userinfo`,
-          jwks_uri: `http://[::ffff:0.0.0.0]:${trap.port}/jwks`,
-          response_types_supported: ['code'],
-          code_challenge_methods_supported: ['S256'],
-        }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            issuer,
+            authorization_endpoint: `${issuer}/authorize`,
+            token_endpoint: `http://0.0.0.0:${trap.port}/token`,
+            userinfo_endpoint: `http://0.0.0.0:${trap.port}/userinfo`,
+            jwks_uri: `http://[::ffff:0.0.0.0]:${trap.port}/jwks`,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: ['S256'],
+          }),
+        );
       } else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => issuerServer.listen(0, '127.0.0.1', resolve));
@@ -395,8 +412,14 @@ describe('outbound policy of SSO (issue 20)', () => {
       const result = (await test()).json();
       const byName = Object.fromEntries(result.checks.map((c: { check: string }) => [c.check, c]));
       expect(byName.discovery).toMatchObject({ status: 'ok' });
-      expect(byName.jwks).toMatchObject({ status: 'failed', message: `JWKS at http://[::ffff:0.0.0.0]:${trap.port}/jwks could not be fetched: the address is not allowed (::ffff:0:0 is an IPv4-mapped unspecified ("this network") address)` });
-      expect(byName.client_authentication).toMatchObject({ status: 'warning', message: 'could not check the client credentials: the address is not allowed (0.0.0.0 is an unspecified ("this network") address)' });
+      expect(byName.jwks).toMatchObject({
+        status: 'failed',
+        message: `JWKS at http://[::ffff:0.0.0.0]:${trap.port}/jwks could not be fetched: the address is not allowed (::ffff:0:0 is an IPv4-mapped unspecified ("this network") address)`,
+      });
+      expect(byName.client_authentication).toMatchObject({
+        status: 'warning',
+        message: 'could not check the client credentials: the address is not allowed (0.0.0.0 is an unspecified ("this network") address)',
+      });
       expect(trap.connections).toBe(0);
     } finally {
       await trap.close();
@@ -422,7 +445,9 @@ describe('outbound policy of SSO (issue 20)', () => {
     try {
       expect((await put({ provider: 'saml', metadata_url: `http://rebind.test:${metadata.url.split(':')[2]}` })).statusCode).toBeLessThan(300);
       dns.rebindTo = '10.0.0.5';
-      expect((await test()).json().errors).toEqual({ metadata_url: 'the SAML IdP metadata URL could not be fetched: the address is not allowed (rebind.test resolves to a private address)' });
+      expect((await test()).json().errors).toEqual({
+        metadata_url: 'the SAML IdP metadata URL could not be fetched: the address is not allowed (rebind.test resolves to a private address)',
+      });
       expect((await put({ provider: 'saml', metadata_url: `https://rebind.test:${metadata.url.split(':')[2]}` })).statusCode).toBe(400);
     } finally {
       dns.rebindTo = '127.0.0.1';

@@ -60,9 +60,7 @@ export async function startOidcIdp(options: { redirectUris: string[]; idTokenTtl
     const body = ctx.body as { id_token?: string } | undefined;
     if (ctx.path === '/token' && body?.id_token && idp.tamperIdToken) {
       const claims = idp.tamperIdToken(decodeJwt(body.id_token) as Record<string, unknown>);
-      body.id_token = await new SignJWT(claims)
-        .setProtectedHeader({ alg: 'RS256', kid: 'test-key-1' })
-        .sign(idp.tamperWithForeignKey ? foreign : privateKey);
+      body.id_token = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key-1' }).sign(idp.tamperWithForeignKey ? foreign : privateKey);
     }
   });
   server.on('request', provider.callback());
@@ -128,9 +126,7 @@ export async function driveLogin(startUrl: string, stopAt: string, jar: CookieJa
     if (response.status !== 200) throw new Error(`${url}: HTTP ${response.status}: ${html.slice(0, 300)}`);
     const action = formAction(html, url);
     method = 'POST';
-    body = html.includes('name="login"')
-      ? new URLSearchParams({ prompt: 'login', login, password: 'any' }).toString()
-      : new URLSearchParams({ prompt: 'consent' }).toString();
+    body = html.includes('name="login"') ? new URLSearchParams({ prompt: 'login', login, password: 'any' }).toString() : new URLSearchParams({ prompt: 'consent' }).toString();
     url = action;
   }
   throw new Error('the login did not come back to the callback');

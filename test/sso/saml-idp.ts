@@ -23,10 +23,11 @@ export interface TestKeyPair {
 export function makeKeyPair(days = 365, subject = '/CN=ControlGraph Test IdP'): TestKeyPair {
   const dir = mkdtempSync(join(tmpdir(), 'cg-saml-idp-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', String(days), '-subj', subject,
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', String(days), '-subj', subject, '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      { stdio: 'pipe' },
+    );
     const key = readFileSync(join(dir, 'key.pem'), 'utf8');
     const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
     return { key, cert, certBase64: cert.replace(/-----(BEGIN|END) CERTIFICATE-----/g, '').replace(/\s+/g, '') };
@@ -140,7 +141,9 @@ export function logoutRequestQuery(
   if (o.relayState) query += `&RelayState=${encodeURIComponent(o.relayState)}`;
   if (!idp) return query;
   query += `&SigAlg=${encodeURIComponent(o.sha1 ? RSA_SHA1 : 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256')}`;
-  const signature = createSign(o.sha1 ? 'RSA-SHA1' : 'RSA-SHA256').update(query).sign(idp.key, 'base64');
+  const signature = createSign(o.sha1 ? 'RSA-SHA1' : 'RSA-SHA256')
+    .update(query)
+    .sign(idp.key, 'base64');
   return `${query}&Signature=${encodeURIComponent(signature)}`;
 }
 

@@ -102,12 +102,28 @@ describe('SAML assertion consumer', () => {
 
   const refusals: Array<[string, () => string, string | RegExp]> = [
     ['unsigned', () => response({ sign: 'none' }), /^SAML response rejected: invalid signature/],
-    ['signed by another key', () => buildResponse(otherKey, { now: t.clock.now(), acs, audience: spEntityId, nameId: 'saml-user-1' }), /^SAML response rejected: invalid signature/],
+    [
+      'signed by another key',
+      () => buildResponse(otherKey, { now: t.clock.now(), acs, audience: spEntityId, nameId: 'saml-user-1' }),
+      /^SAML response rejected: invalid signature/,
+    ],
     ['tampered after signing', () => response({ nameId: 'saml-victim' }).replace('>saml-victim<', '>saml-admin<'), /^SAML response rejected: invalid signature/],
-    ['expired', () => response({ notBeforeMs: -20 * 60_000, notOnOrAfterMs: -10 * 60_000 }), /^SAML response rejected: the assertion has expired \(NotOnOrAfter 2026-11-23T11:50:00Z\)$/],
-    ['not yet valid', () => response({ notBeforeMs: 10 * 60_000, notOnOrAfterMs: 20 * 60_000 }), /^SAML response rejected: the assertion is not yet valid \(NotBefore 2026-11-23T12:10:00Z\)$/],
+    [
+      'expired',
+      () => response({ notBeforeMs: -20 * 60_000, notOnOrAfterMs: -10 * 60_000 }),
+      /^SAML response rejected: the assertion has expired \(NotOnOrAfter 2026-11-23T11:50:00Z\)$/,
+    ],
+    [
+      'not yet valid',
+      () => response({ notBeforeMs: 10 * 60_000, notOnOrAfterMs: 20 * 60_000 }),
+      /^SAML response rejected: the assertion is not yet valid \(NotBefore 2026-11-23T12:10:00Z\)$/,
+    ],
     ['for another audience', () => response({ audience: 'https://other-sp.example/metadata' }), /^SAML response rejected: SAML assertion audience mismatch/],
-    ['for another recipient', () => response({ recipient: 'https://other-sp.example/acs' }), /^SAML response rejected: recipient mismatch: the assertion is for https:\/\/other-sp\.example\/acs/],
+    [
+      'for another recipient',
+      () => response({ recipient: 'https://other-sp.example/acs' }),
+      /^SAML response rejected: recipient mismatch: the assertion is for https:\/\/other-sp\.example\/acs/,
+    ],
     ['addressed to another destination', () => response({ destination: 'https://other-sp.example/acs' }), /^SAML response rejected: destination mismatch/],
     ['from another issuer', () => response({ issuer: 'https://evil.example/idp' }), /^SAML response rejected: unexpected issuer "https:\/\/evil\.example\/idp"/],
     ['with a transient NameID', () => response({ nameIdFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient' }), /^SAML response rejected: the NameID is transient/],
@@ -288,8 +304,14 @@ describe('SAML service-provider metadata and single log-out', () => {
     const tokens = (await post(response({ nameId: 'saml-keep' }))).json();
     const cases: Array<[string, string]> = [
       [logoutRequestQuery(null, { destination: slo, nameId: 'saml-keep', now: t.clock.now() }), 'SAML logout request rejected: the request is not signed'],
-      [logoutRequestQuery(otherKey, { destination: slo, nameId: 'saml-keep', now: t.clock.now() }), 'SAML logout request rejected: invalid signature: the message is not signed with the IdP\'s certificate, or was altered after signing (Invalid query signature)'],
-      [logoutRequestQuery(idp, { destination: 'https://other.example/slo', nameId: 'saml-keep', now: t.clock.now() }), `SAML logout request rejected: destination mismatch: addressed to https://other.example/slo, this endpoint is ${slo}`],
+      [
+        logoutRequestQuery(otherKey, { destination: slo, nameId: 'saml-keep', now: t.clock.now() }),
+        "SAML logout request rejected: invalid signature: the message is not signed with the IdP's certificate, or was altered after signing (Invalid query signature)",
+      ],
+      [
+        logoutRequestQuery(idp, { destination: 'https://other.example/slo', nameId: 'saml-keep', now: t.clock.now() }),
+        `SAML logout request rejected: destination mismatch: addressed to https://other.example/slo, this endpoint is ${slo}`,
+      ],
     ];
     for (const [query, message] of cases) {
       const res = await t.app.inject({ method: 'GET', url: `/api/v1/auth/saml/${tenant.slug}/slo?${query}` });
@@ -305,9 +327,18 @@ describe('SAML service-provider metadata and single log-out', () => {
     const sloUrl = (query: string) => `/api/v1/auth/saml/${tenant.slug}/slo?${query}`;
     const now = t.clock.now();
     const cases: Array<[string, RegExp]> = [
-      [logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now: new Date(now.getTime() - 7 * 60_000) }), /^SAML logout request rejected: the request is too old \(IssueInstant /],
-      [logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now: new Date(now.getTime() + 5 * 60_000) }), /^SAML logout request rejected: the request is issued in the future/],
-      [logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now, notOnOrAfter: new Date(now.getTime() - 2 * 60_000) }), /^SAML logout request rejected: the request has expired \(NotOnOrAfter /],
+      [
+        logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now: new Date(now.getTime() - 7 * 60_000) }),
+        /^SAML logout request rejected: the request is too old \(IssueInstant /,
+      ],
+      [
+        logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now: new Date(now.getTime() + 5 * 60_000) }),
+        /^SAML logout request rejected: the request is issued in the future/,
+      ],
+      [
+        logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now, notOnOrAfter: new Date(now.getTime() - 2 * 60_000) }),
+        /^SAML logout request rejected: the request has expired \(NotOnOrAfter /,
+      ],
       [logoutRequestQuery(idp, { destination: slo, nameId: 'saml-x', now, issuer: 'https://evil.example/idp' }), /^SAML logout request rejected: Unknown SAML issuer/],
     ];
     for (const [query, message] of cases) {

@@ -26,8 +26,7 @@ const configure = (extra: Record<string, unknown> = {}) =>
 const post = (xml: string) =>
   t.app.inject({ method: 'POST', url: `/api/v1/auth/saml/${tenant.slug}/acs`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: acsForm(xml) });
 
-const response = (nameId: string, overrides: Partial<ResponseOptions> = {}) =>
-  buildResponse(idp, { now: t.clock.now(), acs, audience: spEntityId, nameId, ...overrides });
+const response = (nameId: string, overrides: Partial<ResponseOptions> = {}) => buildResponse(idp, { now: t.clock.now(), acs, audience: spEntityId, nameId, ...overrides });
 
 const refusal = (algorithms: string[]) =>
   `SAML response rejected: the message is signed with SHA-1 (${algorithms.join(', ')}), which is refused: configure the IdP to sign with RSA-SHA256, or set allow_sha1 in this tenant's SSO configuration for a legacy IdP`;
@@ -60,12 +59,7 @@ describe('SAML and SHA-1', () => {
     const res = await post(response(`legacy-${named.length}-${algorithms.sign ?? 'assertion'}`, algorithms));
     expect(res.statusCode, res.body).toBe(401);
     expect(res.json().error.message).toBe(refusal(named));
-    const audit = await t.db.handle.db
-      .selectFrom('audit_logs')
-      .select('details')
-      .where('tenant_id', '=', tenant.id)
-      .where('action', '=', 'auth.sso_login_failed')
-      .execute();
+    const audit = await t.db.handle.db.selectFrom('audit_logs').select('details').where('tenant_id', '=', tenant.id).where('action', '=', 'auth.sso_login_failed').execute();
     expect(audit.map((a) => (a.details as { reason: string }).reason)).toContain(refusal(named));
   });
 

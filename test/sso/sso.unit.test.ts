@@ -35,7 +35,15 @@ describe('IdP URL policy', () => {
 
   it('refuses the embedded forms of the metadata address as IdP URLs (issue 20), allow-list or not', async () => {
     for (const settings of [none, listed]) {
-      for (const host of ['[::ffff:169.254.169.254]', '[::ffff:a9fe:a9fe]', '[0:0:0:0:0:ffff:a9fe:a9fe]', '[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::]', '[::a9fe:a9fe]', '[::ffff:0.0.0.0]']) {
+      for (const host of [
+        '[::ffff:169.254.169.254]',
+        '[::ffff:a9fe:a9fe]',
+        '[0:0:0:0:0:ffff:a9fe:a9fe]',
+        '[64:ff9b::a9fe:a9fe]',
+        '[2002:a9fe:a9fe::]',
+        '[::a9fe:a9fe]',
+        '[::ffff:0.0.0.0]',
+      ]) {
         expect(await fetchUrlProblem(`https://${host}/`, settings), host).toMatch(/^the address is not allowed \(.+ is an? .+ address\)$/);
       }
     }

@@ -53,13 +53,22 @@ describe('POST /api-keys', () => {
     expect(foreign.statusCode).toBe(403);
     const analyst = await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'x', permissions: ['nodes:read'] } });
     expect(analyst.statusCode).toBe(403);
-    const past = await call(t.app, tenant.admin.token, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'x', permissions: ['nodes:read'], expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'x', permissions: ['nodes:read'], expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(past.statusCode).toBe(400);
   });
 
   it('a key for several tenants works in each of them, and nowhere else', async () => {
     const system = await (await import('../harness/identity.js')).loginAdmin(t);
-    const res = await call(t.app, system.token, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'multi', tenants: [tenant.id, other.id], permissions: ['nodes:read', 'admin:*'] }, expect: 201 });
+    const res = await call(t.app, system.token, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'multi', tenants: [tenant.id, other.id], permissions: ['nodes:read', 'admin:*'] },
+      expect: 201,
+    });
     const key = res.json().key;
     expect((await call(t.app, key, { url: `/api/v1/tenants/${tenant.id}/users` })).statusCode).toBe(200);
     expect((await call(t.app, key, { url: `/api/v1/tenants/${other.id}/users` })).statusCode).toBe(200);
@@ -79,8 +88,10 @@ describe('API key authentication', () => {
   it('401 for an expired key', async () => {
     const admin = await fresh(t, tenant.admin);
     const res = await call(t.app, admin.token, {
-      method: 'POST', url: `/api/v1/tenants/${tenant.id}/api-keys`,
-      payload: { name: 'short', permissions: ['tenant:read'], expires_at: new Date(t.clock.now().getTime() + 60_000).toISOString() }, expect: 201,
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/api-keys`,
+      payload: { name: 'short', permissions: ['tenant:read'], expires_at: new Date(t.clock.now().getTime() + 60_000).toISOString() },
+      expect: 201,
     });
     const key = res.json().key;
     expect((await call(t.app, key, { url: '/api/v1/auth/me' })).statusCode).toBe(200);
@@ -100,7 +111,12 @@ describe('API key authentication', () => {
     expect(res.statusCode).toBe(401);
     expect(res.json().error.message).toBe('API key revoked');
     const log = await call(t.app, admin.token, { url: `/api/v1/tenants/${tenant.id}/audit-logs?action=api_key.*&target_id=${id}`, expect: 200 });
-    expect(log.json().items.map((e: { action: string }) => e.action).sort()).toEqual(['api_key.created', 'api_key.revoked']);
+    expect(
+      log
+        .json()
+        .items.map((e: { action: string }) => e.action)
+        .sort(),
+    ).toEqual(['api_key.created', 'api_key.revoked']);
   });
 
   it('401 for an unknown key; 404 when revoking a key of another tenant', async () => {
@@ -120,7 +136,11 @@ describe('API key authentication', () => {
     const refused = await from('198.51.100.8');
     expect(refused.statusCode).toBe(403);
     expect(refused.json().error.message).toBe('API key not allowed from this address');
-    const bad = await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/api-keys`, payload: { name: 'b', permissions: ['tenant:read'], allowed_ips: ['10.0.0.0/33'] } });
+    const bad = await call(t.app, admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/api-keys`,
+      payload: { name: 'b', permissions: ['tenant:read'], allowed_ips: ['10.0.0.0/33'] },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.message).toBe('allowed_ips: "10.0.0.0/33" is not an IP address or CIDR range');
   });
@@ -145,7 +165,11 @@ describe('API key authentication', () => {
     const ws = await call(t.app, admin.token, { method: 'POST', url: '/api/v1/workspaces', payload: { name: 'agents' }, expect: 201 });
     const { key } = await createApiKey(t, { ...tenant, admin }, { permissions: ['agents:write', 'tenant:read'], workspace_id: ws.json().id });
     expect((await call(t.app, key, { url: '/api/v1/auth/me', expect: 200 })).json().workspace_id).toBe(ws.json().id);
-    const foreign = await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/api-keys`, payload: { name: 'x', permissions: ['tenant:read'], workspace_id: other.defaultWorkspaceId } });
+    const foreign = await call(t.app, admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/api-keys`,
+      payload: { name: 'x', permissions: ['tenant:read'], workspace_id: other.defaultWorkspaceId },
+    });
     expect(foreign.statusCode).toBe(400);
   });
 });

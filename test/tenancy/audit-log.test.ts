@@ -25,7 +25,14 @@ describe('GET /audit-logs', () => {
     const body = res.json();
     expect(body).toMatchObject({ page: 1, per_page: 2 });
     expect(body.total).toBeGreaterThan(5);
-    expect(body.items[0]).toMatchObject({ action: 'api_key.created', actor_type: 'user', actor_id: tenant.admin.user_id, actor_name: tenant.admin.username, ip: '127.0.0.1', request_id: expect.any(String) });
+    expect(body.items[0]).toMatchObject({
+      action: 'api_key.created',
+      actor_type: 'user',
+      actor_id: tenant.admin.user_id,
+      actor_name: tenant.admin.username,
+      ip: '127.0.0.1',
+      request_id: expect.any(String),
+    });
     expect(body.items[1].action).toBe('user.role_changed');
   });
 

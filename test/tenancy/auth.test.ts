@@ -22,8 +22,18 @@ describe('POST /auth/token', () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(
       [
-        'account_id', 'expires_at', 'mfa_enrollment_required', 'onboarding_completed', 'refresh_expires_at', 'refresh_token', 'role',
-        'tenant_id', 'token', 'user_id', 'username', 'workspace_id',
+        'account_id',
+        'expires_at',
+        'mfa_enrollment_required',
+        'onboarding_completed',
+        'refresh_expires_at',
+        'refresh_token',
+        'role',
+        'tenant_id',
+        'token',
+        'user_id',
+        'username',
+        'workspace_id',
       ].sort(),
     );
     expect(body).toMatchObject({
@@ -95,7 +105,12 @@ describe('POST /auth/token', () => {
     const locked = await from('spray-final');
     expect(locked.statusCode).toBe(429);
     // Other addresses are unaffected.
-    const elsewhere = await t.app.inject({ method: 'POST', url: '/api/v1/auth/token', remoteAddress: '198.51.100.24', payload: { username: tenant.users.auditor.username, password: PASSWORD } });
+    const elsewhere = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      remoteAddress: '198.51.100.24',
+      payload: { username: tenant.users.auditor.username, password: PASSWORD },
+    });
     expect(elsewhere.statusCode).toBe(200);
   });
 
@@ -135,7 +150,7 @@ describe('access token validation', () => {
     expect(res.json().error.message).toBe('invalid token');
   });
 
-  it("401 for alg none and for any algorithm other than the pinned one", async () => {
+  it('401 for alg none and for any algorithm other than the pinned one', async () => {
     const session = await login(t.app, tenant.users.auditor.username, PASSWORD);
     const [, payload] = session.token.split('.');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${payload}.`;

@@ -15,7 +15,12 @@ const run = promisify(execFile);
 
 function capture() {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _e, cb) { lines.push(...chunk.toString().split('\n').filter(Boolean)); cb(); } });
+  const sink = new Writable({
+    write(chunk, _e, cb) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      cb();
+    },
+  });
   return { lines, log: pino(loggerOptions('info'), sink) };
 }
 
@@ -65,7 +70,11 @@ describe('controlgraph user create', () => {
     const db = await createDatabaseForChild();
     try {
       const env = { ...process.env, DATABASE_URL: db.url, CONTROLGRAPH_ADMIN_PASSWORD: 'admin-password-for-cli' };
-      const out = await run(process.execPath, [CLI, 'user', 'create', '--username', 'Analyst', '--password', 'analyst-password-1', '--tenant', 'default', '--role', 'security-analyst'], { env });
+      const out = await run(
+        process.execPath,
+        [CLI, 'user', 'create', '--username', 'Analyst', '--password', 'analyst-password-1', '--tenant', 'default', '--role', 'security-analyst'],
+        { env },
+      );
       expect(out.stdout.trim()).toBe('created user analyst as security-analyst in tenant default');
       const bad = run(process.execPath, [CLI, 'user', 'create', '--username', 'x1x', '--password', 'short', '--tenant', 'default', '--role', 'auditor'], { env });
       await expect(bad).rejects.toMatchObject({ stderr: expect.stringContaining('password must be at least 12 characters') });

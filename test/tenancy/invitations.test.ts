@@ -20,8 +20,7 @@ afterAll(() => t.close());
 const invite = (tenant: TenantFixture, username: string, role = 'auditor') =>
   call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username, role } });
 const mine = (session: Session, query = '') => call(t.app, session.token, { url: `/api/v1/account/invitations${query}`, expect: 200 });
-const respond = (session: Session, id: string, action: 'accept' | 'decline') =>
-  call(t.app, session.token, { method: 'POST', url: `/api/v1/account/invitations/${id}/${action}` });
+const respond = (session: Session, id: string, action: 'accept' | 'decline') => call(t.app, session.token, { method: 'POST', url: `/api/v1/account/invitations/${id}/${action}` });
 const selectB = (session: Session) => call(t.app, session.token, { method: 'POST', url: '/api/v1/auth/select-tenant', payload: { tenant_id: b.id } });
 const auditOf = async (tenant: TenantFixture, action: string, targetId: string) =>
   (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/audit-logs?action=${action}&target_id=${targetId}`, expect: 200 })).json().items;
@@ -30,11 +29,19 @@ const auditOf = async (tenant: TenantFixture, action: string, targetId: string) 
 const userOfA = () => addUser(t, a, 'read-only');
 
 describe('adding an existing user of another tenant', () => {
-  it("does not link the user: 202 with a pending invitation, and the user is not a member until it agrees", async () => {
+  it('does not link the user: 202 with a pending invitation, and the user is not a member until it agrees', async () => {
     const victim = await userOfA();
     const res = await invite(b, victim.username, 'tenant-admin');
     expect(res.statusCode).toBe(202);
-    expect(res.json()).toMatchObject({ tenant_id: b.id, tenant_slug: b.slug, username: victim.username, role: 'tenant-admin', status: 'pending', invited_by: b.admin.username, responded_at: null });
+    expect(res.json()).toMatchObject({
+      tenant_id: b.id,
+      tenant_slug: b.slug,
+      username: victim.username,
+      role: 'tenant-admin',
+      status: 'pending',
+      invited_by: b.admin.username,
+      responded_at: null,
+    });
     expect((await selectB(await fresh(t, victim))).statusCode).toBe(403);
     const members = (await call(t.app, b.admin.token, { url: `/api/v1/tenants/${b.id}/users?per_page=500`, expect: 200 })).json().items;
     expect(members.map((m: { id: string }) => m.id)).not.toContain(victim.user_id);
@@ -87,7 +94,9 @@ describe('adding an existing user of another tenant', () => {
     const there = await selectB(session);
     expect(there.statusCode).toBe(200);
     expect(there.json().role).toBe('security-analyst');
-    expect(await auditOf(b, 'user.invitation_accepted', first.id)).toEqual([expect.objectContaining({ actor_id: victim.user_id, details: expect.objectContaining({ role: 'security-analyst' }) })]);
+    expect(await auditOf(b, 'user.invitation_accepted', first.id)).toEqual([
+      expect.objectContaining({ actor_id: victim.user_id, details: expect.objectContaining({ role: 'security-analyst' }) }),
+    ]);
     // Answered: not listed any more, and not answerable again.
     expect((await mine(session)).json().items.map((i: { id: string }) => i.id)).not.toContain(first.id);
     const again = await respond(session, first.id, 'decline');

@@ -22,8 +22,7 @@ afterAll(() => t.close());
 const codeAt = (secret: string) => generate({ secret, epoch: Math.floor(t.clock.now().getTime() / 1000) });
 const resetUrl = (tenantId: string, userId: string) => `/api/v1/tenants/${tenantId}/users/${userId}/mfa`;
 const reset = (token: string | null, tenantId: string, userId: string) => call(t.app, token, { method: 'DELETE', url: resetUrl(tenantId, userId) });
-const login = (username: string, otp?: string) =>
-  t.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { username, password: PASSWORD, ...(otp ? { otp } : {}) } });
+const login = (username: string, otp?: string) => t.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { username, password: PASSWORD, ...(otp ? { otp } : {}) } });
 const mfaStatus = async (token: string) => (await call(t.app, token, { url: '/api/v1/auth/mfa', expect: 200 })).json();
 
 /** Enrolls and confirms an authenticator for the user; returns its secret and recovery codes. */
@@ -120,7 +119,10 @@ describe('admin reset of a member’s multi-factor sign-in', () => {
   });
 
   it("403 for a system-admin's membership, which only a system-admin changes", async () => {
-    const members = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/users?per_page=100`, expect: 200 })).json().items as Array<{ id: string; username: string }>;
+    const members = (await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/users?per_page=100`, expect: 200 })).json().items as Array<{
+      id: string;
+      username: string;
+    }>;
     const operator = members.find((user) => user.username === ADMIN_USERNAME)!;
     const res = await reset(tenant.admin.token, tenant.id, operator.id);
     expect(res.statusCode).toBe(403);

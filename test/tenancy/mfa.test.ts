@@ -156,7 +156,12 @@ describe('signing in with a second factor', () => {
       details: { accepted: ['totp', 'recovery_code'], field: 'otp' },
     });
     // A wrong password is the ordinary failure: the code is never asked before the password is right.
-    const wrongPassword = await t.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { username: user.username, password: 'nope', otp: '123456' }, remoteAddress: from });
+    const wrongPassword = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { username: user.username, password: 'nope', otp: '123456' },
+      remoteAddress: from,
+    });
     expect(wrongPassword.statusCode).toBe(401);
     expect(wrongPassword.json().error.code).toBe('UNAUTHORIZED');
 

@@ -16,8 +16,8 @@ beforeAll(async () => {
   pro = await buildTenant(t, { plan: 'pro' });
   // Fixture building spent tokens: start every bucket full.
   t.clock.advance(3_600_000);
-  free = { ...free, admin: (await (await import('../harness/identity.js')).fresh(t, free.admin)) };
-  pro = { ...pro, admin: (await (await import('../harness/identity.js')).fresh(t, pro.admin)) };
+  free = { ...free, admin: await (await import('../harness/identity.js')).fresh(t, free.admin) };
+  pro = { ...pro, admin: await (await import('../harness/identity.js')).fresh(t, pro.admin) };
   t.clock.advance(120_000);
 });
 afterAll(() => t.close());

@@ -89,7 +89,15 @@ describe('POST /auth/session', () => {
     const { res } = await signIn(tenant.users.auditor.username);
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual(meKeys);
-    expect(body).toMatchObject({ auth_type: 'jwt', username: tenant.users.auditor.username, tenant_id: tenant.id, workspace_id: tenant.defaultWorkspaceId, role: 'auditor', is_system_admin: false, api_key_id: null });
+    expect(body).toMatchObject({
+      auth_type: 'jwt',
+      username: tenant.users.auditor.username,
+      tenant_id: tenant.id,
+      workspace_id: tenant.defaultWorkspaceId,
+      role: 'auditor',
+      is_system_admin: false,
+      api_key_id: null,
+    });
     expect(body.permissions).toContain('logs:read');
     expect(body.expires_at).toBe(new Date(t.clock.now().getTime() + 3600_000).toISOString());
     expect(res.body).not.toMatch(/cgr_|eyJ/);
@@ -108,7 +116,10 @@ describe('POST /auth/session', () => {
   });
 
   it('is the same login as /auth/token: 401 with the same message, audit-logged, no cookie', async () => {
-    const res = await send({}, { method: 'POST', url: '/api/v1/auth/session', payload: { username: tenant.users.auditor.username, password: 'wrong-password-123' }, headers: CSRF });
+    const res = await send(
+      {},
+      { method: 'POST', url: '/api/v1/auth/session', payload: { username: tenant.users.auditor.username, password: 'wrong-password-123' }, headers: CSRF },
+    );
     expect(res.statusCode).toBe(401);
     expect(res.json().error).toEqual({ code: 'UNAUTHORIZED', message: 'invalid username or password', details: null });
     expect(res.cookies).toEqual([]);
@@ -171,8 +182,16 @@ describe('the session cookie as a credential', () => {
     const admin = await fresh(t, tenant.admin);
     const res = await send({}, { method: 'POST', url: '/api/v1/workspaces', payload: { name: 'by-bearer' }, headers: bearer(admin.token) });
     expect(res.statusCode).toBe(201);
-    const key = await call(t.app, admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/api-keys`, payload: { name: 'csrf-free', permissions: ['nodes:write'] }, expect: 201 });
-    const byKey = await send({}, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/nodes`, payload: { nodes: [awsNode('aws.s3.bucket', 'csrf-free-bucket')] }, headers: bearer(key.json().key) });
+    const key = await call(t.app, admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/api-keys`,
+      payload: { name: 'csrf-free', permissions: ['nodes:write'] },
+      expect: 201,
+    });
+    const byKey = await send(
+      {},
+      { method: 'POST', url: `/api/v1/tenants/${tenant.id}/nodes`, payload: { nodes: [awsNode('aws.s3.bucket', 'csrf-free-bucket')] }, headers: bearer(key.json().key) },
+    );
     expect(byKey.statusCode, byKey.body).toBe(201);
 
     // The cookie of one user, the bearer token of another: the request is the bearer's, without CSRF header.
@@ -349,12 +368,15 @@ describe('tenant and workspace switching of a cookie session', () => {
 
 describe('Secure cookies', () => {
   it('are not Secure over http, even when an untrusted client claims X-Forwarded-Proto: https', async () => {
-    const res = await send({}, {
-      method: 'POST',
-      url: '/api/v1/auth/session',
-      payload: { username: tenant.users.auditor.username, password: PASSWORD },
-      headers: { ...CSRF, 'x-forwarded-proto': 'https' },
-    });
+    const res = await send(
+      {},
+      {
+        method: 'POST',
+        url: '/api/v1/auth/session',
+        payload: { username: tenant.users.auditor.username, password: PASSWORD },
+        headers: { ...CSRF, 'x-forwarded-proto': 'https' },
+      },
+    );
     expect(res.statusCode).toBe(200);
     expect(cookieNamed(res, 'cg_session')?.secure).toBeUndefined();
     expect(cookieNamed(res, 'cg_refresh')?.secure).toBeUndefined();

@@ -76,7 +76,12 @@ describe('tenant record', () => {
   it('GET returns the tenant; PUT updates it and is audit-logged; only system-admin changes the plan', async () => {
     const got = await call(t.app, tenant.users['read-only'].token, { url: `/api/v1/tenants/${tenant.id}`, expect: 200 });
     expect(got.json()).toMatchObject({ id: tenant.id, plan: 'enterprise', default_workspace_id: tenant.defaultWorkspaceId });
-    const renamed = await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}`, payload: { name: 'Renamed', onboarding_completed: true }, expect: 200 });
+    const renamed = await call(t.app, tenant.admin.token, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenant.id}`,
+      payload: { name: 'Renamed', onboarding_completed: true },
+      expect: 200,
+    });
     expect(renamed.json()).toMatchObject({ name: 'Renamed', onboarding_completed: true });
     const plan = await call(t.app, tenant.admin.token, { method: 'PUT', url: `/api/v1/tenants/${tenant.id}`, payload: { plan: 'free' } });
     expect(plan.statusCode).toBe(403);

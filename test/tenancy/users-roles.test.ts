@@ -20,7 +20,11 @@ describe('GET /roles', () => {
     const roles = res.json();
     expect(Array.isArray(roles)).toBe(true);
     expect(roles.map((r: { role: string; level: number }) => [r.role, r.level])).toEqual([
-      ['read-only', 1], ['auditor', 2], ['security-analyst', 3], ['tenant-admin', 4], ['system-admin', 5],
+      ['read-only', 1],
+      ['auditor', 2],
+      ['security-analyst', 3],
+      ['tenant-admin', 4],
+      ['system-admin', 5],
     ]);
     const readOnly = ['tenant:read', 'nodes:read', 'jobs:read', 'findings:read', 'evidence:read', 'poam:read', 'questionnaire:read', 'assessment:read', 'rules:read'];
     expect([...roles[0].permissions].sort()).toEqual([...readOnly].sort());
@@ -71,9 +75,13 @@ describe('tenant users', () => {
     expect(duplicate.json().error.message).toBe(`user "${username}" already belongs to this tenant`);
   });
 
-  it("a tenant admin adding a taken username with a password invites its user (202) and links nobody", async () => {
+  it('a tenant admin adding a taken username with a password invites its user (202) and links nobody', async () => {
     const username = other.users['read-only'].username;
-    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username, password: 'another-password-entirely', role: 'auditor' } });
+    const res = await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/users`,
+      payload: { username, password: 'another-password-entirely', role: 'auditor' },
+    });
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ username, role: 'auditor', status: 'pending' });
     // The other tenant's user is not linked, and keeps its own password.
@@ -84,7 +92,11 @@ describe('tenant users', () => {
   });
 
   it('applies the role rules to creation: no role above your own', async () => {
-    const res = await call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username: unique('u'), password: PASSWORD, role: 'system-admin' } });
+    const res = await call(t.app, tenant.admin.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/users`,
+      payload: { username: unique('u'), password: PASSWORD, role: 'system-admin' },
+    });
     expect(res.statusCode).toBe(403);
     expect(res.json().error.message).toBe('cannot assign a role higher than your own');
   });
@@ -161,7 +173,12 @@ describe('PUT /users/{userID}/role', () => {
     const otherAdmin = await addUser(t, tenant, 'tenant-admin');
     await call(t.app, system.token, { method: 'PUT', url: roleUrl(otherAdmin.user_id), payload: { role: 'tenant-admin' }, expect: 200 });
     // A security-analyst with roles:manage does not exist; use a tenant-admin acting on a system-admin member.
-    await call(t.app, system.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/users`, payload: { username: unique('sysadm'), password: PASSWORD, role: 'system-admin' }, expect: 201 });
+    await call(t.app, system.token, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenant.id}/users`,
+      payload: { username: unique('sysadm'), password: PASSWORD, role: 'system-admin' },
+      expect: 201,
+    });
     const users = await call(t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/users?per_page=500`, expect: 200 });
     const sys = users.json().items.find((u: { role: string }) => u.role === 'system-admin');
     const res = await call(t.app, tenant.admin.token, { method: 'PUT', url: roleUrl(sys.id), payload: { role: 'auditor' } });

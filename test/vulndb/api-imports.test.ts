@@ -77,7 +77,9 @@ const getRun = (id: string, token = system.token) => call(t.app, token, { url: `
 function uploadsLeft(): string[] {
   const root = join(fileURLToPath(t.deps.config.artifactStore), 'vulndb', 'uploads');
   try {
-    return readdirSync(root, { recursive: true }).map(String).filter((name) => statSync(join(root, name)).isFile());
+    return readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((name) => statSync(join(root, name)).isFile());
   } catch {
     return [];
   }
@@ -170,7 +172,10 @@ describe('POST /api/v1/vulndb/imports (multipart)', () => {
     expect(big.json().error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/exceeds the limit of 3145728 bytes/) });
     // Two files under the limit each, over it together.
     const half = Buffer.alloc(MAX_BYTES / 2 + 10, 0x20);
-    const pair = await upload([{ filename: 'a.json', content: half }, { filename: 'b.json', content: half }]);
+    const pair = await upload([
+      { filename: 'a.json', content: half },
+      { filename: 'b.json', content: half },
+    ]);
     expect(pair.statusCode).toBe(413);
     expect(await runCount()).toBe(runs);
     expect(uploadsLeft()).toEqual([]);
@@ -222,11 +227,7 @@ describe('POST /api/v1/vulndb/imports (multipart)', () => {
   it('a run marked abandoned (its worker died) while its job waits is carried out by the retry, not dropped', async () => {
     const queued = (await upload([file(KEV_CSV)])).json();
     // What cleanupAbandoned writes for a run whose heartbeat stopped.
-    await t.deps.database.db
-      .updateTable('vulndb_import_runs')
-      .set({ status: 'failed', error: 'abandoned: the importing process stopped' })
-      .where('id', '=', queued.id)
-      .execute();
+    await t.deps.database.db.updateTable('vulndb_import_runs').set({ status: 'failed', error: 'abandoned: the importing process stopped' }).where('id', '=', queued.id).execute();
     await t.drain();
     expect((await getRun(queued.id)).json()).toMatchObject({ status: 'succeeded', source: 'kev', records: 1404, error: null });
     expect(uploadsLeft()).toEqual([]);

@@ -82,7 +82,16 @@ describe('GET /api/v1/vulndb/cve/{cveId}', () => {
       cvss_v3_source: 'osv',
       sources: ['osv'],
       advisories: [expect.objectContaining({ id: 'GHSA-2234-fmw7-43wr' })],
-      affected_packages: [{ advisory_id: 'GHSA-2234-fmw7-43wr', ecosystem: 'npm', name: 'hono', purl: 'pkg:npm/hono', ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.6.5' }] }], listed_versions: 0 }],
+      affected_packages: [
+        {
+          advisory_id: 'GHSA-2234-fmw7-43wr',
+          ecosystem: 'npm',
+          name: 'hono',
+          purl: 'pkg:npm/hono',
+          ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '4.6.5' }] }],
+          listed_versions: 0,
+        },
+      ],
     });
     expect(record.description).toMatch(/CSRF/);
   });
@@ -107,7 +116,9 @@ describe('GET /api/v1/vulndb/check/{cveId}', () => {
     const res = await get('/api/v1/vulndb/check/CVE-2021-44228');
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ cve_id: 'CVE-2021-44228', known: true, flagged: true, reasons: ['known_exploited', 'high_epss'], is_kev: true, epss_threshold: 0.1 });
-    expect(res.json().reason).toMatch(/^in the CISA KEV catalog since 2021-12-10 \(remediation due 2021-12-24\); EPSS 0\.9\d+ \(percentile [\d.]+\) is at or above the threshold 0\.1$/);
+    expect(res.json().reason).toMatch(
+      /^in the CISA KEV catalog since 2021-12-10 \(remediation due 2021-12-24\); EPSS 0\.9\d+ \(percentile [\d.]+\) is at or above the threshold 0\.1$/,
+    );
   });
 
   it('flags a KEV CVE with a low score, and a non-KEV CVE with a score at or above 0.1', async () => {
@@ -126,7 +137,12 @@ describe('GET /api/v1/vulndb/check/{cveId}', () => {
   });
 
   it('answers for CVEs known without scores and for unknown ones; 400 and 401 as the record', async () => {
-    expect((await get('/api/v1/vulndb/check/CVE-2024-48913')).json()).toMatchObject({ known: true, flagged: false, epss_score: null, reason: 'not in the CISA KEV catalog; no EPSS score' });
+    expect((await get('/api/v1/vulndb/check/CVE-2024-48913')).json()).toMatchObject({
+      known: true,
+      flagged: false,
+      epss_score: null,
+      reason: 'not in the CISA KEV catalog; no EPSS score',
+    });
     expect((await get('/api/v1/vulndb/check/CVE-2099-99999')).json()).toMatchObject({ known: false, flagged: false });
     expect((await get('/api/v1/vulndb/check/nope')).statusCode).toBe(400);
     expect((await get('/api/v1/vulndb/check/CVE-2021-44228', null)).statusCode).toBe(401);
@@ -164,7 +180,15 @@ describe('GET /api/v1/vulndb/kev', () => {
   });
 
   it('400 for bad filters, paging or unknown parameters; 401 without a token', async () => {
-    for (const query of ['date_added_from=2024-13-01', 'date_added_from=2025-01-01&date_added_to=2024-01-01', 'per_page=501', 'page=0', 'ransomware=maybe', 'sort=vendor', 'colour=red']) {
+    for (const query of [
+      'date_added_from=2024-13-01',
+      'date_added_from=2025-01-01&date_added_to=2024-01-01',
+      'per_page=501',
+      'page=0',
+      'ransomware=maybe',
+      'sort=vendor',
+      'colour=red',
+    ]) {
       const res = await get(`/api/v1/vulndb/kev?${query}`);
       expect(res.statusCode, query).toBe(400);
       expect(res.json().error.code).toBe('BAD_REQUEST');
@@ -188,7 +212,13 @@ describe('GET /api/v1/vulndb/stats', () => {
     expect(epssState).toMatchObject({ records: 1406, data_version: null, data_age_seconds: 0 });
     expect(stats.sources.map((s: { source: string }) => s.source)).toEqual(['kev', 'epss', 'nvd', 'osv']);
     expect(stats.epss_threshold).toBe(0.1);
-    expect(stats.sync).toMatchObject({ configured: [{ source: 'kev', location: KEV_JSON }, { source: 'epss', location: EPSS_KEV }], interval_seconds: 21600 });
+    expect(stats.sync).toMatchObject({
+      configured: [
+        { source: 'kev', location: KEV_JSON },
+        { source: 'epss', location: EPSS_KEV },
+      ],
+      interval_seconds: 21600,
+    });
     expect((await get('/api/v1/vulndb/stats', null)).statusCode).toBe(401);
   });
 });

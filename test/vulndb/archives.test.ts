@@ -91,7 +91,9 @@ async function snapshot() {
 function uploadsLeft(): string[] {
   const root = join(fileURLToPath(t.deps.config.artifactStore), 'vulndb', 'uploads');
   try {
-    return readdirSync(root, { recursive: true }).map(String).filter((name) => statSync(join(root, name)).isFile());
+    return readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((name) => statSync(join(root, name)).isFile());
   } catch {
     return [];
   }
@@ -124,12 +126,30 @@ describe('zip archives through the API', () => {
     const catalog = readJson(KEV_JSON);
     catalog.vulnerabilities = catalog.vulnerabilities.slice(0, 3);
     catalog.count = 3;
-    const one = await importUpload('kev.zip', await zipOf([['README.txt', 'the KEV catalog'], ['kev/known_exploited_vulnerabilities.json', JSON.stringify(catalog)]]));
+    const one = await importUpload(
+      'kev.zip',
+      await zipOf([
+        ['README.txt', 'the KEV catalog'],
+        ['kev/known_exploited_vulnerabilities.json', JSON.stringify(catalog)],
+      ]),
+    );
     expect(one).toMatchObject({ status: 'succeeded', source: 'kev', records: 3, inserted: 3 });
     const before = await snapshot();
-    const two = await importUpload('kev2.zip', await zipOf([['a.json', JSON.stringify(catalog)], ['b.json', JSON.stringify(catalog)]]));
+    const two = await importUpload(
+      'kev2.zip',
+      await zipOf([
+        ['a.json', JSON.stringify(catalog)],
+        ['b.json', JSON.stringify(catalog)],
+      ]),
+    );
     expect(two).toMatchObject({ status: 'failed', error: 'an archive or upload of several files may hold NVD or OSV files only (kev2.zip/b.json is kev)' });
-    const none = await importUpload('docs.zip', await zipOf([['README.md', '# nothing here'], ['data/notes.txt', 'none']]));
+    const none = await importUpload(
+      'docs.zip',
+      await zipOf([
+        ['README.md', '# nothing here'],
+        ['data/notes.txt', 'none'],
+      ]),
+    );
     expect(none).toMatchObject({ status: 'failed', source: null, error: 'docs.zip: the archive holds no .json, .csv or .gz data file; nothing was imported' });
     expect(await snapshot()).toEqual(before);
   });
@@ -152,7 +172,10 @@ describe('zip archives through the API', () => {
     const good = osvEntries(1)[0]![1];
     // yazl will not write such names: write safe ones of the same length and patch the bytes.
     const patch = async (safe: string, evil: string) => {
-      const zip = await zipOf([['GHSA-ok.json', good], [safe, good]]);
+      const zip = await zipOf([
+        ['GHSA-ok.json', good],
+        [safe, good],
+      ]);
       const bytes = Buffer.from(zip.toString('latin1').replaceAll(safe, evil), 'latin1');
       expect(bytes.length).toBe(zip.length);
       return bytes;
@@ -162,7 +185,13 @@ describe('zip archives through the API', () => {
     expect(dotdot.error).toBe('dotdot.zip: the entry "../evil.json" has a ".." path (entries are never written to disk, but such an archive is refused); nothing was imported');
     const absolute = await importUpload('absolute.zip', await patch('xetc/evil.json', '/etc/evil.json'));
     expect(absolute.error).toMatch(/^absolute\.zip: the entry "\/etc\/evil\.json" has an absolute path/);
-    const tar = await importUpload('dotdot.tar.gz', await tarGzOf([['GHSA-ok.json', good], ['data/../../evil.json', good]]));
+    const tar = await importUpload(
+      'dotdot.tar.gz',
+      await tarGzOf([
+        ['GHSA-ok.json', good],
+        ['data/../../evil.json', good],
+      ]),
+    );
     expect(tar.error).toMatch(/^dotdot\.tar\.gz: the entry "data\/\.\.\/\.\.\/evil\.json" has a "\.\." path/);
     expect(await snapshot()).toEqual(before);
   });
@@ -186,7 +215,9 @@ describe('archive bombs are refused, nothing changed', () => {
     const before = await snapshot();
     const many = osvEntries(MAX_ENTRIES + 1);
     const zip = await importUpload('many.zip', await zipOf(many));
-    expect(zip.error).toBe(`many.zip: the archive holds more than ${MAX_ENTRIES} entries (CONTROLGRAPH_VULNDB_ARCHIVE_MAX_ENTRIES): refused as a possible zip bomb; nothing was imported`);
+    expect(zip.error).toBe(
+      `many.zip: the archive holds more than ${MAX_ENTRIES} entries (CONTROLGRAPH_VULNDB_ARCHIVE_MAX_ENTRIES): refused as a possible zip bomb; nothing was imported`,
+    );
     const tar = await importUpload('many.tar.gz', await tarGzOf(many));
     expect(tar).toMatchObject({ status: 'failed', inserted: 0 });
     expect(tar.error).toMatch(/^many\.tar\.gz: the archive holds more than 150 entries/);
@@ -198,7 +229,9 @@ describe('archive bombs are refused, nothing changed', () => {
     const inner = gzipSync(bombContent(UNCOMPRESSED_MAX));
     const nested = await importUpload('nested.zip', await zipOf([['bomb.json.gz', inner]], { store: true }));
     expect(nested).toMatchObject({ status: 'failed', source: 'osv', inserted: 0 });
-    expect(nested.error).toBe(`nested.zip/bomb.json.gz expands to more than ${UNCOMPRESSED_MAX} bytes (CONTROLGRAPH_VULNDB_UNCOMPRESSED_MAX_BYTES): refused as a possible zip bomb`);
+    expect(nested.error).toBe(
+      `nested.zip/bomb.json.gz expands to more than ${UNCOMPRESSED_MAX} bytes (CONTROLGRAPH_VULNDB_UNCOMPRESSED_MAX_BYTES): refused as a possible zip bomb`,
+    );
     const plain = await importUpload('bomb.json.gz', inner);
     expect(plain.error).toBe(`bomb.json.gz expands to more than ${UNCOMPRESSED_MAX} bytes (CONTROLGRAPH_VULNDB_UNCOMPRESSED_MAX_BYTES): refused as a possible zip bomb`);
     const tar = await importUpload('bomb.tar.gz', await tarGzOf([['bomb.json', bombContent(UNCOMPRESSED_MAX)]]));

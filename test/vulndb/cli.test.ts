@@ -55,7 +55,9 @@ describe('controlgraph vulndb', () => {
 
   it('import of a broken file fails (exit status 1) saying where it broke, and changes nothing', async () => {
     const cut = tmp.write('kev-cut.json', truncated(KEV_JSON, 0.5));
-    await expect(vulndbCommand(['import', cut])).rejects.toThrow(/^kev .*kev-cut\.json: FAILED: .+ \(byte \d+, after \d+ records, kev-cut\.json, after CVE-\d{4}-\d+\); the previous data is unchanged$/);
+    await expect(vulndbCommand(['import', cut])).rejects.toThrow(
+      /^kev .*kev-cut\.json: FAILED: .+ \(byte \d+, after \d+ records, kev-cut\.json, after CVE-\d{4}-\d+\); the previous data is unchanged$/,
+    );
     expect(await rows('vulndb_kev')).toBe(1404);
   });
 
@@ -67,7 +69,9 @@ describe('controlgraph vulndb', () => {
     entries[2] = [name, content.slice(0, 200)];
     const broken = tmp.write('osv-broken.zip', await zipOf(entries));
     await expect(vulndbCommand(['import', broken])).rejects.toThrow(
-      new RegExp(`^osv .*osv-broken\\.zip: FAILED: .+ \\(byte \\d+, after 2 records, osv-broken\\.zip/${name.replace(/\./g, '\\.')}, after ${entries[1]![0].replace('.json', '')}\\); the previous data is unchanged$`),
+      new RegExp(
+        `^osv .*osv-broken\\.zip: FAILED: .+ \\(byte \\d+, after 2 records, osv-broken\\.zip/${name.replace(/\./g, '\\.')}, after ${entries[1]![0].replace('.json', '')}\\); the previous data is unchanged$`,
+      ),
     );
     expect(await rows('vulndb_osv_advisories')).toBe(100);
   });

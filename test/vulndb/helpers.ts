@@ -36,8 +36,7 @@ export const JUICE_SHOP_SBOM = fixture('juice-shop-11.1.2.cdx-1.2.json');
 export const silentLog = pino({ level: 'silent' });
 
 export function importer(db: Kysely<Database>, clock: Clock) {
-  return (location: string, options: Partial<ImportOptions> = {}): Promise<ImportResult> =>
-    importLocation({ db, clock, log: silentLog }, location, { trigger: 'cli', ...options });
+  return (location: string, options: Partial<ImportOptions> = {}): Promise<ImportResult> => importLocation({ db, clock, log: silentLog }, location, { trigger: 'cli', ...options });
 }
 
 export async function count(db: Kysely<Database>, table: string): Promise<number> {

@@ -93,7 +93,9 @@ const midImport = () => until(async () => (await staged()) > 0, 'the first stage
 function uploadsLeft(): string[] {
   const root = join(fileURLToPath(t.deps.config.artifactStore), 'vulndb', 'uploads');
   try {
-    return readdirSync(root, { recursive: true }).map(String).filter((name) => statSync(join(root, name)).isFile());
+    return readdirSync(root, { recursive: true })
+      .map(String)
+      .filter((name) => statSync(join(root, name)).isFile());
   } catch {
     return [];
   }

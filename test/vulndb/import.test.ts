@@ -5,22 +5,7 @@ import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '../harness/database.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { stagedRows } from '../../src/modules/vulndb/import/importer.js';
-import {
-  count,
-  EPSS_KEV,
-  EPSS_SAMPLE_GZ,
-  gzipFile,
-  importer,
-  KEV_CSV,
-  KEV_JSON,
-  NVD_FEED,
-  OSV_DEBIAN_GZ,
-  OSV_NPM,
-  readJson,
-  scratchDir,
-  sha256,
-  truncated,
-} from './helpers.js';
+import { count, EPSS_KEV, EPSS_SAMPLE_GZ, gzipFile, importer, KEV_CSV, KEV_JSON, NVD_FEED, OSV_DEBIAN_GZ, OSV_NPM, readJson, scratchDir, sha256, truncated } from './helpers.js';
 
 let tdb: TestDatabase;
 let db: TestDatabase['handle']['db'];
@@ -141,7 +126,11 @@ describe('EPSS scores', () => {
     const sample = await run(EPSS_SAMPLE_GZ);
     const lines = gunzipSync(readFileSync(EPSS_SAMPLE_GZ)).toString('utf8').trim().split('\n').slice(1);
     const sampleIds = new Set(lines.map((l) => l.split(',')[0]));
-    const kevIds = readFileSync(EPSS_KEV, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[0]!);
+    const kevIds = readFileSync(EPSS_KEV, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(',')[0]!);
     const shared = kevIds.filter((id) => sampleIds.has(id)).length;
     expect(sample).toMatchObject({ status: 'succeeded', records: 20000, inserted: 20000 - shared, unchanged: shared, deleted: 1404 - shared });
     expect(await count(db, 'vulndb_epss')).toBe(20000);
@@ -230,9 +219,7 @@ describe('OSV advisories', () => {
     records.reduce(
       (n, r) =>
         n +
-        (r.affected ?? []).filter(
-          (a: any) => a.package?.name && a.package?.ecosystem && ((a.ranges ?? []).some((g: any) => g.type !== 'GIT') || (a.versions ?? []).length),
-        ).length,
+        (r.affected ?? []).filter((a: any) => a.package?.name && a.package?.ecosystem && ((a.ranges ?? []).some((g: any) => g.type !== 'GIT') || (a.versions ?? []).length)).length,
       0,
     );
   const debian = JSON.parse(gunzipSync(readFileSync(OSV_DEBIAN_GZ)).toString('utf8'));

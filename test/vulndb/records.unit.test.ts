@@ -70,7 +70,13 @@ describe('record normalisation', () => {
       ],
     });
     expect(affected).toEqual([
-      expect.objectContaining({ idx: 1, ecosystem: 'PyPI', ecosystem_key: 'pypi', name_key: 'django-rest', ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2' }] }] }),
+      expect.objectContaining({
+        idx: 1,
+        ecosystem: 'PyPI',
+        ecosystem_key: 'pypi',
+        name_key: 'django-rest',
+        ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.2' }] }],
+      }),
     ]);
     expect(() => osvRows({ summary: 'no id' })).toThrow(RecordError);
   });

@@ -7,8 +7,9 @@ describe('vers ranges of OSV ranges', () => {
   it('writes introduced/fixed/last_affected intervals, "every version" and several intervals', () => {
     expect(versRange('deb', { type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '1.52.0-1+deb12u1' }] })).toBe('vers:deb/<1.52.0-1+deb12u1');
     expect(versRange('deb', { type: 'ECOSYSTEM', events: [{ introduced: '0' }] })).toBe('vers:deb/*');
-    expect(versRange('npm', { type: 'SEMVER', events: [{ introduced: '1.0.0' }, { fixed: '1.2.5' }, { introduced: '2.0.0' }, { last_affected: '2.1.0' }] }))
-      .toBe('vers:npm/>=1.0.0|<1.2.5|>=2.0.0|<=2.1.0');
+    expect(versRange('npm', { type: 'SEMVER', events: [{ introduced: '1.0.0' }, { fixed: '1.2.5' }, { introduced: '2.0.0' }, { last_affected: '2.1.0' }] })).toBe(
+      'vers:npm/>=1.0.0|<1.2.5|>=2.0.0|<=2.1.0',
+    );
     expect(versRange('pypi', { type: 'ECOSYSTEM', events: [{ introduced: '3.1' }] })).toBe('vers:pypi/>=3.1');
     // `limit` only bounds a git walk; `|` and `%` in a version are escaped.
     expect(versRange('generic', { type: 'ECOSYSTEM', events: [{ introduced: '0' }, { limit: '9' }, { fixed: 'a|b%' }] })).toBe('vers:generic/<a%7Cb%25');
@@ -40,7 +41,16 @@ describe('ratings and sources', () => {
   });
 
   it("maps distributions' urgencies to severities; 'not yet assigned' is none", () => {
-    expect(['high', 'medium', 'low', 'unimportant', 'low**', 'negligible', 'critical', 'not yet assigned', null].map(urgencySeverity))
-      .toEqual(['HIGH', 'MEDIUM', 'LOW', 'LOW', 'LOW', 'LOW', 'CRITICAL', null, null]);
+    expect(['high', 'medium', 'low', 'unimportant', 'low**', 'negligible', 'critical', 'not yet assigned', null].map(urgencySeverity)).toEqual([
+      'HIGH',
+      'MEDIUM',
+      'LOW',
+      'LOW',
+      'LOW',
+      'LOW',
+      'CRITICAL',
+      null,
+      null,
+    ]);
   });
 });

@@ -34,7 +34,11 @@ describe('dpkg versions (Debian, Ubuntu)', () => {
     expect(compareDpkg('2.36-9+deb12u4', '2.36-9+deb12u7')).toBe(-1);
     expect(compareDpkg('3.0.11-1~deb12u2', '3.0.11-1')).toBe(-1);
     expect(compareDpkg('7.88.1-10+deb12u5', '7.88.1-10+deb12u12')).toBe(-1);
-    expectEqual(compareDpkg, [['0:1.0', '1.0'], ['1.001', '1.1'], ['1.0-0', '1.0-00']]);
+    expectEqual(compareDpkg, [
+      ['0:1.0', '1.0'],
+      ['1.001', '1.1'],
+      ['1.0-0', '1.0-00'],
+    ]);
   });
 
   it('agrees with dpkg --compare-versions on 1,500 real version pairs', () => {
@@ -196,13 +200,19 @@ describe('Maven versions (ComparableVersion)', () => {
 describe('semver and the generic ordering', () => {
   it('semver: pre-releases first, a v prefix ignored, build metadata ignored', () => {
     expectAscending(compareSemver, ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-beta.2', '1.0.0-rc.1', '1.0.0', '1.0.1', '1.10.0']);
-    expectEqual(compareSemver, [['v1.2.3', '1.2.3'], ['1.2.3+build.5', '1.2.3']]);
+    expectEqual(compareSemver, [
+      ['v1.2.3', '1.2.3'],
+      ['1.2.3+build.5', '1.2.3'],
+    ]);
     expect(() => compareSemver('1.2', '1.2.0')).toThrow(/semantic/);
   });
 
   it('generic: numbers numerically, words before numbers, a trailing word is a pre-release', () => {
     expectAscending(compareGeneric, ['1.0rc1', '1.0', '1.0.1', '1.2', '1.10', '2.0-beta', '2.0']);
-    expectEqual(compareGeneric, [['1.0', '1_0'], ['10.2.0-h3', '10.2.0.h3']]);
+    expectEqual(compareGeneric, [
+      ['1.0', '1_0'],
+      ['10.2.0-h3', '10.2.0.h3'],
+    ]);
   });
 
   it('ecosystem keys: releases kept, Alpine normalised, PyPI names per PEP 503', () => {
@@ -270,7 +280,9 @@ describe('CPE 2.3 and CVSS', () => {
     const exact = { version: '2.0', cpe_update: 'beta9', version_start_including: null, version_start_excluding: null, version_end_including: null, version_end_excluding: null };
     expect(cpeVersionMatches(exact, '2.0', 'beta9')).toBe(true);
     expect(cpeVersionMatches(exact, '2.0', 'rc1')).toBe(false);
-    expect(cpeVersionMatches({ ...bounds, version_start_including: null, version_start_excluding: '1.0', version_end_excluding: null, version_end_including: '1.5' }, '1.5')).toBe(true);
+    expect(cpeVersionMatches({ ...bounds, version_start_including: null, version_start_excluding: '1.0', version_end_excluding: null, version_end_including: '1.5' }, '1.5')).toBe(
+      true,
+    );
   });
 
   it('computes CVSS 3.x base scores', () => {

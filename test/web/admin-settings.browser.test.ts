@@ -51,7 +51,14 @@ describe.runIf(chromiumPath())('administration forms', () => {
     await dialog.getByRole('button', { name: 'Add integration' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await page.getByRole('cell', { name: 'Security tickets', exact: true }).waitFor();
-    await expect.poll(() => page.getByRole('row', { name: /Security tickets/ }).getByText('Jira').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('row', { name: /Security tickets/ })
+          .getByText('Jira')
+          .isVisible(),
+      )
+      .toBe(true);
 
     // Changing it: the token is not shown (the field is empty and says it is kept).
     await page.getByRole('button', { name: 'Change the integration Security tickets' }).click();
@@ -160,10 +167,20 @@ describe.runIf(chromiumPath())('administration forms', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('button', { name: 'Test the connection' }).waitFor();
     const config = (await api('/sso')).json();
-    expect(config).toMatchObject({ protocol: 'saml', allow_sha1: true, service_url: 'https://cg.example.com', app_redirect_url: 'https://app.example.com/signed-in', default_role: 'auditor', metadata_inline: true });
+    expect(config).toMatchObject({
+      protocol: 'saml',
+      allow_sha1: true,
+      service_url: 'https://cg.example.com',
+      app_redirect_url: 'https://app.example.com/signed-in',
+      default_role: 'auditor',
+      metadata_inline: true,
+    });
     await expect.poll(() => page.getByRole('cell', { name: 'https://cg.example.com', exact: true }).isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Test the connection' }).click();
-    await page.getByRole('status').filter({ hasText: /answers as configured|Something is wrong/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /answers as configured|Something is wrong/ })
+      .waitFor();
     await page.mouse.move(0, 0);
     await expectAccessible(page);
     await page.screenshot({ path: '/tmp/admin-sso-saml.png', fullPage: true });

@@ -97,9 +97,23 @@ describe.runIf(chromiumPath())('administration screens', () => {
     await page.getByRole('checkbox', { name: 'Start at once' }).uncheck();
     await page.getByRole('button', { name: 'Create job' }).click();
     await page.getByRole('cell', { name: 'state import', exact: true }).waitFor();
-    await expect.poll(() => page.getByRole('row', { name: /state import/ }).getByText('Pending').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('row', { name: /state import/ })
+          .getByText('Pending')
+          .isVisible(),
+      )
+      .toBe(true);
     await page.getByRole('button', { name: 'Cancel the job state import' }).click();
-    await expect.poll(() => page.getByRole('row', { name: /state import/ }).getByText('Cancelled').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('row', { name: /state import/ })
+          .getByText('Cancelled')
+          .isVisible(),
+      )
+      .toBe(true);
     await expectAccessible(page);
     await page.screenshot({ path: '/tmp/admin-discovery.png', fullPage: true });
     await context.close();
@@ -115,7 +129,11 @@ describe.runIf(chromiumPath())('administration screens', () => {
     ] as const) {
       await page.goto(`/admin/${path}`);
       await page.getByRole('heading', { level: 2, name: heading }).waitFor();
-      await page.getByRole('status').first().waitFor({ state: 'detached' }).catch(() => undefined);
+      await page
+        .getByRole('status')
+        .first()
+        .waitFor({ state: 'detached' })
+        .catch(() => undefined);
       await expectAccessible(page);
       await page.screenshot({ path: `/tmp/admin-${path}.png`, fullPage: true });
     }

@@ -52,7 +52,8 @@ async function screenshot(page: Page, path: string): Promise<void> {
 }
 
 /** Answers one question through the form, by its type. */
-const answer = (page: Page, question: QuestionJson) => answerQuestion(page, question, { yes: 'Yes', text: 'Role-based training for administrators, yearly, tracked in the LMS.', file: { name: 'training-records.pdf', buffer: PDF } });
+const answer = (page: Page, question: QuestionJson) =>
+  answerQuestion(page, question, { yes: 'Yes', text: 'Role-based training for administrators, yearly, tracked in the LMS.', file: { name: 'training-records.pdf', buffer: PDF } });
 
 describe.runIf(chromiumPath())('the respondent’s and the reviewer’s assessment screens', () => {
   it('answer with a file, request changes with notes, answer again, preview the evidence, approve: the controls are attested', { timeout: 360_000 }, async () => {

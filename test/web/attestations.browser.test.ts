@@ -47,14 +47,18 @@ async function screenshot(page: Page, path: string): Promise<void> {
   await page.screenshot({ path, fullPage: true });
 }
 
-
 describe.runIf(chromiumPath())('the attestations tab', () => {
   beforeAll(async () => {
     const { t, tenant } = web.app;
     const respondent = tenant.users['read-only'].token;
     const attested = await questionnaire('Physical access', 'PE-3');
     await questionnaire('Visitor log', 'PE-8');
-    await call(t.app, respondent, { method: 'POST', url: `${api(tenant.id)}/assessments/${attested}/respond`, payload: { responses: [{ question_id: 'policy', answer: 'yes' }] }, expect: 200 });
+    await call(t.app, respondent, {
+      method: 'POST',
+      url: `${api(tenant.id)}/assessments/${attested}/respond`,
+      payload: { responses: [{ question_id: 'policy', answer: 'yes' }] },
+      expect: 200,
+    });
     await call(t.app, respondent, { method: 'POST', url: `${api(tenant.id)}/assessments/${attested}/submit`, expect: 200 });
     const approved = (await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${attested}/approve`, expect: 200 })).json();
     expiresAt = approved.attestation_expires_at;
@@ -65,8 +69,18 @@ describe.runIf(chromiumPath())('the attestations tab', () => {
 
   it('shows a control attested with its expiry, the warning and the reminder sent, and filters the expiring ones', { timeout: 240_000 }, async () => {
     const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['security-analyst'].username);
-    const listed = (await call(web.app.t.app, (await fresh(web.app.t, web.app.tenant.users['security-analyst'])).token, { url: `${api(web.app.tenant.id)}/controls/attestations?framework=nist-800-53`, expect: 200 })).json();
-    expect(listed.items.find((c: { control_id: string }) => c.control_id === 'PE-3')).toMatchObject({ status: 'attested', reminder_sent_days: 7, expiry_warning: 'urgent', expiring_soon: true });
+    const listed = (
+      await call(web.app.t.app, (await fresh(web.app.t, web.app.tenant.users['security-analyst'])).token, {
+        url: `${api(web.app.tenant.id)}/controls/attestations?framework=nist-800-53`,
+        expect: 200,
+      })
+    ).json();
+    expect(listed.items.find((c: { control_id: string }) => c.control_id === 'PE-3')).toMatchObject({
+      status: 'attested',
+      reminder_sent_days: 7,
+      expiry_warning: 'urgent',
+      expiring_soon: true,
+    });
 
     await page.goto('/controls');
     await page.getByRole('tab', { name: 'Attestations' }).click();

@@ -15,7 +15,10 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cg-console-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><head><title>ControlGraph</title><script type="module" src="/assets/index-abc123.js"></script></head><div id="root"></div>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><head><title>ControlGraph</title><script type="module" src="/assets/index-abc123.js"></script></head><div id="root"></div>',
+  );
   // What web/build/route-preloads-plugin.ts writes, with one name no build would write.
   const preloads = {
     '/findings': { js: ['/assets/FindingsPage-x1.js', '/assets/Table-x2.js'], css: ['/assets/Table-x3.css'] },

@@ -10,7 +10,7 @@ const api = (path: string) => `/api/v1/tenants/${web.app.tenant.id}${path}`;
 const analystToken = () => web.app.tenant.users['security-analyst'].token;
 
 describe.runIf(chromiumPath())('the controls and risk acceptance screens', () => {
-  it('lists a framework\'s failing controls with links to their findings, and the gaps', async () => {
+  it("lists a framework's failing controls with links to their findings, and the gaps", async () => {
     const status = (await call(web.app.t.app, analystToken(), { url: api('/controls/status?per_page=1'), expect: 200 })).json();
     const framework = Object.keys(status.by_framework)[0]!;
     const failing = (await call(web.app.t.app, analystToken(), { url: api(`/controls/status?framework=${framework}&automated_state=failing&per_page=50`), expect: 200 })).json();

@@ -33,60 +33,71 @@ async function firstSeenCell(page: Page): Promise<{ day: string; full: string }>
 }
 
 describe.runIf(chromiumPath())('the console in four languages', () => {
-  it('opens in German from the browser language, switches to French from the user menu and remembers only that', async () => {
-    const analyst = web.app.tenant.users['security-analyst'];
-    const context = await web.browser.newContext({ baseURL: web.app.base, locale: 'de-DE', timezoneId: 'UTC' });
-    const page = await context.newPage();
+  it(
+    'opens in German from the browser language, switches to French from the user menu and remembers only that',
+    async () => {
+      const analyst = web.app.tenant.users['security-analyst'];
+      const context = await web.browser.newContext({ baseURL: web.app.base, locale: 'de-DE', timezoneId: 'UTC' });
+      const page = await context.newPage();
 
-    await page.goto('/sign-in');
-    await page.getByLabel('Benutzername').fill(analyst.username);
-    expect(await page.evaluate('document.documentElement.lang')).toBe('de');
-    await page.getByLabel(/^Passwort/).fill(web.app.password);
-    await expectAccessible(page);
-    await page.getByRole('button', { name: 'Anmelden' }).click();
-    await page.waitForURL((url) => url.pathname !== '/sign-in');
+      await page.goto('/sign-in');
+      await page.getByLabel('Benutzername').fill(analyst.username);
+      expect(await page.evaluate('document.documentElement.lang')).toBe('de');
+      await page.getByLabel(/^Passwort/).fill(web.app.password);
+      await expectAccessible(page);
+      await page.getByRole('button', { name: 'Anmelden' }).click();
+      await page.waitForURL((url) => url.pathname !== '/sign-in');
 
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Übersicht');
-    await expectCountsIn(page, 'de-DE');
-    await expectAccessible(page);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Übersicht');
+      await expectCountsIn(page, 'de-DE');
+      await expectAccessible(page);
 
-    expect(await page.getByRole('navigation').getByRole('link', { name: 'Befunde' }).getAttribute('href')).toBe('/findings');
-    await page.goto('/findings');
-    await page.getByRole('heading', { level: 1, name: 'Befunde' }).waitFor({ timeout: 20_000 });
-    const german = await firstSeenCell(page);
-    expect(german.day).toMatch(/^\d{2}\.\d{2}\.\d{4}$/); // 28.11.2026
-    expect(german.full).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
-    await page.getByRole('checkbox', { name: /^Zeile .+ auswählen$/ }).first().waitFor();
-    await expectAccessible(page);
+      expect(await page.getByRole('navigation').getByRole('link', { name: 'Befunde' }).getAttribute('href')).toBe('/findings');
+      await page.goto('/findings');
+      await page.getByRole('heading', { level: 1, name: 'Befunde' }).waitFor({ timeout: 20_000 });
+      const german = await firstSeenCell(page);
+      expect(german.day).toMatch(/^\d{2}\.\d{2}\.\d{4}$/); // 28.11.2026
+      expect(german.full).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+      await page
+        .getByRole('checkbox', { name: /^Zeile .+ auswählen$/ })
+        .first()
+        .waitFor();
+      await expectAccessible(page);
 
-    // The user menu offers each language by its own name; French re-renders texts, dates and numbers.
-    await page.getByRole('button', { name: /^Angemeldet als/ }).click();
-    await page.getByRole('menuitem', { name: 'Français' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Constats' }).waitFor({ timeout: 20_000 });
-    expect(await page.evaluate('document.documentElement.lang')).toBe('fr');
-    const french = await firstSeenCell(page);
-    expect(french.day).toMatch(/^\d{1,2} \p{L}+\.? \d{4}$/u); // 28 nov. 2026
-    expect(french.full).toMatch(/^\d{1,2} \p{L}+\.? \d{4}(,| à)? \d{2}:\d{2}$/u);
-    await expectAccessible(page);
+      // The user menu offers each language by its own name; French re-renders texts, dates and numbers.
+      await page.getByRole('button', { name: /^Angemeldet als/ }).click();
+      await page.getByRole('menuitem', { name: 'Français' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Constats' }).waitFor({ timeout: 20_000 });
+      expect(await page.evaluate('document.documentElement.lang')).toBe('fr');
+      const french = await firstSeenCell(page);
+      expect(french.day).toMatch(/^\d{1,2} \p{L}+\.? \d{4}$/u); // 28 nov. 2026
+      expect(french.full).toMatch(/^\d{1,2} \p{L}+\.? \d{4}(,| à)? \d{2}:\d{2}$/u);
+      await expectAccessible(page);
 
-    // The choice survives a reload, against the browser's German; nothing but the language is stored.
-    await page.goto('/');
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Vue d’ensemble');
-    await expectCountsIn(page, 'fr-FR');
-    expect(await page.evaluate('JSON.stringify(localStorage)')).toBe(JSON.stringify({ 'cg-language': 'fr' }));
-    await page.getByRole('button', { name: /^Connecté en tant que/ }).click();
-    expect(await page.getByRole('menuitem', { name: 'Français' }).getAttribute('aria-current')).toBe('true');
-    await page.keyboard.press('Escape');
-    await expectAccessible(page);
-    await context.close();
-  }, TIMEOUT);
+      // The choice survives a reload, against the browser's German; nothing but the language is stored.
+      await page.goto('/');
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Vue d’ensemble');
+      await expectCountsIn(page, 'fr-FR');
+      expect(await page.evaluate('JSON.stringify(localStorage)')).toBe(JSON.stringify({ 'cg-language': 'fr' }));
+      await page.getByRole('button', { name: /^Connecté en tant que/ }).click();
+      expect(await page.getByRole('menuitem', { name: 'Français' }).getAttribute('aria-current')).toBe('true');
+      await page.keyboard.press('Escape');
+      await expectAccessible(page);
+      await context.close();
+    },
+    TIMEOUT,
+  );
 
-  it('stays in English for a browser in a language the console does not speak', async () => {
-    const context = await web.browser.newContext({ baseURL: web.app.base, locale: 'ja-JP' });
-    const page = await context.newPage();
-    await page.goto('/sign-in');
-    await page.getByRole('button', { name: 'Sign in' }).waitFor();
-    expect(await page.evaluate('document.documentElement.lang')).toBe('en');
-    await context.close();
-  }, TIMEOUT);
+  it(
+    'stays in English for a browser in a language the console does not speak',
+    async () => {
+      const context = await web.browser.newContext({ baseURL: web.app.base, locale: 'ja-JP' });
+      const page = await context.newPage();
+      await page.goto('/sign-in');
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      expect(await page.evaluate('document.documentElement.lang')).toBe('en');
+      await context.close();
+    },
+    TIMEOUT,
+  );
 });

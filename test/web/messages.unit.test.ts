@@ -20,8 +20,7 @@ const features = readdirSync(FEATURES, { withFileTypes: true })
 async function catalog(namespace: string, language: string): Promise<Catalog | undefined> {
   if (namespace === 'common' && language === DEFAULT_LANGUAGE) return common;
   const suffix = language === DEFAULT_LANGUAGE ? '' : `.${language}`;
-  const file =
-    namespace === 'common' ? projectPath('web', 'src', 'i18n', `common${suffix}.ts`) : projectPath('web', 'src', 'features', namespace, `messages${suffix}.ts`);
+  const file = namespace === 'common' ? projectPath('web', 'src', 'i18n', `common${suffix}.ts`) : projectPath('web', 'src', 'features', namespace, `messages${suffix}.ts`);
   if (!existsSync(file)) return undefined;
   return ((await import(pathToFileURL(file).href)) as { default: Catalog }).default;
 }

@@ -80,7 +80,11 @@ describe.runIf(chromiumPath())('multi-factor sign-in and SSO in the console', ()
     web.app.t.clock.advance(STEP_MS);
     expect((await call('POST', '/api/v1/auth/mfa/totp/confirm', admin.token, { code: await codeNow(enroll.secret) })).statusCode).toBe(200);
     web.app.t.clock.advance(STEP_MS);
-    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/token', payload: { username: admin.username, password: web.app.password, otp: await codeNow(enroll.secret) } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/token',
+      payload: { username: admin.username, password: web.app.password, otp: await codeNow(enroll.secret) },
+    });
     expect(login.statusCode).toBe(200);
     const withCode = login.json() as { token: string };
     expect((await call('PUT', `/api/v1/tenants/${web.app.tenant.id}/settings/mfa`, withCode.token, { mfa_required: true })).statusCode).toBe(200);

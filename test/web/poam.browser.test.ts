@@ -45,10 +45,34 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     await expect.poll(() => page.getByTestId('poam-count-total').textContent(), SLOW).toBe('3');
     expect(await page.getByTestId('poam-count-overdue').textContent()).toBe('1');
     const column = (name: RegExp) => page.getByRole('region', { name });
-    await expect.poll(() => column(/^Open \(/).getByRole('listitem').count(), SLOW).toBe(2);
+    await expect
+      .poll(
+        () =>
+          column(/^Open \(/)
+            .getByRole('listitem')
+            .count(),
+        SLOW,
+      )
+      .toBe(2);
     // Each column loads on its own.
-    await expect.poll(() => column(/^In progress \(/).getByRole('listitem').count(), SLOW).toBe(1);
-    await expect.poll(() => column(/^Closed \(/).getByText('No item').isVisible(), SLOW).toBe(true);
+    await expect
+      .poll(
+        () =>
+          column(/^In progress \(/)
+            .getByRole('listitem')
+            .count(),
+        SLOW,
+      )
+      .toBe(1);
+    await expect
+      .poll(
+        () =>
+          column(/^Closed \(/)
+            .getByText('No item')
+            .isVisible(),
+        SLOW,
+      )
+      .toBe(true);
     await page.screenshot({ path: '/tmp/poam-board.png', fullPage: true });
     await expectAccessible(page);
 
@@ -61,8 +85,24 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     const dialog = page.getByRole('dialog', { name: `Move ${stale.id} to In progress` });
     await dialog.getByLabel('Comment').fill('Started the clean-up.');
     await dialog.getByRole('button', { name: 'Move', exact: true }).click();
-    await expect.poll(() => column(/^In progress \(/).getByRole('listitem').count(), SLOW).toBe(2);
-    await expect.poll(() => column(/^Open \(/).getByRole('listitem').count(), SLOW).toBe(1);
+    await expect
+      .poll(
+        () =>
+          column(/^In progress \(/)
+            .getByRole('listitem')
+            .count(),
+        SLOW,
+      )
+      .toBe(2);
+    await expect
+      .poll(
+        () =>
+          column(/^Open \(/)
+            .getByRole('listitem')
+            .count(),
+        SLOW,
+      )
+      .toBe(1);
 
     // The list, filtered by severity and by overdue; the filters live in the URL.
     await page.getByRole('tab', { name: 'List' }).click();
@@ -105,7 +145,10 @@ describe.runIf(chromiumPath())('the POA&M screens', () => {
     // To verification, then closing without evidence: refused, with the service's reason.
     const moves = page.getByRole('region', { name: 'Status' });
     await moves.getByRole('button', { name: 'Move to Verification' }).click();
-    await page.getByRole('dialog', { name: `Move ${stale.id} to Verification` }).getByRole('button', { name: 'Move', exact: true }).click();
+    await page
+      .getByRole('dialog', { name: `Move ${stale.id} to Verification` })
+      .getByRole('button', { name: 'Move', exact: true })
+      .click();
     await expect.poll(() => moves.getByRole('button', { name: 'Move to Closed' }).isVisible(), SLOW).toBe(true);
     await moves.getByRole('button', { name: 'Move to Closed' }).click();
     const closing = page.getByRole('dialog', { name: `Move ${stale.id} to Closed` });
@@ -181,7 +224,11 @@ describe.runIf(chromiumPath())('drafting POA&M items from an assessment', () => 
     const [assessment] = (await post(`/questionnaires/${questionnaire.id}/assign`, { assignees: [admin.user_id] })).items;
     await post(`/assessments/${assessment.id}/respond`, { responses: [{ question_id: 'badges', answer: 'no' }] });
     await post(`/assessments/${assessment.id}/submit`, {});
-    const rejected = await post(`/assessments/${assessment.id}/reject`, { notes: 'Badges stay active for a week.', gaps: [{ question_id: 'badges', severity: 'HIGH' }] }, analyst().token);
+    const rejected = await post(
+      `/assessments/${assessment.id}/reject`,
+      { notes: 'Badges stay active for a week.', gaps: [{ question_id: 'badges', severity: 'HIGH' }] },
+      analyst().token,
+    );
     expect(rejected.status).toBe('changes_requested');
     const before = (await call(t.app, analyst().token, { url: api('/poam/summary'), expect: 200 })).json().total;
 
@@ -230,7 +277,10 @@ describe.runIf(chromiumPath())('drafting a POA&M item from a finding', () => {
     const item = await createItem({ weakness_name: 'Read-only check', severity: 'LOW' });
     const { context, page } = await signIn(web.browser, web.app, web.app.tenant.users['read-only'].username);
     await page.goto('/poam');
-    await page.getByRole('region', { name: /^Open \(/ }).getByRole('link', { name: item.id, exact: true }).waitFor(SLOW);
+    await page
+      .getByRole('region', { name: /^Open \(/ })
+      .getByRole('link', { name: item.id, exact: true })
+      .waitFor(SLOW);
     expect(await page.getByRole('button', { name: /^Move POAM-/ }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Draft from an assessment' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Export' }).isVisible()).toBe(true);

@@ -22,7 +22,10 @@ const get = async (path: string) => (await call(web.app.t.app, analyst().token, 
 /** Chooses an option of a Mantine Select (or MultiSelect) by typing into it. */
 async function choose(page: Page, label: string | RegExp, option: string, scope = page.getByRole('dialog')): Promise<void> {
   // The pills wrapper of a MultiSelect takes the click for the input inside it.
-  await scope.getByLabel(label, { exact: typeof label === 'string' }).filter({ visible: true }).click({ force: true });
+  await scope
+    .getByLabel(label, { exact: typeof label === 'string' })
+    .filter({ visible: true })
+    .click({ force: true });
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
@@ -149,7 +152,12 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     await page.keyboard.press('Escape');
     await form.getByRole('button', { name: 'Assign' }).click();
     await form.getByText(`user "${assignee.username}" already has an open assessment of this questionnaire`).waitFor(SLOW);
-    expect(await form.getByLabel(/^Assignees/).first().getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await form
+        .getByLabel(/^Assignees/)
+        .first()
+        .getAttribute('aria-invalid'),
+    ).toBe('true');
     expect((await get(`/assessments?questionnaire_id=${id}`)).items).toHaveLength(1);
 
     // A new version: a draft copy, version 2, whose questions can change again.
@@ -251,7 +259,13 @@ describe.runIf(chromiumPath())('the questionnaire builder', () => {
     // Revoked: used once, then the next visit is refused with the reason.
     await dialog.getByRole('button', { name: 'Revoke the link for Acme Facilities Ltd' }).click();
     await expect.poll(() => dialog.getByRole('row').filter({ hasText: 'Acme Facilities Ltd' }).getByText('Revoked').isVisible()).toBe(true);
-    expect(await dialog.getByRole('row').filter({ hasText: 'Acme Facilities Ltd' }).getByText(/^Once, last /).isVisible()).toBe(true);
+    expect(
+      await dialog
+        .getByRole('row')
+        .filter({ hasText: 'Acme Facilities Ltd' })
+        .getByText(/^Once, last /)
+        .isVisible(),
+    ).toBe(true);
     await supplier.reload();
     await supplier.getByText('This link was withdrawn. Ask the person who sent it for a new one.').waitFor(SLOW);
     await outside.close();

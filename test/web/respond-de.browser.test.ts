@@ -18,7 +18,12 @@ const SLOW = { timeout: 20_000 };
 type Question = Template['questions'][number];
 
 /** Answers one question through the form, by its type. */
-const answer = (page: Page, question: Question) => answerQuestion(page, question, { yes: 'Ja', text: 'Rollenbasierte Schulung für Administratoren, jährlich, im LMS nachverfolgt.', file: { name: 'schulungsnachweise.pdf', buffer: PDF } });
+const answer = (page: Page, question: Question) =>
+  answerQuestion(page, question, {
+    yes: 'Ja',
+    text: 'Rollenbasierte Schulung für Administratoren, jährlich, im LMS nachverfolgt.',
+    file: { name: 'schulungsnachweise.pdf', buffer: PDF },
+  });
 
 describe.runIf(chromiumPath())('the outside respondent’s page in German', () => {
   it('de-DE: console texts and the questionnaire in German; answered, a file uploaded, submitted', { timeout: 240_000 }, async () => {
@@ -26,7 +31,12 @@ describe.runIf(chromiumPath())('the outside respondent’s page in German', () =
     const q = await fromTemplate(t, tenant.admin.token, tenant.id, { template_id: 'fedramp-at', lang: 'en' });
     await publish(t, tenant.admin.token, tenant.id, q.id);
     const [a] = await assign(t, tenant.admin.token, tenant.id, q.id, { assignees: [tenant.users['read-only'].user_id] });
-    const link = await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${a!.id}/links`, payload: { name: 'Lieferant GmbH' }, expect: 201 });
+    const link = await call(t.app, tenant.users['security-analyst'].token, {
+      method: 'POST',
+      url: `${api(tenant.id)}/assessments/${a!.id}/links`,
+      payload: { name: 'Lieferant GmbH' },
+      expect: 201,
+    });
     const token = link.json().token as string;
     const de = templateIn('fedramp-at', 'de')!;
     const en = templateIn('fedramp-at', 'en')!;
@@ -53,7 +63,16 @@ describe.runIf(chromiumPath())('the outside respondent’s page in German', () =
 
     for (const question of de.questions) await answer(page, question);
     const upload = de.questions.find((x) => x.type === 'file_upload')!;
-    await expect.poll(() => page.getByRole('region', { name: upload.text }).getByText(/^schulungsnachweise\.pdf \(/).isVisible(), SLOW).toBe(true);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole('region', { name: upload.text })
+            .getByText(/^schulungsnachweise\.pdf \(/)
+            .isVisible(),
+        SLOW,
+      )
+      .toBe(true);
     await expect.poll(() => page.getByText('Alle Antworten gespeichert').isVisible(), SLOW).toBe(true);
     // Saved as the language-neutral option values, whatever language they were chosen in.
     const saved = (await call(t.app, token, { url: '/api/v1/respond/assessment?lang=en', expect: 200 })).json();

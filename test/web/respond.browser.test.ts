@@ -24,12 +24,18 @@ async function linkForNewAssessment(): Promise<{ token: string; assessmentId: st
   const q = await fromTemplate(t, tenant.admin.token, tenant.id, { template_id: 'fedramp-at' });
   await publish(t, tenant.admin.token, tenant.id, q.id);
   const [a] = await assign(t, tenant.admin.token, tenant.id, q.id, { assignees: [tenant.users['read-only'].user_id] });
-  const link = await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${a!.id}/links`, payload: { name: 'Acme Supplies' }, expect: 201 });
+  const link = await call(t.app, tenant.users['security-analyst'].token, {
+    method: 'POST',
+    url: `${api(tenant.id)}/assessments/${a!.id}/links`,
+    payload: { name: 'Acme Supplies' },
+    expect: 201,
+  });
   return { token: link.json().token, assessmentId: a!.id, questions: q.questions, title: q.title };
 }
 
 /** Answers one question through the form, by its type. */
-const answer = (page: Page, question: QuestionJson) => answerQuestion(page, question, { yes: 'Yes', text: 'Role-based training for administrators, yearly, tracked in the LMS.', file: { name: 'training-records.pdf', buffer: PDF } });
+const answer = (page: Page, question: QuestionJson) =>
+  answerQuestion(page, question, { yes: 'Yes', text: 'Role-based training for administrators, yearly, tracked in the LMS.', file: { name: 'training-records.pdf', buffer: PDF } });
 
 describe.runIf(chromiumPath())('the outside respondent’s page', () => {
   it('answers an assessment from the link alone: missing answers named, saved as typed, a file uploaded, submitted, read-only after', { timeout: 240_000 }, async () => {
@@ -60,9 +66,7 @@ describe.runIf(chromiumPath())('the outside respondent’s page', () => {
     await expect.poll(() => files.getByText(/^training-records\.pdf \(/).isVisible(), SLOW).toBe(true);
     await expect.poll(() => page.getByText('All answers saved').isVisible(), SLOW).toBe(true);
     // Saved in the service, not only on the page.
-    await expect
-      .poll(async () => (await call(web.app.t.app, token, { url: '/api/v1/respond/assessment', expect: 200 })).json().responses.length, SLOW)
-      .toBe(questions.length);
+    await expect.poll(async () => (await call(web.app.t.app, token, { url: '/api/v1/respond/assessment', expect: 200 })).json().responses.length, SLOW).toBe(questions.length);
     await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Submit for review' }).click();
@@ -79,7 +83,11 @@ describe.runIf(chromiumPath())('the outside respondent’s page', () => {
     const { token, assessmentId } = await linkForNewAssessment();
     const { t, tenant } = web.app;
     const links = (await call(t.app, tenant.users['security-analyst'].token, { url: `${api(tenant.id)}/assessments/${assessmentId}/links`, expect: 200 })).json();
-    await call(t.app, tenant.users['security-analyst'].token, { method: 'POST', url: `${api(tenant.id)}/assessments/${assessmentId}/links/${links.items[0].id}/revoke`, expect: 200 });
+    await call(t.app, tenant.users['security-analyst'].token, {
+      method: 'POST',
+      url: `${api(tenant.id)}/assessments/${assessmentId}/links/${links.items[0].id}/revoke`,
+      expect: 200,
+    });
     const context = await web.browser.newContext({ baseURL: web.app.base });
     const page = await context.newPage();
     await page.goto(`/respond#${token}`);

@@ -23,7 +23,14 @@ describe.runIf(chromiumPath())('Administration > Schedules', () => {
     const { context, page } = await signIn(web.browser, web.app, tenant.users['read-only'].username);
     await page.goto('/admin/schedules');
     await page.getByRole('cell', { name: 'frequent audit', exact: true }).waitFor();
-    await expect.poll(() => page.getByRole('row', { name: /frequent audit/ }).getByText('Every 5 minutes').isVisible()).toBe(true);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('row', { name: /frequent audit/ })
+          .getByText('Every 5 minutes')
+          .isVisible(),
+      )
+      .toBe(true);
     await page.getByRole('button', { name: 'Show the runs of frequent audit' }).click();
     await page.getByRole('heading', { name: 'Runs of frequent audit' }).waitFor();
     await expect.poll(async () => page.getByRole('table', { name: 'Runs of frequent audit, newest first' }).getByRole('row').count()).toBe(2);
@@ -83,9 +90,9 @@ describe.runIf(chromiumPath())('Administration > Schedules: changes', () => {
     await row.getByRole('switch', { name: 'nightly audit enabled' }).locator('xpath=ancestor::label[1]').click();
     await expect.poll(() => row.getByRole('switch', { name: 'nightly audit enabled' }).isChecked()).toBe(false);
     await expect.poll(() => row.getByRole('cell').nth(4).textContent()).toBe('—');
-    const stored = (await call(web.app.t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/schedules?per_page=100`, expect: 200 })).json().items.find(
-      (s: { name: string }) => s.name === 'nightly audit',
-    );
+    const stored = (await call(web.app.t.app, tenant.admin.token, { url: `/api/v1/tenants/${tenant.id}/schedules?per_page=100`, expect: 200 }))
+      .json()
+      .items.find((s: { name: string }) => s.name === 'nightly audit');
     expect(stored).toMatchObject({ enabled: false, cron: null, interval_seconds: 7200, time_zone: 'Europe/Berlin', next_run_at: null });
     await expectAccessible(page);
     await page.screenshot({ path: '/tmp/console-schedules.png', fullPage: true });
@@ -100,7 +107,12 @@ describe.runIf(chromiumPath())('Administration > Schedules: changes', () => {
   it('a discovery schedule repeats a job the analyst picks; one that cannot be repeated is refused at the job field', { timeout: 180_000 }, async () => {
     const { t, tenant } = web.app;
     const job = async (name: string, config: Record<string, unknown>) =>
-      call(t.app, tenant.admin.token, { method: 'POST', url: `/api/v1/tenants/${tenant.id}/jobs`, payload: { name, plugins: ['terraform-state'], start: false, config: { 'terraform-state': config } }, expect: 201 });
+      call(t.app, tenant.admin.token, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenant.id}/jobs`,
+        payload: { name, plugins: ['terraform-state'], start: false, config: { 'terraform-state': config } },
+        expect: 201,
+      });
     await job('uploaded state', { state: JSON.stringify({ version: 4, terraform_version: '1.9.0', serial: 1, lineage: 'l', outputs: {}, resources: [] }) });
     // A state in S3 is read through one of the tenant's cloud connections (the job never runs here).
     const connection = (
@@ -150,7 +162,12 @@ describe.runIf(chromiumPath())('Administration > Schedules: changes', () => {
     const { context, page } = await signIn(web.browser, web.app, tenant.users['read-only'].username);
     await page.goto('/admin/schedules');
     await page.getByRole('cell', { name: 'weekly audit', exact: true }).waitFor();
-    expect(await page.getByRole('row', { name: /weekly audit/ }).getByRole('button', { name: 'Show the runs of weekly audit' }).count()).toBe(1);
+    expect(
+      await page
+        .getByRole('row', { name: /weekly audit/ })
+        .getByRole('button', { name: 'Show the runs of weekly audit' })
+        .count(),
+    ).toBe(1);
     expect(await page.getByRole('button', { name: 'New schedule' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: /^(Edit|Delete) / }).count()).toBe(0);
     expect(await page.getByRole('switch').count()).toBe(0);

@@ -53,7 +53,10 @@ describe.runIf(chromiumPath())('the topology screen', () => {
     // Search: the list view narrows to the match, and selecting it opens its panel with its findings link.
     await page.getByLabel('Search resources').fill(source.name);
     await expect.poll(() => page.getByRole('status').filter({ hasText: /match/ }).first().textContent(), SLOW).toMatch(/\d+ match/);
-    await page.getByRole('button', { name: `Show ${source.name}` }).first().click();
+    await page
+      .getByRole('button', { name: `Show ${source.name}` })
+      .first()
+      .click();
     const panel = page.getByRole('region', { name: source.name });
     await expect.poll(() => panel.isVisible(), SLOW).toBe(true);
     const link = panel.getByRole('link', { name: 'Findings of this resource' });
@@ -61,7 +64,10 @@ describe.runIf(chromiumPath())('the topology screen', () => {
 
     // Path trace to the other end of the edge: the path is listed in text.
     await panel.getByLabel('Target resource').fill(target.name);
-    await page.getByRole('option', { name: new RegExp(`^${escape(target.name)} · ${escape(target.type)}$`) }).first().click();
+    await page
+      .getByRole('option', { name: new RegExp(`^${escape(target.name)} · ${escape(target.type)}$`) })
+      .first()
+      .click();
     await panel.getByRole('button', { name: 'Trace', exact: true }).click();
     await expect.poll(() => panel.getByText(/paths?, shortest: \d+ hops/).isVisible(), { timeout: 20_000 }).toBe(true);
     expect(await panel.getByRole('listitem').first().textContent()).toContain(`${source.name} → `);
@@ -173,15 +179,18 @@ describe.runIf(chromiumPath())('a large topology', () => {
     await expect.poll(async () => (await drawn(page)).length, SLOW).toBe(7);
     const first = await drawn(page);
     expect(first.filter((n) => n.kind === 'account').map((n) => [n.label, n.closed, n.parent])).toEqual([['Account 111122223333', false, true]]);
-    expect(first.filter((n) => n.kind === 'region').map((n) => [n.label, n.closed, n.parent]).sort()).toEqual([
+    expect(
+      first
+        .filter((n) => n.kind === 'region')
+        .map((n) => [n.label, n.closed, n.parent])
+        .sort(),
+    ).toEqual([
       ['Region eu-west-1', false, true],
       ['Region us-east-1', false, true],
     ]);
     const vpcs = first.filter((n) => n.kind === 'vpc');
     // A VPC holds its own node, two subnets and 80 instances.
-    expect(vpcs.map((n) => [n.label, n.closed]).sort()).toEqual(
-      ['eu-west-1-1', 'eu-west-1-2', 'us-east-1-1', 'us-east-1-2'].map((id) => [`VPC vpc-${id} (83)`, true]),
-    );
+    expect(vpcs.map((n) => [n.label, n.closed]).sort()).toEqual(['eu-west-1-1', 'eu-west-1-2', 'us-east-1-1', 'us-east-1-2'].map((id) => [`VPC vpc-${id} (83)`, true]));
     await settled(page);
     await graph.screenshot({ path: '/tmp/topology-large-collapsed.png' });
 
@@ -189,10 +198,19 @@ describe.runIf(chromiumPath())('a large topology', () => {
     const vpc = vpcs.find((n) => n.label.startsWith('VPC vpc-us-east-1-1 '))!;
     const box = (await graph.boundingBox())!;
     await page.mouse.click(box.x + vpc.x, box.y + vpc.y);
-    await expect.poll(async () => (await drawn(page)).filter((n) => n.kind === 'subnet').map((n) => [n.label, n.closed]).sort(), SLOW).toEqual([
-      ['Subnet subnet-us-east-1-1-1 (41)', true],
-      ['Subnet subnet-us-east-1-1-2 (41)', true],
-    ]);
+    await expect
+      .poll(
+        async () =>
+          (await drawn(page))
+            .filter((n) => n.kind === 'subnet')
+            .map((n) => [n.label, n.closed])
+            .sort(),
+        SLOW,
+      )
+      .toEqual([
+        ['Subnet subnet-us-east-1-1-1 (41)', true],
+        ['Subnet subnet-us-east-1-1-2 (41)', true],
+      ]);
     expect((await drawn(page)).find((n) => n.id === vpc.id)).toMatchObject({ closed: false, parent: true });
 
     // Expand all: every resource drawn, inside its open VPC and subnet.

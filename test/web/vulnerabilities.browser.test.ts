@@ -61,7 +61,6 @@ async function screenshot(page: Page, path: string): Promise<void> {
 
 const percent = (value: number) => new Intl.NumberFormat('en-US', { style: 'percent', maximumFractionDigits: 3 }).format(value);
 
-
 describe.runIf(chromiumPath())('the vulnerability screens', () => {
   beforeAll(async () => {
     const { t, tenant } = web.app;
@@ -77,7 +76,9 @@ describe.runIf(chromiumPath())('the vulnerability screens', () => {
     expect(ingested.json().packages.vulnerable).toBeGreaterThan(0);
 
     const admin = tenant.admin.token;
-    const app = (await call(t.app, admin, { method: 'POST', url: tenantApi('/applications'), payload: { name: 'Web hosts', filter: 'type = "host.os.instance"' }, expect: 201 })).json();
+    const app = (
+      await call(t.app, admin, { method: 'POST', url: tenantApi('/applications'), payload: { name: 'Web hosts', filter: 'type = "host.os.instance"' }, expect: 201 })
+    ).json();
     serviceId = (
       await call(t.app, admin, {
         method: 'POST',
@@ -86,7 +87,9 @@ describe.runIf(chromiumPath())('the vulnerability screens', () => {
         expect: 201,
       })
     ).json().id;
-    groupId = (await call(t.app, admin, { method: 'POST', url: tenantApi('/asset-groups'), payload: { name: 'Debian hosts', filter: 'type = "host.os.instance"' }, expect: 201 })).json().id;
+    groupId = (
+      await call(t.app, admin, { method: 'POST', url: tenantApi('/asset-groups'), payload: { name: 'Debian hosts', filter: 'type = "host.os.instance"' }, expect: 201 })
+    ).json().id;
   }, 300_000);
 
   it('looks up a CVE and shows its KEV entry, EPSS score, NVD fields and references', { timeout: 240_000 }, async () => {

@@ -46,7 +46,14 @@ export function parseGroup(text: string): GroupEntry[] {
     if (f.length < 4) continue;
     const gid = Number(f[2]);
     if (!Number.isInteger(gid)) continue;
-    out.push({ name: f[0]!, gid, members: f[3]!.split(',').map((m) => m.trim()).filter(Boolean) });
+    out.push({
+      name: f[0]!,
+      gid,
+      members: f[3]!
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean),
+    });
   }
   return out;
 }
@@ -135,7 +142,10 @@ async function lastLogins(ctx: CollectContext, uids: number[]): Promise<Map<numb
 export async function collectLocalUsers(ctx: CollectContext): Promise<CollectionResult<ReportLocalUser>> {
   const entries = await passwdEntries(ctx);
   const shadow = await shadowStatus(ctx);
-  const logins = await lastLogins(ctx, entries.map((e) => e.uid));
+  const logins = await lastLogins(
+    ctx,
+    entries.map((e) => e.uid),
+  );
   let unknown = 0;
   const items = entries.map((e): ReportLocalUser => {
     let status: PasswordStatus;
@@ -147,9 +157,7 @@ export async function collectLocalUsers(ctx: CollectContext): Promise<Collection
     }
     return { username: e.username, uid: e.uid, gid: e.gid, home: e.home, shell: e.shell, last_login: logins.get(e.uid) ?? null, password_status: status };
   });
-  return unknown
-    ? { items, status: 'partial', reason: `/etc/shadow is not readable (needs root): password status unknown for ${unknown} account(s)` }
-    : { items };
+  return unknown ? { items, status: 'partial', reason: `/etc/shadow is not readable (needs root): password status unknown for ${unknown} account(s)` } : { items };
 }
 
 interface SudoRule {

@@ -18,9 +18,25 @@ import { idNames } from './accounts.js';
  */
 
 export const DEFAULT_FIM_PATHS = [
-  '/etc/passwd', '/etc/group', '/etc/shadow', '/etc/gshadow', '/etc/sudoers', '/etc/ssh/sshd_config', '/etc/crontab', '/etc/hosts',
-  '/etc/fstab', '/etc/login.defs', '/etc/pam.d/common-auth', '/etc/pam.d/common-password', '/etc/pam.d/sshd', '/etc/pam.d/su',
-  '/etc/security/limits.conf', '/etc/sysctl.conf', '/etc/resolv.conf', '/etc/nsswitch.conf', '/etc/ld.so.preload',
+  '/etc/passwd',
+  '/etc/group',
+  '/etc/shadow',
+  '/etc/gshadow',
+  '/etc/sudoers',
+  '/etc/ssh/sshd_config',
+  '/etc/crontab',
+  '/etc/hosts',
+  '/etc/fstab',
+  '/etc/login.defs',
+  '/etc/pam.d/common-auth',
+  '/etc/pam.d/common-password',
+  '/etc/pam.d/sshd',
+  '/etc/pam.d/su',
+  '/etc/security/limits.conf',
+  '/etc/sysctl.conf',
+  '/etc/resolv.conf',
+  '/etc/nsswitch.conf',
+  '/etc/ld.so.preload',
 ];
 const DEFAULT_FIM_DIRS = ['/etc/sudoers.d', '/etc/cron.d', '/etc/ssh/sshd_config.d'];
 
@@ -123,7 +139,12 @@ interface SshdValue {
 }
 
 function glob(pattern: string, names: string[]): string[] {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
   return names.filter((n) => re.test(n)).sort();
 }
 
@@ -144,7 +165,10 @@ export async function sshdSettings(ctx: CollectContext, path = '/etc/ssh/sshd_co
       const m = /^(\S+)\s*(?:=\s*|\s+)(.*)$/.exec(line);
       if (!m) continue;
       const keyword = m[1]!.toLowerCase();
-      const value = m[2]!.replace(/\s+#.*$/, '').trim().replace(/^"(.*)"$/, '$1');
+      const value = m[2]!
+        .replace(/\s+#.*$/, '')
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
       if (keyword === 'match') {
         inMatch = true;
         continue;
@@ -194,7 +218,10 @@ export async function collectConfigChecks(ctx: CollectContext): Promise<Collecti
       items.push({ id, value, source: found?.source ?? 'default' });
     }
   } else {
-    const exists = await stat(ctx.path('/etc/ssh/sshd_config')).then(() => true, () => false);
+    const exists = await stat(ctx.path('/etc/ssh/sshd_config')).then(
+      () => true,
+      () => false,
+    );
     if (exists) notes.push('/etc/ssh/sshd_config is not readable');
   }
   for (const [file, id] of [

@@ -98,7 +98,15 @@ export function parseNftJson(text: string): { rules: ReportFirewallRule[]; polic
     }
     if (entry.rule) {
       const r = entry.rule as { chain: string; table: string; family: string; expr?: Array<Record<string, unknown>>; comment?: string };
-      const rule: ReportFirewallRule = { chain: `${r.family} ${r.table} ${r.chain}`, action: 'none', protocol: null, source: null, destination: null, dport: null, comment: r.comment ?? null };
+      const rule: ReportFirewallRule = {
+        chain: `${r.family} ${r.table} ${r.chain}`,
+        action: 'none',
+        protocol: null,
+        source: null,
+        destination: null,
+        dport: null,
+        comment: r.comment ?? null,
+      };
       for (const e of r.expr ?? []) {
         const match = e.match as { op?: string; left?: Record<string, unknown>; right?: unknown } | undefined;
         if (match?.left?.payload) {

@@ -11,9 +11,11 @@ import { collectServices } from './services.js';
 
 /** Every collection of the report and the collector that fills it on this platform. */
 export function linuxCollectors(): Record<CollectionName, Collector> {
-  const unsupported = (what: string): Collector => async () => {
-    throw new Skip(what, 'unsupported');
-  };
+  const unsupported =
+    (what: string): Collector =>
+    async () => {
+      throw new Skip(what, 'unsupported');
+    };
   return {
     packages: collectPackages as Collector,
     processes: collectProcesses as Collector,

@@ -44,7 +44,7 @@ function hexToIpv6(hex: string): string {
   // Compress the longest run of zero groups.
   let best = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;
@@ -62,8 +62,18 @@ function hexToIpv6(hex: string): string {
 }
 
 const STATE_CODES: Record<string, string> = {
-  '01': 'ESTABLISHED', '02': 'SYN_SENT', '03': 'SYN_RECV', '04': 'FIN_WAIT1', '05': 'FIN_WAIT2', '06': 'TIME_WAIT', '07': 'CLOSE',
-  '08': 'CLOSE_WAIT', '09': 'LAST_ACK', '0A': 'LISTEN', '0B': 'CLOSING', '0C': 'NEW_SYN_RECV',
+  '01': 'ESTABLISHED',
+  '02': 'SYN_SENT',
+  '03': 'SYN_RECV',
+  '04': 'FIN_WAIT1',
+  '05': 'FIN_WAIT2',
+  '06': 'TIME_WAIT',
+  '07': 'CLOSE',
+  '08': 'CLOSE_WAIT',
+  '09': 'LAST_ACK',
+  '0A': 'LISTEN',
+  '0B': 'CLOSING',
+  '0C': 'NEW_SYN_RECV',
 };
 
 export function parseProcNet(text: string, protocol: 'tcp' | 'udp', family: 4 | 6): SocketRow[] {
@@ -90,7 +100,12 @@ export function parseProcNet(text: string, protocol: 'tcp' | 'udp', family: 4 | 
 
 export function sockets(ctx: CollectContext): Promise<SocketRow[]> {
   return ctx.memo('sockets', async () => {
-    const files: Array<[string, 'tcp' | 'udp', 4 | 6]> = [['tcp', 'tcp', 4], ['tcp6', 'tcp', 6], ['udp', 'udp', 4], ['udp6', 'udp', 6]];
+    const files: Array<[string, 'tcp' | 'udp', 4 | 6]> = [
+      ['tcp', 'tcp', 4],
+      ['tcp6', 'tcp', 6],
+      ['udp', 'udp', 4],
+      ['udp6', 'udp', 6],
+    ];
     const rows: SocketRow[] = [];
     let read = 0;
     for (const [file, protocol, family] of files) {

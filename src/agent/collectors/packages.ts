@@ -1,4 +1,6 @@
+import { readdirSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { ReportPackage } from '../report-schema.js';
 import { firstLine, Skip, type CollectContext, type CollectionResult } from '../context.js';
 
@@ -89,28 +91,32 @@ export function parseRpmQuery(text: string): ReportPackage[] {
 
 const RPM_FORMAT = '%{NAME}\\t%{EPOCH}\\t%{VERSION}\\t%{RELEASE}\\t%{ARCH}\\t%{INSTALLTIME}\\t%{SOURCERPM}\\n';
 
-/** When dpkg installed each package: the modification time of its file list. */
-async function dpkgInstallTimes(ctx: CollectContext, packages: Array<Omit<ReportPackage, 'installed_at'>>): Promise<ReportPackage[]> {
-  const out: ReportPackage[] = new Array(packages.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < packages.length) {
-      const i = next++;
-      const p = packages[i]!;
-      let installed: string | null = null;
-      for (const file of [`${p.name}:${p.arch}.list`, `${p.name}.list`]) {
-        try {
-          installed = (await stat(ctx.path(`/var/lib/dpkg/info/${file}`))).mtime.toISOString();
-          break;
-        } catch {
-          // try the other name
-        }
+/**
+ * When dpkg installed each package: the modification time of its file list. One directory listing
+ * says which name each list has (`<name>:<arch>.list` for multi-arch packages, else `<name>.list`),
+ * so each package costs one stat, done synchronously: the info directory is local and a promise per
+ * stat cost more CPU than the stat (issue 28's cycle budget).
+ */
+function dpkgInstallTimes(ctx: CollectContext, packages: Array<Omit<ReportPackage, 'installed_at'>>): ReportPackage[] {
+  const dir = ctx.path('/var/lib/dpkg/info');
+  let lists: Set<string>;
+  try {
+    lists = new Set(readdirSync(dir).filter((f) => f.endsWith('.list')));
+  } catch {
+    lists = new Set();
+  }
+  return packages.map((p) => {
+    const file = [`${p.name}:${p.arch}.list`, `${p.name}.list`].find((f) => lists.has(f));
+    let installed: string | null = null;
+    if (file) {
+      try {
+        installed = statSync(join(dir, file)).mtime.toISOString();
+      } catch {
+        // removed while we looked
       }
-      out[i] = { ...p, installed_at: installed };
     }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  return out;
+    return { ...p, installed_at: installed };
+  });
 }
 
 export async function collectPackages(ctx: CollectContext): Promise<CollectionResult<ReportPackage>> {
@@ -121,14 +127,23 @@ export async function collectPackages(ctx: CollectContext): Promise<CollectionRe
   const dpkg = await ctx.readText('/var/lib/dpkg/status');
   if (dpkg !== null) {
     databases++;
-    items.push(...(await dpkgInstallTimes(ctx, parseDpkgStatus(dpkg))));
+    items.push(...dpkgInstallTimes(ctx, parseDpkgStatus(dpkg)));
   }
   const apk = await ctx.readText('/lib/apk/db/installed');
   if (apk !== null) {
     databases++;
     items.push(...parseApkInstalled(apk));
   }
-  const rpmDb = (await Promise.all(['/var/lib/rpm', '/usr/lib/sysimage/rpm'].map((p) => stat(ctx.path(p)).then(() => true, () => false)))).some(Boolean);
+  const rpmDb = (
+    await Promise.all(
+      ['/var/lib/rpm', '/usr/lib/sysimage/rpm'].map((p) =>
+        stat(ctx.path(p)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    )
+  ).some(Boolean);
   if (rpmDb) {
     const rpm = await ctx.which('rpm');
     if (!rpm) problems.push('an RPM database exists but the rpm command is missing');

@@ -1,4 +1,6 @@
-import { readdir, readFile, readlink } from 'node:fs/promises';
+// /proc is read synchronously: its files live in memory, and a promise per read (three threadpool
+// round trips each) cost more CPU than the reads themselves (issue 28's cycle budget).
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import type { ReportProcess } from '../report-schema.js';
 import { Skip, type CollectContext, type CollectionResult } from '../context.js';
 import { idNames } from './accounts.js';
@@ -15,7 +17,18 @@ const MAX_PROCESSES = 20_000;
 const MAX_CMDLINE = 4096;
 
 const STATES: Record<string, string> = {
-  R: 'running', S: 'sleeping', D: 'disk-sleep', Z: 'zombie', T: 'stopped', t: 'tracing-stop', X: 'dead', x: 'dead', I: 'idle', K: 'wakekill', W: 'waking', P: 'parked',
+  R: 'running',
+  S: 'sleeping',
+  D: 'disk-sleep',
+  Z: 'zombie',
+  T: 'stopped',
+  t: 'tracing-stop',
+  X: 'dead',
+  x: 'dead',
+  I: 'idle',
+  K: 'wakekill',
+  W: 'waking',
+  P: 'parked',
 };
 
 /** The fields of /proc/<pid>/stat after the command name (which may contain spaces and parentheses). */
@@ -51,7 +64,7 @@ export function socketOwners(ctx: CollectContext): Promise<Map<string, { pid: nu
     for (const pid of await pids(ctx)) {
       let fds: string[];
       try {
-        fds = await readdir(ctx.path(`/proc/${pid}/fd`));
+        fds = readdirSync(ctx.path(`/proc/${pid}/fd`));
       } catch {
         continue;
       }
@@ -59,7 +72,7 @@ export function socketOwners(ctx: CollectContext): Promise<Map<string, { pid: nu
       for (const fd of fds) {
         let target: string;
         try {
-          target = await readlink(ctx.path(`/proc/${pid}/fd/${fd}`));
+          target = readlinkSync(ctx.path(`/proc/${pid}/fd/${fd}`));
         } catch {
           continue;
         }
@@ -76,7 +89,7 @@ export function socketOwners(ctx: CollectContext): Promise<Map<string, { pid: nu
 export function pids(ctx: CollectContext): Promise<number[]> {
   return ctx.memo('pids', async () => {
     try {
-      return (await readdir(ctx.path('/proc')))
+      return readdirSync(ctx.path('/proc'))
         .filter((n) => /^\d+$/.test(n))
         .map(Number)
         .sort((a, b) => a - b);
@@ -98,11 +111,9 @@ export async function collectProcesses(ctx: CollectContext): Promise<CollectionR
     let statusText: string;
     let cmdline: Buffer;
     try {
-      [statText, statusText, cmdline] = await Promise.all([
-        readFile(ctx.path(`/proc/${pid}/stat`), 'utf8'),
-        readFile(ctx.path(`/proc/${pid}/status`), 'utf8'),
-        readFile(ctx.path(`/proc/${pid}/cmdline`)),
-      ]);
+      statText = readFileSync(ctx.path(`/proc/${pid}/stat`), 'utf8');
+      statusText = readFileSync(ctx.path(`/proc/${pid}/status`), 'utf8');
+      cmdline = readFileSync(ctx.path(`/proc/${pid}/cmdline`));
     } catch {
       vanished++; // exited while we looked
       continue;

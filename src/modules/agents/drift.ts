@@ -51,7 +51,12 @@ export function diffFile(path: string, previous: FileState, current: FileState):
 
 /** Rule id of a file's drift finding: readable, colon-free, and unique per path (short hash). */
 export function driftRuleId(prefix: string, path: string): string {
-  const slug = path.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48).replace(/-+$/, '');
+  const slug = path
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 48)
+    .replace(/-+$/, '');
   const hash = createHash('sha256').update(path).digest('hex').slice(0, 8);
   return `${prefix}-${slug ? `${slug}-` : ''}${hash}`;
 }

@@ -34,7 +34,11 @@ const INTERFACES_CAP = 64;
 
 export function hostProperties(report: AgentReport, packages: readonly HostPackage[] | null, previousPackageSummary: Record<string, unknown> | null) {
   const listening = report.listening_ports
-    ? [...new Map(report.listening_ports.map((p) => [`${p.protocol}/${p.address}/${p.port}`, { port: p.port, protocol: p.protocol, address: p.address, process: p.process }])).values()]
+    ? [
+        ...new Map(
+          report.listening_ports.map((p) => [`${p.protocol}/${p.address}/${p.port}`, { port: p.port, protocol: p.protocol, address: p.address, process: p.process }]),
+        ).values(),
+      ]
         .sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol) || a.address.localeCompare(b.address))
         .slice(0, LISTENING_CAP)
     : null;
@@ -56,7 +60,8 @@ export function hostProperties(report: AgentReport, packages: readonly HostPacka
     boot_time: report.host.boot_time ?? null,
     cloud: report.host.cloud ?? null,
     agent: { id: report.agent_id, version: report.agent_version },
-    network_interfaces: report.network_interfaces?.slice(0, INTERFACES_CAP).map((i) => ({ name: i.name, mac: i.mac, ipv4: i.ipv4, ipv6: i.ipv6, mtu: i.mtu, state: i.state })) ?? null,
+    network_interfaces:
+      report.network_interfaces?.slice(0, INTERFACES_CAP).map((i) => ({ name: i.name, mac: i.mac, ipv4: i.ipv4, ipv6: i.ipv6, mtu: i.mtu, state: i.state })) ?? null,
     listening_ports: listening,
     firewall_policies: report.firewall_policies ?? null,
     packages_summary: packages ? { count: packages.length, managers } : previousPackageSummary,
@@ -91,7 +96,13 @@ export async function upsertHostNode(
  * Links the host to the cloud instance it runs on (`same_as`), when the report names one and the
  * instance is a node of the workspace (e.g. `aws.ec2.instance` with that native id).
  */
-export async function linkCloudInstance(trx: Kysely<Database>, scope: Scope, now: Date, hostId: string, cloud: { provider: string; instance_id: string } | null | undefined): Promise<string | null> {
+export async function linkCloudInstance(
+  trx: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  hostId: string,
+  cloud: { provider: string; instance_id: string } | null | undefined,
+): Promise<string | null> {
   if (!cloud) return null;
   const instanceId = await nodeIdByNativeId(trx, scope, cloud.provider, cloud.instance_id, hostId);
   if (!instanceId) return null;

@@ -4,7 +4,18 @@ import { Environment, type ParseResult } from '@marcbachmann/cel-js';
 import YAML from 'yaml';
 import { projectPath, projectRoot } from '../../platform/paths.js';
 import { frameworks } from '../compliance/index.js';
-import { FINDING_TITLE_MAX, FRAMEWORKS, NIST_SOURCES, SEVERITIES, type FrameworkId, type FrameworkMapping, type NistControl, type NistSource, type Remediation, type Severity } from '../compliance/index.js';
+import {
+  FINDING_TITLE_MAX,
+  FRAMEWORKS,
+  NIST_SOURCES,
+  SEVERITIES,
+  type FrameworkId,
+  type FrameworkMapping,
+  type NistControl,
+  type NistSource,
+  type Remediation,
+  type Severity,
+} from '../compliance/index.js';
 import { splitMappings } from '../compliance/index.js';
 import { COLLECTIONS, type CollectionName } from './report-schema.js';
 import { WHEN_MISSING, type WhenMissing } from '../compliance/index.js';
@@ -95,9 +106,27 @@ export class HostRuleError extends Error {
 
 const RULE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const FIELDS = new Set([
-  'id', 'kind', 'title', 'description', 'finding_title', 'finding_description', 'severity', 'framework', 'control_id',
-  'framework_mappings', 'nist_controls', 'cac_rules', 'collection', 'requires', 'condition', 'evidence', 'indeterminate', 'remediation',
-  'when_missing', 'when_missing_source', 'missing',
+  'id',
+  'kind',
+  'title',
+  'description',
+  'finding_title',
+  'finding_description',
+  'severity',
+  'framework',
+  'control_id',
+  'framework_mappings',
+  'nist_controls',
+  'cac_rules',
+  'collection',
+  'requires',
+  'condition',
+  'evidence',
+  'indeterminate',
+  'remediation',
+  'when_missing',
+  'when_missing_source',
+  'missing',
 ]);
 const CAC_RULE = /^[a-z0-9_]+$/;
 
@@ -139,7 +168,12 @@ function control(framework: unknown, controlId: unknown, where: string): Framewo
   const fw = text(framework, `${where}: framework`)!;
   if (!(FRAMEWORKS as readonly string[]).includes(fw)) throw new HostRuleError(`${where}: framework must be one of ${FRAMEWORKS.join(', ')} (got "${fw}")`);
   const id = text(controlId, `${where}: control_id`)!;
-  if (!frameworks().get(fw as FrameworkId)!.controls.has(id)) throw new HostRuleError(`${where}: control ${fw} ${id} is not in content/frameworks/${fw}.json`);
+  if (
+    !frameworks()
+      .get(fw as FrameworkId)!
+      .controls.has(id)
+  )
+    throw new HostRuleError(`${where}: control ${fw} ${id} is not in content/frameworks/${fw}.json`);
   return { framework: fw as FrameworkId, control_id: id };
 }
 
@@ -161,10 +195,12 @@ function readRule(raw: Record<string, unknown>, where: string, line: number, fil
   const title = text(raw.title, `${at}: title`)!;
   const findingTitle = text(raw.finding_title, `${at}: finding_title`)!;
   if (findingTitle.toLowerCase() === title.toLowerCase()) throw new HostRuleError(`${at}: finding_title must word the failure, not repeat the title`);
-  if (findingTitle.length > FINDING_TITLE_MAX || /[\r\n]/.test(findingTitle)) throw new HostRuleError(`${at}: finding_title must be one line of at most ${FINDING_TITLE_MAX} characters`);
+  if (findingTitle.length > FINDING_TITLE_MAX || /[\r\n]/.test(findingTitle))
+    throw new HostRuleError(`${at}: finding_title must be one line of at most ${FINDING_TITLE_MAX} characters`);
   const nistControls = readNistControls(raw.nist_controls, primary, at);
   const cacRaw = raw.cac_rules ?? [];
-  if (!Array.isArray(cacRaw) || cacRaw.some((r) => typeof r !== 'string' || !CAC_RULE.test(r))) throw new HostRuleError(`${at}: cac_rules must be a list of ComplianceAsCode rule ids`);
+  if (!Array.isArray(cacRaw) || cacRaw.some((r) => typeof r !== 'string' || !CAC_RULE.test(r)))
+    throw new HostRuleError(`${at}: cac_rules must be a list of ComplianceAsCode rule ids`);
   const { counted, related } = splitMappings({ framework: primary.framework, control_id: primary.control_id, framework_mappings: mappings, nist_controls: nistControls });
   const remediationRaw = raw.remediation as { summary?: unknown; steps?: unknown } | undefined;
   if (!remediationRaw || typeof remediationRaw !== 'object') throw new HostRuleError(`${at}: remediation is required`);
@@ -256,7 +292,9 @@ export function loadHostRules(dir: string = defaultHostRulesDir()): HostRuleSet 
   if (!existsSync(dir)) throw new HostRuleError(`${display(dir)}: host rule directory not found`);
   const all: HostRule[] = [];
   const seen = new Set<string>();
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.yml')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((f) => f.endsWith('.yml'))
+    .sort()) {
     const path = join(dir, name);
     const file = display(path);
     const lines = new YAML.LineCounter();
@@ -307,9 +345,7 @@ export function fillTemplate(template: string, values: Record<string, string>): 
  * collections not collected (or the rule's missing data), `error` says the condition failed.
  */
 export type RuleOutcome =
-  | { state: 'violated'; evidence: string[]; items: number }
-  | { state: 'compliant' }
-  | { state: 'not_evaluated'; reason: string; missing: string[]; error: boolean };
+  { state: 'violated'; evidence: string[]; items: number } | { state: 'compliant' } | { state: 'not_evaluated'; reason: string; missing: string[]; error: boolean };
 
 export interface RuleInput {
   /** The host variable: facts plus every collection. */

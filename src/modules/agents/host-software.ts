@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -39,8 +40,8 @@ export async function hostPackages(db: Kysely<Database>, scope: Scope, nodeIds: 
   const rows = await db
     .selectFrom('agent_host_packages')
     .select(['node_id', 'name', 'version', 'manager', 'purl', 'arch', 'source_name', 'source_version', 'installed_at', 'matched_cves', 'reported_cves'])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
     .where('node_id', '=', sql<string>`ANY(${ids}::text[])`)
     .orderBy('node_id')
     .orderBy('name')
@@ -75,8 +76,8 @@ export async function hostInventoryDates(db: Kysely<Database>, scope: Scope, nod
   const rows = await db
     .selectFrom('agent_hosts')
     .select(['node_id', 'sbom_updated_at'])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
     .where('node_id', '=', sql<string>`ANY(${ids}::text[])`)
     .execute();
   return new Map(rows.map((r) => [r.node_id, new Date(r.sbom_updated_at)]));

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -16,9 +17,7 @@ import { addCounts, emptyCounts, syncFindings, type HostResource, type SyncCount
 import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstance, upsertHostNode, type NodeChange } from './host-node.js';
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
 import { replaceResourceUnknowns } from '../compliance/index.js';
-import {
-  diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage,
-} from './inventory-repo.js';
+import { diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage } from './inventory-repo.js';
 import { ecosystemOf, matchKey, matchPackages, normalisePackages, osFacts, packagesDigest, vulnState, type HostPackage, type MatchResult, type OsFacts } from './packages.js';
 import { COLLECTIONS, type AgentReport, type CollectionName } from './report-schema.js';
 import type { CollectorState } from './tables.js';
@@ -135,12 +134,7 @@ export function createIngestService(deps: Deps) {
    */
   async function prematch(scope: Scope, nodeId: string, packages: HostPackage[], os: OsFacts) {
     const state = await vulnState(db);
-    const before = await db
-      .selectFrom('agent_hosts')
-      .select(['packages_digest', 'vuln_state'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('node_id', '=', nodeId)
-      .executeTakeFirst();
+    const before = await db.selectFrom('agent_hosts').select(['packages_digest', 'vuln_state']).where(inWorkspace(scope)).where('node_id', '=', nodeId).executeTakeFirst();
     if (before && before.vuln_state === state && before.packages_digest === packagesDigest(packages)) return { state, matches: new Map<string, MatchResult>() };
     const cache = before && before.vuln_state === state ? matchCache(await readPackages(db, scope, nodeId), (m) => ecosystemOf(m, os)) : new Map<string, MatchResult>();
     const missing = packages.filter((p) => p.ecosystem && !cache.has(matchKey(p)));
@@ -174,7 +168,12 @@ export function createIngestService(deps: Deps) {
     await checkOwner(db, scope, agentId);
     const pre = packages ? await prematch(scope, nodeId, packages, os) : null;
     // Without advisories for the host's ecosystems, "0 vulnerable" would mean "not checked": say so.
-    const coverage = packages ? await packageCoverage(db, packages.flatMap((p) => (p.ecosystem ? [p.ecosystem] : []))) : null;
+    const coverage = packages
+      ? await packageCoverage(
+          db,
+          packages.flatMap((p) => (p.ecosystem ? [p.ecosystem] : [])),
+        )
+      : null;
     const input: ReportInput = { context, scope, agentId, report, now, scannedAt, region, nodeId, states, collected, os, packages, pre };
     const base = { agent_id: agentId, node_id: nodeId, scan_id: report.scan_id, scanned_at: scannedAt.toISOString(), received_at: now.toISOString() };
 
@@ -189,11 +188,15 @@ export function createIngestService(deps: Deps) {
 
       // One report per host at a time, whichever agent sends it (the host row may not exist yet).
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`agent-host:${scope.workspaceId}:${nodeId}`}, 0))`.execute(trx);
-      const host = await trx.selectFrom('agent_hosts').selectAll().where('workspace_id', '=', scope.workspaceId).where('node_id', '=', nodeId).executeTakeFirst();
+      const host = await trx.selectFrom('agent_hosts').selectAll().where(inWorkspace(scope)).where('node_id', '=', nodeId).executeTakeFirst();
       const ignored = host ? ignoredReport(host, report, scannedAt) : null;
       if (host && ignored) {
         await logReport(trx, input, sizes, 'ignored', ignored.reason, { last_scanned_at: new Date(host.last_scanned_at).toISOString(), last_scan_id: host.last_scan_id });
-        await trx.updateTable('agents').set({ ...agentUpdate, reports_ignored: sql<number>`reports_ignored + 1` }).where('agent_id', '=', agentId).execute();
+        await trx
+          .updateTable('agents')
+          .set({ ...agentUpdate, reports_ignored: sql<number>`reports_ignored + 1` })
+          .where('agent_id', '=', agentId)
+          .execute();
         return { ...base, ignored: true, reason: ignored.reason, message: ignored.message };
       }
 
@@ -205,9 +208,8 @@ export function createIngestService(deps: Deps) {
       const auditRunId = await requestHostAudit(trx, deps, input, nodeChange);
 
       await emitEvents(trx, deps.clock, events);
-      const packageSummary = packageDiff && current
-        ? { total: current.length, added: packageDiff.added, updated: packageDiff.updated, removed: packageDiff.deletes.length, vulnerable }
-        : null;
+      const packageSummary =
+        packageDiff && current ? { total: current.length, added: packageDiff.added, updated: packageDiff.updated, removed: packageDiff.deletes.length, vulnerable } : null;
       const findings = { ...counts, open_vulnerable_packages: vulnerable, open_vulnerabilities: vulnerabilities, drifted_files: changes.length };
       await logReport(trx, input, sizes, 'processed', null, { node: nodeChange, packages: packageSummary, findings, audit_run_id: auditRunId });
       await trx
@@ -295,7 +297,14 @@ function ignoredReport(host: HostRow, report: AgentReport, scannedAt: Date): { r
 async function writeHostNode(trx: Kysely<Database>, { scope, now, nodeId, region, report, packages, agentId }: ReportInput) {
   const previousSummary = packages
     ? null
-    : ((await trx.selectFrom('nodes').select(sql<Record<string, unknown> | null>`properties -> 'packages_summary'`.as('s')).where('workspace_id', '=', scope.workspaceId).where('id', '=', nodeId).executeTakeFirst())?.s ?? null);
+    : ((
+        await trx
+          .selectFrom('nodes')
+          .select(sql<Record<string, unknown> | null>`properties -> 'packages_summary'`.as('s'))
+          .where(inWorkspace(scope))
+          .where('id', '=', nodeId)
+          .executeTakeFirst()
+      )?.s ?? null);
   const resource: HostResource = { id: nodeId, type: HOST_NODE_TYPE, name: report.host.hostname, region, account_id: report.host.cloud?.account_id ?? '' };
   const nodeChange = await upsertHostNode(trx, scope, now, {
     id: nodeId,
@@ -370,11 +379,21 @@ async function writeHost(
     ...(packagesChanged || !host ? { sbom_updated_at: now } : {}),
   };
   if (host) {
-    await trx.updateTable('agent_hosts').set(hostValues).where('workspace_id', '=', scope.workspaceId).where('node_id', '=', nodeId).execute();
+    await trx.updateTable('agent_hosts').set(hostValues).where(inWorkspace(scope)).where('node_id', '=', nodeId).execute();
   } else {
     await trx
       .insertInto('agent_hosts')
-      .values({ tenant_id: scope.tenantId, workspace_id: scope.workspaceId, node_id: nodeId, sbom_serial: randomUUID(), sbom_updated_at: now, created_at: now, packages_digest: '', vuln_state: '', ...hostValues })
+      .values({
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        node_id: nodeId,
+        sbom_serial: randomUUID(),
+        sbom_updated_at: now,
+        created_at: now,
+        packages_digest: '',
+        vuln_state: '',
+        ...hostValues,
+      })
       .execute();
   }
   if (packageDiff) await writePackages(trx, scope, nodeId, packageDiff);
@@ -429,7 +448,12 @@ async function syncHostFindings(
       remediation: rule.remediation.summary,
       cve_ids: [],
       tags: ['host', 'host-configuration'],
-      details: { kind: 'host-rule', collection: rule.collection, evidence: outcome.state === 'violated' ? outcome.evidence : [], violations: outcome.state === 'violated' ? outcome.items : 0 },
+      details: {
+        kind: 'host-rule',
+        collection: rule.collection,
+        evidence: outcome.state === 'violated' ? outcome.evidence : [],
+        violations: outcome.state === 'violated' ? outcome.items : 0,
+      },
     }));
   const ruleSync = await syncFindings(trx, scope, now, resource, ruleDesired, { rules: { ids: decided.map((o) => o.rule.id) }, resolveMissing: true });
   counts = addCounts(counts, ruleSync.counts);
@@ -444,12 +468,19 @@ async function syncHostFindings(
     outcomes.map((o) => o.rule.id),
     outcomes.flatMap(({ rule, outcome }) =>
       outcome.state === 'not_evaluated'
-        ? [{
-            rule: { id: rule.id, framework: rule.framework, control_id: rule.control_id, text: { title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings } },
-            reason: outcome.error ? ('evaluation_error' as const) : ('not_collected' as const),
-            missing: outcome.missing,
-            detail: outcome.reason,
-          }]
+        ? [
+            {
+              rule: {
+                id: rule.id,
+                framework: rule.framework,
+                control_id: rule.control_id,
+                text: { title: rule.finding_title, description: rule.finding_description, remediation: rule.remediation.summary, framework_mappings: rule.framework_mappings },
+              },
+              reason: outcome.error ? ('evaluation_error' as const) : ('not_collected' as const),
+              missing: outcome.missing,
+              detail: outcome.reason,
+            },
+          ]
         : [],
     ),
   );

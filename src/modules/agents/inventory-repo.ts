@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
@@ -35,7 +36,7 @@ export async function readPackages(db: Kysely<Database>, scope: Scope, nodeId: s
   return db
     .selectFrom('agent_host_packages')
     .select(['manager', 'name', 'arch', 'version', 'source_name', 'source_version', 'installed_at', 'purl', 'reported_cves', 'matched_cves', 'advisories'])
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('node_id', '=', nodeId)
     .execute() as Promise<StoredPackage[]>;
 }
@@ -139,7 +140,7 @@ export async function writePackages(trx: Kysely<Database>, scope: Scope, nodeId:
       DELETE FROM agent_host_packages p
       USING unnest(${chunk.map((d) => d.manager)}::text[], ${chunk.map((d) => d.name)}::text[], ${chunk.map((d) => d.arch)}::text[], ${chunk.map((d) => d.version)}::text[])
         AS d(manager, name, arch, version)
-      WHERE p.workspace_id = ${scope.workspaceId} AND p.node_id = ${nodeId}
+      WHERE ${workspaceIs(scope, 'p')} AND p.node_id = ${nodeId}
         AND p.manager = d.manager AND p.name = d.name AND p.arch = d.arch AND p.version = d.version`.execute(trx);
   }
 }
@@ -155,12 +156,7 @@ export function digestOf(items: unknown): string {
 /** Replaces each given collection whose content changed; returns the names written. */
 export async function writeCollections(trx: Kysely<Database>, scope: Scope, nodeId: string, now: Date, collections: Array<{ name: string; items: unknown[] }>): Promise<string[]> {
   if (collections.length === 0) return [];
-  const stored = await trx
-    .selectFrom('agent_host_collections')
-    .select(['collection', 'digest'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('node_id', '=', nodeId)
-    .execute();
+  const stored = await trx.selectFrom('agent_host_collections').select(['collection', 'digest']).where(inWorkspace(scope)).where('node_id', '=', nodeId).execute();
   const digests = new Map(stored.map((r) => [r.collection, r.digest]));
   const written: string[] = [];
   for (const { name, items } of collections) {
@@ -169,7 +165,16 @@ export async function writeCollections(trx: Kysely<Database>, scope: Scope, node
     written.push(name);
     await trx
       .insertInto('agent_host_collections')
-      .values({ tenant_id: scope.tenantId, workspace_id: scope.workspaceId, node_id: nodeId, collection: name, items: json(items), item_count: items.length, digest, updated_at: now })
+      .values({
+        tenant_id: scope.tenantId,
+        workspace_id: scope.workspaceId,
+        node_id: nodeId,
+        collection: name,
+        items: json(items),
+        item_count: items.length,
+        digest,
+        updated_at: now,
+      })
       .onConflict((oc) =>
         oc.columns(['workspace_id', 'node_id', 'collection']).doUpdateSet((eb) => ({
           items: eb.ref('excluded.items'),
@@ -187,7 +192,7 @@ export async function readFiles(trx: Kysely<Database>, scope: Scope, nodeId: str
   const rows = await trx
     .selectFrom('agent_host_files')
     .select(['path', 'sha256', 'size_bytes', 'modified_at', 'permissions', 'owner', 'group'])
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('node_id', '=', nodeId)
     .execute();
   return new Map(

@@ -1,7 +1,15 @@
 import type { Severity } from '../compliance/index.js';
 import {
-  affectedEntries, databaseOf, distributionUrgency, nvdUrl, ratingsOf, urgencySeverity,
-  type AdvisoryDatabase, type AffectedFacts, type Rating, type VulnerabilityFacts,
+  affectedEntries,
+  databaseOf,
+  distributionUrgency,
+  nvdUrl,
+  ratingsOf,
+  urgencySeverity,
+  type AdvisoryDatabase,
+  type AffectedFacts,
+  type Rating,
+  type VulnerabilityFacts,
 } from '../vulndb/index.js';
 import type { StoredRange } from '../vulndb/index.js';
 import { highestVersion } from './packages.js';
@@ -103,7 +111,11 @@ export function describeVulnerability(
       : databaseOf(own.id, pkg.ecosystem);
   const entries: AffectedFacts[] = osv.flatMap((a) => affectedEntries(facts.advisories.get(a.id), pkg.ecosystem, pkg.matchName));
   const records = osv.map((a) => facts.advisories.get(a.id)).filter((a) => a !== undefined);
-  const ratings = ratingsOf(facts, cve, osv.map((a) => ({ id: a.id, ecosystem: pkg.ecosystem })));
+  const ratings = ratingsOf(
+    facts,
+    cve,
+    osv.map((a) => ({ id: a.id, ecosystem: pkg.ecosystem })),
+  );
   const urgency = records.length ? distributionUrgency(records.find((r) => r.id === own?.id) ?? records[0], entries) : null;
   const rated = ratings.find((r) => r.severity && r.severity !== 'NONE' && r.method !== 'CVSSv2') ?? ratings.find((r) => r.severity && r.severity !== 'NONE');
   const fromUrgency = urgencySeverity(urgency);
@@ -113,7 +125,8 @@ export function describeVulnerability(
       ? { severity: fromUrgency, basis: 'distribution_urgency', rating: null, urgency }
       : { severity: fallback, basis: 'default', rating: null, urgency };
   const references: VulnerabilityView['references'] = [];
-  for (const a of vulnerability.advisories) if (a.id !== id) references.push({ id: a.id, source: a.source === 'osv' ? databaseOf(a.id, pkg.ecosystem) : { name: 'NVD', url: nvdUrl(a.id) } });
+  for (const a of vulnerability.advisories)
+    if (a.id !== id) references.push({ id: a.id, source: a.source === 'osv' ? databaseOf(a.id, pkg.ecosystem) : { name: 'NVD', url: nvdUrl(a.id) } });
   if (cve && primary.name !== 'NVD') references.push({ id: cve, source: { name: 'NVD', url: nvdUrl(cve) } });
   // The text of this id first (NVD's, the id's own record); another advisory's only without it: a DSA's
   // summary ("nghttp2 - security update") speaks of the update, not of the CVE.
@@ -135,7 +148,12 @@ export function describeVulnerability(
     fixed: highestVersion(pkg.ecosystem, [...new Set(vulnerability.advisories.flatMap((a) => a.fixed_versions))]),
     ranges: entries.flatMap((e) => e.ranges),
     affected_versions: [...new Set(entries.flatMap((e) => e.versions))],
-    advisories: vulnerability.advisories.map((a) => ({ id: a.id, source: a.source === 'osv' ? databaseOf(a.id, pkg.ecosystem) : { name: 'NVD', url: nvdUrl(a.id) }, fixed_versions: a.fixed_versions, summary: a.summary })),
+    advisories: vulnerability.advisories.map((a) => ({
+      id: a.id,
+      source: a.source === 'osv' ? databaseOf(a.id, pkg.ecosystem) : { name: 'NVD', url: nvdUrl(a.id) },
+      fixed_versions: a.fixed_versions,
+      summary: a.summary,
+    })),
     published: dates((r) => r.published),
     updated: dates((r) => r.modified),
     cwes: nvd?.cwes.filter((c) => /^CWE-\d+$/.test(c)) ?? [],

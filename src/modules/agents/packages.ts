@@ -40,15 +40,28 @@ export interface MatchResult {
 type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
 
 const FAMILY: Record<string, Family> = lookupTable({
-  dpkg: 'deb', apt: 'deb', deb: 'deb',
-  rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
+  dpkg: 'deb',
+  apt: 'deb',
+  deb: 'deb',
+  rpm: 'rpm',
+  yum: 'rpm',
+  dnf: 'rpm',
+  zypper: 'rpm',
   apk: 'apk',
-  pip: 'pypi', pypi: 'pypi', python: 'pypi',
-  npm: 'npm', yarn: 'npm', pnpm: 'npm',
-  gem: 'gem', rubygems: 'gem',
-  cargo: 'cargo', 'crates.io': 'cargo',
-  go: 'golang', golang: 'golang',
-  maven: 'maven', gradle: 'maven',
+  pip: 'pypi',
+  pypi: 'pypi',
+  python: 'pypi',
+  npm: 'npm',
+  yarn: 'npm',
+  pnpm: 'npm',
+  gem: 'gem',
+  rubygems: 'gem',
+  cargo: 'cargo',
+  'crates.io': 'cargo',
+  go: 'golang',
+  golang: 'golang',
+  maven: 'maven',
+  gradle: 'maven',
   nuget: 'nuget',
   composer: 'composer',
 });
@@ -74,15 +87,24 @@ export function ecosystemOf(manager: string, os: OsFacts): string | null {
       const release = os.version_id?.match(/^(\d+)\.(\d+)/);
       return id === 'alpine' && release ? `Alpine:v${release[1]}.${release[2]}` : null;
     }
-    case 'pypi': return 'PyPI';
-    case 'npm': return 'npm';
-    case 'gem': return 'RubyGems';
-    case 'cargo': return 'crates.io';
-    case 'golang': return 'Go';
-    case 'maven': return 'Maven';
-    case 'nuget': return 'NuGet';
-    case 'composer': return 'Packagist';
-    default: return null;
+    case 'pypi':
+      return 'PyPI';
+    case 'npm':
+      return 'npm';
+    case 'gem':
+      return 'RubyGems';
+    case 'cargo':
+      return 'crates.io';
+    case 'golang':
+      return 'Go';
+    case 'maven':
+      return 'Maven';
+    case 'nuget':
+      return 'NuGet';
+    case 'composer':
+      return 'Packagist';
+    default:
+      return null;
   }
 }
 
@@ -177,12 +199,7 @@ export function packagesDigest(packages: readonly HostPackage[]): string {
  * same answers, so unchanged inventories need no matching at all.
  */
 export async function vulnState(db: Kysely<Database>): Promise<string> {
-  const rows = await db
-    .selectFrom('vulndb_sources')
-    .select(['source', 'last_success_run_id', 'record_count'])
-    .where('source', 'in', ['osv', 'nvd'])
-    .orderBy('source')
-    .execute();
+  const rows = await db.selectFrom('vulndb_sources').select(['source', 'last_success_run_id', 'record_count']).where('source', 'in', ['osv', 'nvd']).orderBy('source').execute();
   return rows.map((r) => `${r.source}=${r.last_success_run_id ?? '-'}/${r.record_count}`).join(',');
 }
 
@@ -237,14 +254,22 @@ export function highestVersion(ecosystem: string | null, versions: string[]): st
 export function upgradeCommand(manager: string, names: readonly string[]): string {
   const list = names.join(' ');
   switch (familyOf(manager)) {
-    case 'deb': return `sudo apt-get update && sudo apt-get install --only-upgrade ${list}`;
-    case 'rpm': return `sudo dnf upgrade ${list}`;
-    case 'apk': return `sudo apk upgrade ${list}`;
-    case 'pypi': return `pip install --upgrade ${list}`;
-    case 'npm': return `npm update ${list}`;
-    case 'gem': return `gem update ${list}`;
-    case 'cargo': return names.map((n) => `cargo update -p ${n}`).join(' && ');
-    default: return `upgrade ${list} with ${manager}`;
+    case 'deb':
+      return `sudo apt-get update && sudo apt-get install --only-upgrade ${list}`;
+    case 'rpm':
+      return `sudo dnf upgrade ${list}`;
+    case 'apk':
+      return `sudo apk upgrade ${list}`;
+    case 'pypi':
+      return `pip install --upgrade ${list}`;
+    case 'npm':
+      return `npm update ${list}`;
+    case 'gem':
+      return `gem update ${list}`;
+    case 'cargo':
+      return names.map((n) => `cargo update -p ${n}`).join(' && ');
+    default:
+      return `upgrade ${list} with ${manager}`;
   }
 }
 
@@ -252,13 +277,20 @@ export function upgradeCommand(manager: string, names: readonly string[]): strin
 export function removeCommand(manager: string, names: readonly string[]): string {
   const list = names.join(' ');
   switch (familyOf(manager)) {
-    case 'deb': return `sudo apt-get remove ${list}`;
-    case 'rpm': return `sudo dnf remove ${list}`;
-    case 'apk': return `sudo apk del ${list}`;
-    case 'pypi': return `pip uninstall ${list}`;
-    case 'npm': return `npm uninstall ${list}`;
-    case 'gem': return `gem uninstall ${list}`;
-    default: return `remove ${list} with ${manager}`;
+    case 'deb':
+      return `sudo apt-get remove ${list}`;
+    case 'rpm':
+      return `sudo dnf remove ${list}`;
+    case 'apk':
+      return `sudo apk del ${list}`;
+    case 'pypi':
+      return `pip uninstall ${list}`;
+    case 'npm':
+      return `npm uninstall ${list}`;
+    case 'gem':
+      return `gem uninstall ${list}`;
+    default:
+      return `remove ${list} with ${manager}`;
   }
 }
 

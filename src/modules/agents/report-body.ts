@@ -34,7 +34,9 @@ declare module 'fastify' {
 const mib = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MiB`;
 
 export function readReportBody(request: FastifyRequest, payload: Readable, limits: BodyLimits): Promise<ParsedBody> {
-  const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const encoding = String(request.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
   if (!['gzip', 'x-gzip', 'identity', ''].includes(encoding)) {
     payload.resume();
     return Promise.reject(badRequest(`unsupported Content-Encoding "${encoding}": send the report gzip-compressed (Content-Encoding: gzip)`));

@@ -33,9 +33,7 @@ export const IngestResponse = Type.Object(
     reason: Nullable(StringEnum(['out_of_order', 'duplicate'] as const)),
     message: Nullable(Type.String()),
     node: Type.Optional(StringEnum(['created', 'changed', 'unchanged'] as const)),
-    packages: Type.Optional(
-      Nullable(Type.Object({ total: Type.Integer(), added: Type.Integer(), updated: Type.Integer(), removed: Type.Integer(), vulnerable: Type.Integer() })),
-    ),
+    packages: Type.Optional(Nullable(Type.Object({ total: Type.Integer(), added: Type.Integer(), updated: Type.Integer(), removed: Type.Integer(), vulnerable: Type.Integer() }))),
     package_matching: Type.Optional(
       Nullable(
         Type.Object(
@@ -44,7 +42,7 @@ export const IngestResponse = Type.Object(
             ecosystems: Type.Array(Type.Object({ ecosystem: Type.String(), advisories_loaded: Type.Boolean() })),
             message: Nullable(Type.String({ description: 'Which packages were not checked and why; null when every ecosystem of the host has advisories' })),
           },
-          { description: 'Whether the vulnerability store could check this host\'s packages (packages.vulnerable is 0 when it could not)' },
+          { description: "Whether the vulnerability store could check this host's packages (packages.vulnerable is 0 when it could not)" },
         ),
       ),
     ),
@@ -58,9 +56,7 @@ export const IngestResponse = Type.Object(
         }),
       ),
     ),
-    collectors: Type.Optional(
-      Type.Record(Type.String(), Type.Object({ status: StringEnum(COLLECTOR_STATUSES), reason: Nullable(Type.String()), items: Type.Integer() })),
-    ),
+    collectors: Type.Optional(Type.Record(Type.String(), Type.Object({ status: StringEnum(COLLECTOR_STATUSES), reason: Nullable(Type.String()), items: Type.Integer() }))),
     sbom_version: Type.Optional(Type.Integer()),
     audit_run_id: Type.Optional(Nullable(Type.String({ description: 'the compliance audit queued because the host node changed' }))),
   },

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
@@ -52,7 +53,10 @@ export function sbomFormat(format: string | undefined): SbomFormat {
 export const SbomQuery = Type.Object(
   {
     format: Type.Optional(
-      Type.String({ maxLength: 200, description: `One of ${SBOM_FORMATS.join(', ')}: cyclonedx (CycloneDX 1.5 JSON, the default) or spdx (SPDX 2.3 JSON); another value is a 400 naming them` }),
+      Type.String({
+        maxLength: 200,
+        description: `One of ${SBOM_FORMATS.join(', ')}: cyclonedx (CycloneDX 1.5 JSON, the default) or spdx (SPDX 2.3 JSON); another value is a 400 naming them`,
+      }),
     ),
   },
   { additionalProperties: false },
@@ -144,8 +148,8 @@ export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: s
     .selectFrom('agent_hosts as h')
     .innerJoin('nodes as n', (join) => join.onRef('n.workspace_id', '=', 'h.workspace_id').onRef('n.id', '=', 'h.node_id'))
     .select(['n.id', 'n.name', 'n.type', 'n.properties', 'h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
-    .where('h.tenant_id', '=', scope.tenantId)
-    .where('h.workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId, 'h'))
+    .where(inWorkspace(scope, 'h'))
     .where('h.node_id', '=', nodeId)
     .executeTakeFirst();
   if (!row) {
@@ -194,8 +198,7 @@ function supplierOf(p: SbomPackage, os: SbomOs): string | null {
 const matchName = (p: SbomPackage) => p.source_name ?? p.name;
 const osRef = (host: SbomHost) => `${host.id}#os`;
 const hostVersion = (host: SbomHost, doc: SbomDocument) => (host.inventoryAt ?? doc.now).toISOString();
-const subjectVersion = (doc: SbomDocument) =>
-  new Date(Math.max(0, ...doc.hosts.map((h) => (h.inventoryAt ?? doc.now).getTime())) || doc.now.getTime()).toISOString();
+const subjectVersion = (doc: SbomDocument) => new Date(Math.max(0, ...doc.hosts.map((h) => (h.inventoryAt ?? doc.now).getTime())) || doc.now.getTime()).toISOString();
 
 /** Component bom-refs: the purl, made unique when two managers report the same one. */
 function componentRefs(doc: SbomDocument): Map<SbomPackage, string> {
@@ -255,7 +258,12 @@ function cdxVulnerability(id: string, affected: Affected[]): Json {
   const urgent = affected.find((a) => a.view.severity.urgency)?.view;
   if (urgent?.severity.urgency) {
     const severity = urgent.severity.basis === 'distribution_urgency' ? urgent.severity.severity.toLowerCase() : undefined;
-    ratings.push({ source: urgent.source, ...(severity ? { severity } : { severity: 'unknown' }), method: 'other', justification: `${urgent.source.name} urgency: ${urgent.severity.urgency}` });
+    ratings.push({
+      source: urgent.source,
+      ...(severity ? { severity } : { severity: 'unknown' }),
+      method: 'other',
+      justification: `${urgent.source.name} urgency: ${urgent.severity.urgency}`,
+    });
   }
   // Per source package (the unit advisories speak of): its fix, or that none is published.
   const bySource = new Map<string, Affected>();
@@ -277,7 +285,11 @@ function cdxVulnerability(id: string, affected: Affected[]): Json {
   const versionsOf = (a: Affected): Json[] => {
     const scheme = purlType(a.pkg.purl);
     const out: Json[] = [{ version: a.pkg.version, status: 'affected' }];
-    if (scheme) for (const range of a.view.ranges) { const vers = versRange(scheme, range); if (vers) out.push({ range: vers, status: 'affected' }); }
+    if (scheme)
+      for (const range of a.view.ranges) {
+        const vers = versRange(scheme, range);
+        if (vers) out.push({ range: vers, status: 'affected' });
+      }
     if (a.view.fixed) out.push({ version: a.view.fixed, status: 'unaffected' });
     return [...new Map(out.map((v) => [JSON.stringify(v), v])).values()];
   };
@@ -415,7 +427,10 @@ export function cycloneDx(doc: SbomDocument): Json {
 // -------------------------------------------------------------------------------------------- SPDX
 
 function spdxId(prefix: string, text: string, i: number): string {
-  const clean = text.replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80);
+  const clean = text
+    .replace(/[^A-Za-z0-9.-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80);
   return `SPDXRef-${prefix}-${i}${clean ? `-${clean}` : ''}`;
 }
 
@@ -461,7 +476,8 @@ export function spdx(doc: SbomDocument, namespaceBase: string): Json {
     for (const a of affected) {
       const list = securityRefs.get(a.ref) ?? [];
       const urls = [a.view.source.url, ...a.view.references.filter((r) => r.id === a.view.cve).map((r) => r.source.url)];
-      for (const url of urls) if (!list.some((r) => r.referenceLocator === url)) list.push({ referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: url, comment: a.view.id });
+      for (const url of urls)
+        if (!list.some((r) => r.referenceLocator === url)) list.push({ referenceCategory: 'SECURITY', referenceType: 'advisory', referenceLocator: url, comment: a.view.id });
       securityRefs.set(a.ref, list);
     }
   }

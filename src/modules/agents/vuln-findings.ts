@@ -38,7 +38,10 @@ export function vulnRuleId(prefix: string, manager: string, name: string): strin
   const plain = `${prefix}-${manager}-${name}`;
   if (RULE_NAME.test(name) && plain.length <= MAX_RULE_ID) return plain;
   const hash = createHash('sha256').update(`${manager}\u0000${name}`).digest('hex').slice(0, 8);
-  const slug = name.toLowerCase().replace(/[^a-z0-9.+-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = name
+    .toLowerCase()
+    .replace(/[^a-z0-9.+-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return `${prefix}-${manager}-${slug}`.slice(0, MAX_RULE_ID - 9).replace(/-+$/, '') + `-${hash}`;
 }
 
@@ -49,8 +52,7 @@ interface Group {
   instances: PackageWithMatch[];
 }
 
-const list = (items: readonly string[]) =>
-  items.length > MAX_LISTED ? `${items.slice(0, MAX_LISTED).join(', ')}, … (${items.length - MAX_LISTED} more)` : items.join(', ');
+const list = (items: readonly string[]) => (items.length > MAX_LISTED ? `${items.slice(0, MAX_LISTED).join(', ')}, … (${items.length - MAX_LISTED} more)` : items.join(', '));
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text);
 
 function severityText(view: VulnerabilityView, kev: boolean): string {
@@ -109,8 +111,12 @@ export async function vulnerabilityFindings(
     const view = describeVulnerability(facts, g.vulnerability, { ecosystem, matchName: g.source }, rule.severity);
     const known = view.cve && kev.has(view.cve) ? [view.cve] : [];
     const severity: Severity = known.length ? 'CRITICAL' : view.severity.severity;
-    const binaries = [...new Map(g.instances.map((p) => [p.name, p])).values()].sort((a, b) => a.name.localeCompare(b.name));
-    const names = binaries.map((p) => p.name);
+    // One entry per installed binary package: a multiarch host has libstdc++6 for amd64 and for arm64,
+    // two installations of the same vulnerable code.
+    const binaries = [...new Map(g.instances.map((p) => [`${p.name}\u0000${p.arch ?? ''}\u0000${p.version}`, p])).values()].sort(
+      (a, b) => a.name.localeCompare(b.name) || (a.arch ?? '').localeCompare(b.arch ?? '') || a.version.localeCompare(b.version),
+    );
+    const names = [...new Set(binaries.map((p) => p.name))];
     const sourceVersions = [...new Set(g.instances.map((p) => p.source_version ?? p.version))];
     const where = ecosystem ?? g.manager;
     const upgrade = view.fixed ? upgradeCommand(g.manager, names) : null;
@@ -135,9 +141,7 @@ export async function vulnerabilityFindings(
       fix_status: view.fixed ? `Fixed in ${g.source} ${view.fixed}.` : `No fixed version is published for ${where} yet.${urgencyNote}`,
       severity_basis: severityText(view, known.length > 0),
       fixed: view.fixed ?? 'none published',
-      remediation: view.fixed
-        ? `Upgrade ${list(names)} (source package ${g.source}) to ${view.fixed} or later: ${upgrade}.`
-        : mitigation!,
+      remediation: view.fixed ? `Upgrade ${list(names)} (source package ${g.source}) to ${view.fixed} or later: ${upgrade}.` : mitigation!,
       upgrade_command: upgrade ?? 'none: no fixed version is published',
     };
     const room = MAX_TITLE - fillTemplate(rule.finding_title, values).length;
@@ -171,7 +175,9 @@ export async function vulnerabilityFindings(
         severity_basis: {
           basis: view.severity.basis,
           urgency: view.severity.urgency,
-          rating: view.severity.rating ? { source: view.severity.rating.source.name, method: view.severity.rating.method, score: view.severity.rating.score, vector: view.severity.rating.vector } : null,
+          rating: view.severity.rating
+            ? { source: view.severity.rating.source.name, method: view.severity.rating.method, score: view.severity.rating.score, vector: view.severity.rating.vector }
+            : null,
         },
         known_exploited: known,
         reported_by_agent: view.reported_by_agent,

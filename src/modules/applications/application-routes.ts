@@ -28,8 +28,7 @@ export const applicationRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'listApplications',
         tags,
         summary: 'Defined and derived applications with resource counts, findings by severity and health',
-        description:
-          'Derived applications are brought in line with the resource tags (application, app, project, service, workload) on every list call.',
+        description: 'Derived applications are brought in line with the resource tags (application, app, project, service, workload) on every list call.',
         params: TenantParams,
         querystring: ApplicationListQuery,
         response: withErrors({ 200: Paged(Application) }, [401, 403]),

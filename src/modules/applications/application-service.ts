@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 // The criticality of the services holding an application counts in its resources' stored risk scores.
 import { rescoreFindings } from '../compliance/index.js';
@@ -91,21 +92,27 @@ export function createApplicationService(deps: Deps) {
 
   function readOnlyIfDerived(row: ApplicationRow) {
     if (row.derived) {
-      throw conflict(
-        `application "${row.name}" is derived from resource tags and follows them: change the tags, or create a defined application with your own filter`,
-        { derived_from: { tag_value: row.derived_value, tag_keys: row.derived_keys } },
-      );
+      throw conflict(`application "${row.name}" is derived from resource tags and follows them: change the tags, or create a defined application with your own filter`, {
+        derived_from: { tag_value: row.derived_value, tag_keys: row.derived_keys },
+      });
     }
   }
 
   return {
     async list(scope: Scope, query: { derived?: boolean; search?: string }, page: PageRequest) {
       await syncDerivedApplications(db, scope, deps.clock.now());
-      let q = db.selectFrom('applications').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
+      let q = db.selectFrom('applications').where(inWorkspace(scope)).where(inTenant(scope.tenantId));
       if (query.derived !== undefined) q = q.where('derived', '=', query.derived);
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('derived').orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('derived')
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(await presentAll(scope, rows), Number(count.n), page);
@@ -167,7 +174,7 @@ export function createApplicationService(deps: Deps) {
             .updateTable('applications')
             .set({ name: input.name.trim(), description: input.description?.trim() ?? '', filter: filter.text, updated_at: deps.clock.now() })
             .where('id', '=', id)
-            .where('workspace_id', '=', scope.workspaceId)
+            .where(inWorkspace(scope))
             .returningAll()
             .executeTakeFirstOrThrow();
           await auditInScope(trx, deps.clock, context, {
@@ -189,7 +196,7 @@ export function createApplicationService(deps: Deps) {
       readOnlyIfDerived(current);
       await db.transaction().execute(async (trx) => {
         const served = await inAService(trx, id);
-        await trx.deleteFrom('applications').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
+        await trx.deleteFrom('applications').where('id', '=', id).where(inWorkspace(scope)).execute();
         await auditInScope(trx, deps.clock, context, {
           action: 'application.deleted',
           targetType: 'application',

@@ -16,7 +16,14 @@ export const assetGroupRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/asset-groups',
     {
       config: { permission: 'nodes:read' },
-      schema: { operationId: 'listAssetGroups', summary: 'Asset groups of the workspace', tags, params: TenantParams, querystring: AssetGroupListQuery, response: withErrors({ 200: Paged(AssetGroup) }, [401, 403]) },
+      schema: {
+        operationId: 'listAssetGroups',
+        summary: 'Asset groups of the workspace',
+        tags,
+        params: TenantParams,
+        querystring: AssetGroupListQuery,
+        response: withErrors({ 200: Paged(AssetGroup) }, [401, 403]),
+      },
     },
     async (request) => {
       const { page, per_page, ...query } = request.query;
@@ -65,7 +72,13 @@ export const assetGroupRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/asset-groups/:id',
     {
       config: { permission: 'nodes:read' },
-      schema: { operationId: 'getAssetGroup', summary: 'An asset group with its filter', tags, params: AssetGroupParams, response: withErrors({ 200: AssetGroup }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getAssetGroup',
+        summary: 'An asset group with its filter',
+        tags,
+        params: AssetGroupParams,
+        response: withErrors({ 200: AssetGroup }, [401, 403, 404]),
+      },
     },
     async (request) => groups.get(contextOf(request).scope, request.params.id),
   );

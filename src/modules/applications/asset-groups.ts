@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -33,14 +34,7 @@ export async function assetGroupPredicate(db: Kysely<Database>, scope: Scope, id
 /** Every member node id of an asset group (reports scoped by a group). */
 export async function assetGroupNodeIds(db: Kysely<Database>, scope: Scope, id: string): Promise<string[]> {
   const predicate = await assetGroupPredicate(db, scope, id);
-  const rows = await db
-    .selectFrom('nodes as n')
-    .select('n.id')
-    .where('n.workspace_id', '=', scope.workspaceId)
-    .where('n.tenant_id', '=', scope.tenantId)
-    .where(predicate)
-    .orderBy('n.id')
-    .execute();
+  const rows = await db.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate).orderBy('n.id').execute();
   return rows.map((r) => r.id);
 }
 
@@ -53,7 +47,7 @@ export function createAssetGroupService(deps: Deps) {
     const values = rows.map((r, i) => sql`(${i}::int, ${storedFilter(r.filter).predicate('n')})`);
     const result = await sql<{ g: number; n: number }>`
       SELECT k.g, count(*)::int AS n FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
-      WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND k.hit GROUP BY k.g`.execute(db);
+      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit GROUP BY k.g`.execute(db);
     for (const row of result.rows) counts.set(rows[row.g]!.id, row.n);
     return counts;
   }
@@ -74,10 +68,16 @@ export function createAssetGroupService(deps: Deps) {
 
   return {
     async list(scope: Scope, query: { search?: string }, page: PageRequest) {
-      let q = db.selectFrom('asset_groups').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
+      let q = db.selectFrom('asset_groups').where(inWorkspace(scope)).where(inTenant(scope.tenantId));
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(await present(scope, rows), Number(count.n), page);
@@ -139,7 +139,7 @@ export function createAssetGroupService(deps: Deps) {
               updated_at: deps.clock.now(),
             })
             .where('id', '=', id)
-            .where('workspace_id', '=', scope.workspaceId)
+            .where(inWorkspace(scope))
             .returningAll()
             .executeTakeFirstOrThrow();
           await auditInScope(trx, deps.clock, context, {
@@ -158,7 +158,7 @@ export function createAssetGroupService(deps: Deps) {
       const { scope } = context;
       const current = await groupRow(db, scope, id);
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('asset_groups').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
+        await trx.deleteFrom('asset_groups').where('id', '=', id).where(inWorkspace(scope)).execute();
         await auditInScope(trx, deps.clock, context, {
           action: 'asset_group.deleted',
           targetType: 'asset_group',

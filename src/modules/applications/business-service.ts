@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 // A service's criticality counts in the stored risk score of its resources' findings.
 import { rescoreFindings } from '../compliance/index.js';
@@ -45,7 +46,7 @@ export async function membersOf(db: Kysely<Database>, scope: Scope, serviceIds: 
     .selectFrom('business_service_applications as bsa')
     .innerJoin('applications as a', 'a.id', 'bsa.application_id')
     .select(['bsa.service_id', 'a.id', 'a.name', 'a.derived', 'a.filter', 'bsa.added_at'])
-    .where('bsa.workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope, 'bsa'))
     .where('bsa.service_id', '=', sql<string>`ANY(${serviceIds}::uuid[])`)
     .orderBy(sql`lower(a.name)`)
     .orderBy('a.id')
@@ -96,8 +97,8 @@ export function createBusinessServiceService(deps: Deps) {
     const found = await trx
       .selectFrom('applications')
       .select('id')
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope))
+      .where(inTenant(scope.tenantId))
       .where('id', '=', sql<string>`ANY(${ids}::uuid[])`)
       .execute();
     const known = new Set(found.map((r) => r.id));
@@ -130,11 +131,17 @@ export function createBusinessServiceService(deps: Deps) {
 
   return {
     async list(scope: Scope, query: { criticality?: Criticality; search?: string }, page: PageRequest) {
-      let q = db.selectFrom('business_services').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId);
+      let q = db.selectFrom('business_services').where(inWorkspace(scope)).where(inTenant(scope.tenantId));
       if (query.criticality) q = q.where('criticality', '=', query.criticality);
       if (query.search) q = q.where('name', 'ilike', likePattern(query.search));
       const [rows, count] = await Promise.all([
-        q.selectAll().orderBy(sql`lower(name)`).orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
+        q
+          .selectAll()
+          .orderBy(sql`lower(name)`)
+          .orderBy('id')
+          .limit(page.perPage)
+          .offset(offsetOf(page))
+          .execute(),
         q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const members = await membersOf(
@@ -218,7 +225,7 @@ export function createBusinessServiceService(deps: Deps) {
               updated_at: deps.clock.now(),
             })
             .where('id', '=', id)
-            .where('workspace_id', '=', scope.workspaceId)
+            .where(inWorkspace(scope))
             .returningAll()
             .executeTakeFirstOrThrow();
           if (input.application_ids) {
@@ -253,7 +260,7 @@ export function createBusinessServiceService(deps: Deps) {
       const { scope } = context;
       const current = await serviceRow(scope, id);
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('business_services').where('id', '=', id).where('workspace_id', '=', scope.workspaceId).execute();
+        await trx.deleteFrom('business_services').where('id', '=', id).where(inWorkspace(scope)).execute();
         await auditInScope(trx, deps.clock, context, {
           action: 'business_service.deleted',
           targetType: 'business_service',
@@ -290,7 +297,7 @@ export function createBusinessServiceService(deps: Deps) {
           .deleteFrom('business_service_applications')
           .where('service_id', '=', id)
           .where('application_id', '=', applicationId)
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope))
           .executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
         await trx.updateTable('business_services').set({ updated_at: deps.clock.now() }).where('id', '=', id).execute();

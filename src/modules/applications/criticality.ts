@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { AppDeps } from '../../deps.js';
@@ -28,8 +29,8 @@ export async function resourceCriticality(db: Kysely<Database>, scope: Scope, re
     .innerJoin('business_service_applications as bsa', 'bsa.service_id', 's.id')
     .innerJoin('applications as a', 'a.id', 'bsa.application_id')
     .select(['s.criticality', 'a.filter'])
-    .where('s.workspace_id', '=', scope.workspaceId)
-    .where('s.tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope, 's'))
+    .where(inTenant(scope.tenantId, 's'))
     .execute();
   if (members.length === 0) return result;
   const levels = CRITICALITIES.map((level) => ({
@@ -44,7 +45,7 @@ export async function resourceCriticality(db: Kysely<Database>, scope: Scope, re
   for (let i = 0; i < ids.length; i += CHUNK) {
     const rows = await sql<{ id: string; criticality: Criticality | null }>`
       SELECT n.id, CASE ${cases} END AS criticality FROM nodes n
-      WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
+      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
     for (const row of rows.rows) if (row.criticality) result.set(row.id, row.criticality);
   }
   return result;

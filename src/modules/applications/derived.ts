@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
@@ -32,14 +33,14 @@ export async function syncDerivedApplications(db: Kysely<Database>, scope: Scope
     SELECT t.value, array_agg(DISTINCT t.key ORDER BY t.key) AS keys
     FROM nodes n
     CROSS JOIN LATERAL jsonb_each_text(CASE WHEN jsonb_typeof(n.tags) = 'object' THEN n.tags ELSE '{}'::jsonb END) AS t(key, value)
-    WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId}
+    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')}
       AND lower(t.key) = ANY(${[...APPLICATION_TAG_KEYS]}::text[]) AND btrim(t.value) <> '' AND length(t.value) <= 256
     GROUP BY t.value`.execute(db);
   const existing = await db
     .selectFrom('applications')
     .select(['id', 'derived_value', 'derived_keys'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .where('derived', '=', true)
     .execute();
   const byValue = new Map(existing.map((row) => [row.derived_value!, row]));

@@ -1,3 +1,4 @@
+import { workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
@@ -78,17 +79,38 @@ function osOf(raw: unknown): HostOs {
 type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
 
 const FAMILIES: Record<string, Family> = lookupTable({
-  dpkg: 'deb', apt: 'deb', deb: 'deb', debian: 'deb',
-  rpm: 'rpm', yum: 'rpm', dnf: 'rpm', zypper: 'rpm',
-  apk: 'apk', alpine: 'apk',
-  pip: 'pypi', pypi: 'pypi', python: 'pypi', poetry: 'pypi',
-  npm: 'npm', yarn: 'npm', pnpm: 'npm', node: 'npm',
-  gem: 'gem', rubygems: 'gem', bundler: 'gem',
-  cargo: 'cargo', crates: 'cargo', 'crates.io': 'cargo',
-  go: 'golang', golang: 'golang',
-  maven: 'maven', gradle: 'maven',
-  nuget: 'nuget', dotnet: 'nuget',
-  composer: 'composer', packagist: 'composer',
+  dpkg: 'deb',
+  apt: 'deb',
+  deb: 'deb',
+  debian: 'deb',
+  rpm: 'rpm',
+  yum: 'rpm',
+  dnf: 'rpm',
+  zypper: 'rpm',
+  apk: 'apk',
+  alpine: 'apk',
+  pip: 'pypi',
+  pypi: 'pypi',
+  python: 'pypi',
+  poetry: 'pypi',
+  npm: 'npm',
+  yarn: 'npm',
+  pnpm: 'npm',
+  node: 'npm',
+  gem: 'gem',
+  rubygems: 'gem',
+  bundler: 'gem',
+  cargo: 'cargo',
+  crates: 'cargo',
+  'crates.io': 'cargo',
+  go: 'golang',
+  golang: 'golang',
+  maven: 'maven',
+  gradle: 'maven',
+  nuget: 'nuget',
+  dotnet: 'nuget',
+  composer: 'composer',
+  packagist: 'composer',
 });
 
 function majorMinor(version: string | null): string | null {
@@ -213,23 +235,30 @@ function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
 export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBuilder<boolean>, source?: HostPackageSource): Promise<Host[]> {
   const rows = await sql<{ id: string; name: string; type: string; os: unknown; packages: unknown; via: string[] }>`
     WITH m AS MATERIALIZED (
-      SELECT n.id FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND ${members}
+      SELECT n.id FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND ${members}
     ), h AS (
       SELECT id, id AS via FROM m
       UNION SELECT e.target, e.source FROM edges e JOIN m ON e.source = m.id
-        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
       UNION SELECT e.source, e.target FROM edges e JOIN m ON e.target = m.id
-        WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
     )
     SELECT n.id, n.name, n.type, n.properties -> 'os' AS os,
       CASE WHEN jsonb_typeof(n.properties -> 'packages') = 'array' THEN n.properties -> 'packages' END AS packages,
       array_agg(DISTINCT h.via ORDER BY h.via) AS via
     FROM nodes n JOIN h ON h.id = n.id
-    WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId}
+    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')}
       AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
     GROUP BY n.workspace_id, n.id
     ORDER BY n.id`.execute(db);
-  const external = source && rows.rows.length ? await source(db, scope, rows.rows.map((r) => r.id)) : new Map<string, HostPackageInfo[]>();
+  const external =
+    source && rows.rows.length
+      ? await source(
+          db,
+          scope,
+          rows.rows.map((r) => r.id),
+        )
+      : new Map<string, HostPackageInfo[]>();
   const hosts: Host[] = [];
   for (const row of rows.rows) {
     const raw = external.get(row.id) ?? row.packages;

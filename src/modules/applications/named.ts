@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -23,8 +24,8 @@ export async function rowInScope<T extends NamedTable>(db: Kysely<Database>, tab
   const row: unknown = await (db as unknown as Kysely<any>)
     .selectFrom(table)
     .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .where('id', '=', id)
     .executeTakeFirst();
   return row as Selectable<Database[T]> | undefined;

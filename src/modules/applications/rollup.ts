@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -44,7 +45,7 @@ const GROUPS_PER_QUERY = 100;
 function membersSql(scope: Scope, groups: Group[]) {
   const rows = groups.map((g, i) => sql`(${i}::int, ${g.predicate})`);
   return sql`SELECT k.g, n.id FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(rows)}) AS k(g, hit)
-    WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND k.hit`;
+    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit`;
 }
 
 /**
@@ -63,7 +64,7 @@ export async function rollups(db: Kysely<Database>, scope: Scope, now: Date, gro
       c AS (SELECT g, count(*)::int AS resources FROM m GROUP BY g),
       s AS (
         SELECT m.g, f.severity, count(*)::int AS n FROM m
-        JOIN findings f ON f.workspace_id = ${scope.workspaceId} AND f.resource_id = m.id
+        JOIN findings f ON ${workspaceIs(scope, 'f')} AND f.resource_id = m.id
         WHERE ${activeAt('f', now, live)}
         GROUP BY m.g, f.severity
       )
@@ -89,19 +90,12 @@ export interface MemberResource {
 }
 
 /** One page of a group's member resources, worst first (critical, then high findings), then by id. */
-export async function memberPage(
-  db: Kysely<Database>,
-  scope: Scope,
-  now: Date,
-  predicate: RawBuilder<boolean>,
-  limit: number,
-  offset: number,
-): Promise<MemberResource[]> {
+export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, predicate: RawBuilder<boolean>, limit: number, offset: number): Promise<MemberResource[]> {
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const rows = await sql<{ id: string; name: string; type: string; region: string; account_id: string | null } & Record<Lowercase<SeverityKey>, number>>`
     WITH m AS MATERIALIZED (
       SELECT n.id, n.name, n.type, n.region, n.account_id FROM nodes n
-      WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND ${predicate}
+      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND ${predicate}
     ), s AS (
       SELECT f.resource_id,
         count(*) FILTER (WHERE f.severity = 'CRITICAL')::int AS critical,
@@ -110,7 +104,7 @@ export async function memberPage(
         count(*) FILTER (WHERE f.severity = 'LOW')::int AS low,
         count(*) FILTER (WHERE f.severity = 'INFO')::int AS info
       FROM findings f JOIN m ON f.resource_id = m.id
-      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
+      WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
       GROUP BY f.resource_id
     )
     SELECT m.*, coalesce(s.critical, 0) AS critical, coalesce(s.high, 0) AS high, coalesce(s.medium, 0) AS medium,
@@ -130,8 +124,8 @@ export async function memberIds(db: Kysely<Database>, scope: Scope, predicate: R
     db
       .selectFrom('nodes as n')
       .select(['n.id', 'n.name', 'n.type', 'n.region', 'n.account_id'])
-      .where('n.workspace_id', '=', scope.workspaceId)
-      .where('n.tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope, 'n'))
+      .where(inTenant(scope.tenantId, 'n'))
       .where(predicate)
       .orderBy('n.id')
       .limit(limit)
@@ -140,8 +134,8 @@ export async function memberIds(db: Kysely<Database>, scope: Scope, predicate: R
     db
       .selectFrom('nodes as n')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('n.workspace_id', '=', scope.workspaceId)
-      .where('n.tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope, 'n'))
+      .where(inTenant(scope.tenantId, 'n'))
       .where(predicate)
       .executeTakeFirstOrThrow(),
   ]);

@@ -68,7 +68,11 @@ export function createServiceSbom(deps: Pick<AppDeps, 'database' | 'clock' | 've
     const service = await services.serviceRow(scope, serviceId);
     const members = (await membersOf(db, scope, [serviceId])).get(serviceId)!;
     const found = members.length ? await hostsOf(db, scope, servicePredicate(members), hostPackages) : [];
-    const dates = await hostInventoryDates(db, scope, found.map((h) => h.id));
+    const dates = await hostInventoryDates(
+      db,
+      scope,
+      found.map((h) => h.id),
+    );
     const advisories = await advisoriesOf(found);
     const hosts = found.map((h) => sbomHost(h, dates.get(h.id) ?? null, (p) => advisories.get(p) ?? []));
     const [facts, organisation] = await Promise.all([sbomFacts(db, hosts), organisationOf(db, scope)]);

@@ -48,9 +48,7 @@ export const Application = Type.Object({
   description: Type.String(),
   filter: Type.String(),
   derived: Type.Boolean({ description: 'discovered from the tag keys application, app, project, service, workload; read-only' }),
-  derived_from: Nullable(
-    Type.Object({ tag_value: Type.String(), tag_keys: Type.Array(Type.String(), { description: 'the key spellings the value was found under' }) }),
-  ),
+  derived_from: Nullable(Type.Object({ tag_value: Type.String(), tag_keys: Type.Array(Type.String(), { description: 'the key spellings the value was found under' }) })),
   resource_count: Type.Integer(),
   findings_by_severity: SeverityCounts,
   health: Health,
@@ -105,10 +103,7 @@ export const ServiceBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const AddApplicationsBody = Type.Object(
-  { application_ids: Type.Array(Uuid, { minItems: 1, maxItems: 1000, uniqueItems: true }) },
-  { additionalProperties: false },
-);
+export const AddApplicationsBody = Type.Object({ application_ids: Type.Array(Uuid, { minItems: 1, maxItems: 1000, uniqueItems: true }) }, { additionalProperties: false });
 
 export const ServiceApplication = Type.Object({
   id: Uuid,
@@ -218,8 +213,5 @@ export const AssetGroup = Type.Object({
 export const AssetGroupListQuery = Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })), ...Page });
 export const MemberNode = Type.Object({ id: Type.String(), name: Type.String(), type: Type.String(), region: Type.String(), account_id: Nullable(Type.String()) });
 export const MembersQuery = Type.Object({ ...Page });
-export const PreviewBody = Type.Object(
-  { filter: FilterText, ...Page },
-  { additionalProperties: false },
-);
+export const PreviewBody = Type.Object({ filter: FilterText, ...Page }, { additionalProperties: false });
 export const Preview = Paged(MemberNode, { filter: Type.String() });

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -85,14 +86,18 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     let q = db
       .selectFrom('applications as a')
       .select(['a.id', 'a.name', 'a.derived', 'a.derived_value', 'a.filter'])
-      .where('a.workspace_id', '=', scope.workspaceId)
-      .where('a.tenant_id', '=', scope.tenantId);
+      .where(inWorkspace(scope, 'a'))
+      .where(inTenant(scope.tenantId, 'a'));
     if (!includeAssigned) {
       q = q.where(({ not, exists, selectFrom }) =>
         not(exists(selectFrom('business_service_applications as bsa').select('bsa.service_id').whereRef('bsa.application_id', '=', 'a.id'))),
       );
     }
-    const rows = await q.orderBy(sql`lower(a.name)`).orderBy('a.id').limit(MAX_APPLICATIONS).execute();
+    const rows = await q
+      .orderBy(sql`lower(a.name)`)
+      .orderBy('a.id')
+      .limit(MAX_APPLICATIONS)
+      .execute();
     return rows.map((r) => ({ ...r, members: [] }));
   }
 
@@ -102,7 +107,7 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
       const values = chunk.map((a, i) => sql`(${i}::int, ${storedFilter(a.filter).predicate('n')})`);
       const rows = await sql<{ g: number; id: string }>`
         SELECT k.g, n.id FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
-        WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND k.hit`.execute(db);
+        WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit`.execute(db);
       for (const row of rows.rows) chunk[row.g]!.members.push(row.id);
     }
   }
@@ -118,7 +123,7 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
              FROM jsonb_each_text(CASE WHEN jsonb_typeof(n.tags) = 'object' THEN n.tags ELSE '{}'::jsonb END) AS t(key, value)
              WHERE lower(t.key) = ANY(${keys}::text[]) AND btrim(t.value) <> '') AS tags
         FROM nodes n
-        WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND n.id = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
+        WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
       for (const row of rows.rows) facts.set(row.id, { vpc: row.vpc, tags: new Map((row.tags ?? []).map((t) => [t.key, t.value])) });
     }
     return facts;
@@ -139,7 +144,7 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
       const rows = await sql<{ source: string; target: string }>`
         SELECT e.source, e.target FROM edges e
-        WHERE e.workspace_id = ${scope.workspaceId} AND e.source = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
+        WHERE ${workspaceIs(scope, 'e')} AND e.source = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
       for (const edge of rows.rows) {
         const to = owners.get(edge.target);
         if (!to) continue;
@@ -159,8 +164,8 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     const row = await db
       .selectFrom('nodes')
       .select('name')
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope))
+      .where(inTenant(scope.tenantId))
       .where('native_id', '=', vpcId)
       .where('type', 'like', '%.vpc')
       .executeTakeFirst();
@@ -260,7 +265,11 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     const items = proposals.map((p) => {
       const memberIds = [...new Set(p.apps.flatMap((a) => a.members))];
       const tagValues = (keys: string[]) => memberIds.map((id) => keys.map((k) => facts.get(id)?.tags.get(k)).find(Boolean));
-      const criticalityTag = mostCommon(tagValues(CRITICALITY_KEYS).map((v) => v?.toLowerCase()).filter((v) => (CRITICALITIES as readonly string[]).includes(v ?? '')));
+      const criticalityTag = mostCommon(
+        tagValues(CRITICALITY_KEYS)
+          .map((v) => v?.toLowerCase())
+          .filter((v) => (CRITICALITIES as readonly string[]).includes(v ?? '')),
+      );
       return {
         name: p.name,
         reason: p.reason,
@@ -285,4 +294,3 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     };
   };
 }
-

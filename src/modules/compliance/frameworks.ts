@@ -9,6 +9,10 @@ export interface Control {
   family: string;
   parent?: string;
   withdrawn?: boolean;
+  /** The Prowler check ids the requirement lists (catalogs carried as Prowler ships them). */
+  checks?: string[];
+  /** Prowler's own requirement id, where ours differs (`164_308_a_1_ii_a` for `164.308(a)(1)(ii)(A)`). */
+  prowler_id?: string;
 }
 
 export interface Framework {
@@ -16,6 +20,13 @@ export interface Framework {
   name: string;
   version: string;
   controls: Map<string, Control>;
+  /** On for a tenant that has not switched it (no compliance_settings row). */
+  defaultEnabled: boolean;
+  /**
+   * The key Prowler's outputs name the framework by (`HIPAA`, `ISO27001-2022`), for catalogs carried as
+   * Prowler ships them; such a catalog holds only the requirements Prowler lists, not the whole standard.
+   */
+  prowlerKey: string | null;
 }
 
 /**
@@ -24,7 +35,14 @@ export interface Framework {
  */
 function loadFramework(id: FrameworkId): Framework {
   const file = projectPath('content', 'frameworks', `${id}.json`);
-  const raw = JSON.parse(readFileSync(file, 'utf8')) as { id: string; name: string; version: string; controls: Control[] };
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as {
+    id: string;
+    name: string;
+    version: string;
+    default_enabled?: boolean;
+    prowler?: { compliance_key: string };
+    controls: Control[];
+  };
   if (raw.id !== id || !Array.isArray(raw.controls) || raw.controls.length === 0) {
     throw new Error(`${file}: not a framework catalog for "${id}"`);
   }
@@ -34,7 +52,7 @@ function loadFramework(id: FrameworkId): Framework {
     if (controls.has(control.id)) throw new Error(`${file}: duplicate control ${control.id}`);
     controls.set(control.id, control);
   }
-  return { id, name: raw.name, version: raw.version, controls };
+  return { id, name: raw.name, version: raw.version, controls, defaultEnabled: raw.default_enabled !== false, prowlerKey: raw.prowler?.compliance_key ?? null };
 }
 
 let catalogs: Map<FrameworkId, Framework> | null = null;

@@ -15,7 +15,18 @@ export { findingCreated, findingReopened, findingResolved, reopening, severityCh
 export { type FindingText, storeFindingTexts, textIdOf } from './findings/finding-texts.js';
 export { groupLabel } from './findings/grouped.js';
 export { findingId, groupIdOf } from './findings/identity.js';
-export { addCounts, canonical, type DesiredFinding, emptyCounts, type FindingOrigin, type HostResource, reportFindings, type SyncCounts, type SyncOptions, syncFindings } from './findings/sync-findings.js';
+export {
+  addCounts,
+  canonical,
+  type DesiredFinding,
+  emptyCounts,
+  type FindingOrigin,
+  type HostResource,
+  reportFindings,
+  type SyncCounts,
+  type SyncOptions,
+  syncFindings,
+} from './findings/sync-findings.js';
 export { neighbourIds, rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
 export { riskScore } from './findings/risk-score.js';
 export { controlTitle, frameworks, isFrameworkId, requireFrameworkId, unknownFramework } from './frameworks.js';
@@ -23,7 +34,20 @@ export { type Rule, allRules, builtinRules, ruleControls } from './rule-catalog.
 export { nodeTypeFromConfigType } from './rules/aws-node-type.js';
 export { propertyModel } from './rules/property-paths.js';
 export { nistControlsOf, splitMappings } from './rules/primary-controls.js';
-export { FINDING_TITLE_MAX, FRAMEWORKS, type FrameworkId, type FrameworkMapping, NIST_SOURCES, type NistControl, type NistSource, type Remediation, SEVERITIES, type Severity } from './rules/rule-types.js';
+export {
+  CORE_FRAMEWORKS,
+  FINDING_TITLE_MAX,
+  FRAMEWORKS,
+  PROWLER_FRAMEWORKS,
+  type FrameworkId,
+  type FrameworkMapping,
+  NIST_SOURCES,
+  type NistControl,
+  type NistSource,
+  type Remediation,
+  SEVERITIES,
+  type Severity,
+} from './rules/rule-types.js';
 export { WHEN_MISSING, type WhenMissing } from './rules/when-missing.js';
 export { enabledFrameworks } from './settings-service.js';
 export { replaceResourceUnknowns } from './unknowns/record-resource.js';

@@ -36,7 +36,13 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/settings/compliance',
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getComplianceSettings', summary: 'Frameworks with their enabled state for the tenant, and its SLA windows', tags: ['compliance'], params: TenantParams, response: withErrors({ 200: ComplianceSettings }, [401, 403]) },
+      schema: {
+        operationId: 'getComplianceSettings',
+        summary: 'Frameworks with their enabled state for the tenant, and its SLA windows',
+        tags: ['compliance'],
+        params: TenantParams,
+        response: withErrors({ 200: ComplianceSettings }, [401, 403]),
+      },
     },
     async (request) => settings.get(contextOf(request).scope.tenantId),
   );
@@ -60,7 +66,14 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/rules',
     {
       config: { permission: 'rules:read' },
-      schema: { operationId: 'listRules', summary: 'Built-in and custom rules, filtered', tags: ['rules'], params: TenantParams, querystring: RuleListQuery, response: withErrors({ 200: Paged(RuleSchema) }, [401, 403]) },
+      schema: {
+        operationId: 'listRules',
+        summary: 'Built-in and custom rules, filtered',
+        tags: ['rules'],
+        params: TenantParams,
+        querystring: RuleListQuery,
+        response: withErrors({ 200: Paged(RuleSchema) }, [401, 403]),
+      },
     },
     async (request) => {
       const { page, per_page, ...filter } = request.query;
@@ -71,7 +84,13 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/rules/:ruleID',
     {
       config: { permission: 'rules:read' },
-      schema: { operationId: 'getRule', summary: 'A rule with its condition, control mappings and remediation', tags: ['rules'], params: RuleParams, response: withErrors({ 200: RuleSchema }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getRule',
+        summary: 'A rule with its condition, control mappings and remediation',
+        tags: ['rules'],
+        params: RuleParams,
+        response: withErrors({ 200: RuleSchema }, [401, 403, 404]),
+      },
     },
     async (request) => rules.get(contextOf(request), request.params.ruleID),
   );
@@ -100,8 +119,8 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
         tags: ['rules'],
         summary: 'Replace a custom rule (built-in rules are read-only: 403)',
         description:
-          'Takes the rule\'s fields or the representation GET returns: read-only fields (id, builtin, terraform_fix_available, created_at, updated_at) ' +
-          'are ignored when they hold the rule\'s values and 400 naming the field otherwise (a different updated_at: the rule changed since it was read); ' +
+          "Takes the rule's fields or the representation GET returns: read-only fields (id, builtin, terraform_fix_available, created_at, updated_at) " +
+          "are ignored when they hold the rule's values and 400 naming the field otherwise (a different updated_at: the rule changed since it was read); " +
           'evaluation is ignored. A built-in rule is 403 whatever the body.',
         params: RuleParams,
         body: RuleUpdate,
@@ -152,7 +171,13 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/findings/runs/:jobID',
     {
       config: { permission: 'findings:read' },
-      schema: { operationId: 'getAuditRun', summary: 'An audit run: status, frameworks, statistics and error', tags: ['findings'], params: RunParams, response: withErrors({ 200: AuditRun }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getAuditRun',
+        summary: 'An audit run: status, frameworks, statistics and error',
+        tags: ['findings'],
+        params: RunParams,
+        response: withErrors({ 200: AuditRun }, [401, 403, 404]),
+      },
     },
     async (request) => audits.get(contextOf(request).scope, request.params.jobID),
   );

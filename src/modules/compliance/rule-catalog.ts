@@ -1,9 +1,11 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { loadBuiltinRules } from './rules/content-loader.js';
 import { compileCondition, type CompiledCondition } from './rules/cel.js';
 import type { FrameworkMapping, GroupBy, Remediation, RuleDefinition, Severity } from './rules/rule-types.js';
 import { splitMappings } from './rules/primary-controls.js';
+import { prowlerFrameworkMappings } from './rules/prowler-mappings.js';
 import './tables.js';
 
 /** A rule as the engine and the API see it: built-in (from content) or custom (per tenant). */
@@ -50,7 +52,8 @@ export function builtinRules(): Rule[] {
       resource_type: d.resource_type,
       framework: d.framework,
       control_id: d.control_id,
-      framework_mappings: counted,
+      // The Prowler-carried frameworks' requirements come from the checks the rule reproduces.
+      framework_mappings: [...counted, ...prowlerFrameworkMappings(d.prowler_checks ?? [])],
       related_mappings: related,
       condition: d.condition,
       remediation: d.remediation,
@@ -76,7 +79,7 @@ export function builtinRule(id: string): Rule | undefined {
 }
 
 export async function customRules(db: Kysely<Database>, tenantId: string): Promise<Rule[]> {
-  const rows = await db.selectFrom('custom_rules').selectAll().where('tenant_id', '=', tenantId).orderBy('id').execute();
+  const rows = await db.selectFrom('custom_rules').selectAll().where(inTenant(tenantId)).orderBy('id').execute();
   return rows.map((r) => ({
     id: r.id,
     title: r.title,

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
@@ -32,7 +33,7 @@ export const NEVER_EVALUATED: RuleEvaluationStatus = Object.freeze({ state: 'act
 
 export async function ruleStatuses(db: Kysely<Database>, tenantId: string, ruleIds?: string[]): Promise<Map<string, RuleEvaluationStatus>> {
   if (ruleIds?.length === 0) return new Map();
-  let query = db.selectFrom('rule_evaluation_status').selectAll().where('tenant_id', '=', tenantId);
+  let query = db.selectFrom('rule_evaluation_status').selectAll().where(inTenant(tenantId));
   if (ruleIds) query = query.where('rule_id', 'in', ruleIds);
   const rows = await query.execute();
   return new Map(
@@ -51,13 +52,13 @@ export async function ruleStatuses(db: Kysely<Database>, tenantId: string, ruleI
 
 /** The tenant's suspended rules, which audits skip. */
 export async function suspendedRules(db: Kysely<Database>, tenantId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('rule_evaluation_status').select('rule_id').where('tenant_id', '=', tenantId).where('state', '=', 'suspended').execute();
+  const rows = await db.selectFrom('rule_evaluation_status').select('rule_id').where(inTenant(tenantId)).where('state', '=', 'suspended').execute();
   return new Set(rows.map((r) => r.rule_id));
 }
 
 /** Forgets a rule's status (a custom rule updated, deleted or created): it starts afresh. Returns whether it was suspended. */
 export async function forgetRuleStatus(trx: Kysely<Database>, tenantId: string, ruleId: string): Promise<boolean> {
-  const row = await trx.deleteFrom('rule_evaluation_status').where('tenant_id', '=', tenantId).where('rule_id', '=', ruleId).returning('state').executeTakeFirst();
+  const row = await trx.deleteFrom('rule_evaluation_status').where(inTenant(tenantId)).where('rule_id', '=', ruleId).returning('state').executeTakeFirst();
   return row?.state === 'suspended';
 }
 
@@ -82,13 +83,16 @@ export async function recordRuleRuns(
   return db.transaction().execute(async (trx) => {
     const ids = reports.map((r) => r.rule_id);
     const previous = new Map(
-      (await trx.selectFrom('rule_evaluation_status').selectAll().where('tenant_id', '=', scope.tenantId).where('rule_id', 'in', ids).forUpdate().execute()).map((r) => [r.rule_id, r]),
+      (await trx.selectFrom('rule_evaluation_status').selectAll().where(inTenant(scope.tenantId)).where('rule_id', 'in', ids).forUpdate().execute()).map((r) => [r.rule_id, r]),
     );
     const customIds = rules.filter((r) => !r.builtin).map((r) => r.id);
     const custom = new Map(
       customIds.length === 0
         ? []
-        : (await trx.selectFrom('custom_rules').select(['id', 'updated_at']).where('tenant_id', '=', scope.tenantId).where('id', 'in', customIds).forUpdate().execute()).map((r) => [r.id, new Date(r.updated_at).getTime()]),
+        : (await trx.selectFrom('custom_rules').select(['id', 'updated_at']).where(inTenant(scope.tenantId)).where('id', 'in', customIds).forUpdate().execute()).map((r) => [
+            r.id,
+            new Date(r.updated_at).getTime(),
+          ]),
     );
     const rows = [];
     const suspended: Array<{ rule: Rule; runs: number; reason: string }> = [];
@@ -146,7 +150,14 @@ export async function recordRuleRuns(
     for (const { rule, runs, reason } of suspended) {
       const data = { rule_id: rule.id, title: rule.title, reason, budget_exceeded_runs: runs, suspended_at: now.toISOString(), triggered_by: runId };
       events.push({ tenantId: scope.tenantId, workspaceId: scope.workspaceId, type: 'compliance.rule_suspended', data });
-      await writeAudit(trx, clock, SYSTEM_ACTOR, { tenantId: scope.tenantId, workspaceId: scope.workspaceId, action: 'rule.suspended', targetType: 'rule', targetId: rule.id, details: { reason, run_id: runId } });
+      await writeAudit(trx, clock, SYSTEM_ACTOR, {
+        tenantId: scope.tenantId,
+        workspaceId: scope.workspaceId,
+        action: 'rule.suspended',
+        targetType: 'rule',
+        targetId: rule.id,
+        details: { reason, run_id: runId },
+      });
     }
     if (events.length) await emitEvents(trx, clock, events);
     return suspended.map((s) => s.rule.id);

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Static } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -70,7 +71,11 @@ function checkFindingTitle(input: Static<typeof RuleUpdate>): void {
 
 function checkControls(input: Static<typeof RuleUpdate>): void {
   for (const m of [{ framework: input.framework, control_id: input.control_id }, ...(input.framework_mappings ?? [])]) {
-    if (!frameworks().get(m.framework as FrameworkId)?.controls.has(m.control_id)) {
+    if (
+      !frameworks()
+        .get(m.framework as FrameworkId)
+        ?.controls.has(m.control_id)
+    ) {
       throw badRequest(`unknown control ${m.control_id} in ${m.framework}`);
     }
   }
@@ -92,8 +97,16 @@ export function createRulesService(deps: Deps) {
       );
       const start = offsetOf(page);
       const shown = rules.slice(start, start + page.perPage);
-      const statuses = await ruleStatuses(db, context.scope.tenantId, shown.map((r) => r.id));
-      return toPage(shown.map((r) => presentRule(r, statuses.get(r.id))), rules.length, page);
+      const statuses = await ruleStatuses(
+        db,
+        context.scope.tenantId,
+        shown.map((r) => r.id),
+      );
+      return toPage(
+        shown.map((r) => presentRule(r, statuses.get(r.id))),
+        rules.length,
+        page,
+      );
     },
 
     async get(context: RequestContext, id: string) {
@@ -109,7 +122,7 @@ export function createRulesService(deps: Deps) {
       checkControls(input);
       checkGroupBy(input.group_by);
       const now = deps.clock.now();
-      const exists = await db.selectFrom('custom_rules').select('id').where('tenant_id', '=', context.scope.tenantId).where('id', '=', input.id).executeTakeFirst();
+      const exists = await db.selectFrom('custom_rules').select('id').where(inTenant(context.scope.tenantId)).where('id', '=', input.id).executeTakeFirst();
       if (exists) throw conflict(`a custom rule "${input.id}" already exists`);
       await db.transaction().execute(async (trx) => {
         await trx
@@ -139,7 +152,7 @@ export function createRulesService(deps: Deps) {
         const stored = await trx
           .selectFrom('custom_rules')
           .select(['id', 'title', 'description', 'created_at', 'updated_at'])
-          .where('tenant_id', '=', context.scope.tenantId)
+          .where(inTenant(context.scope.tenantId))
           .where('id', '=', id)
           .forUpdate()
           .executeTakeFirst();
@@ -151,7 +164,7 @@ export function createRulesService(deps: Deps) {
             ...ruleColumns(input, stored),
             updated_at: deps.clock.now(),
           })
-          .where('tenant_id', '=', context.scope.tenantId)
+          .where(inTenant(context.scope.tenantId))
           .where('id', '=', id)
           .execute();
         // An update re-enables a suspended rule: it starts afresh, with no runs over budget.
@@ -174,15 +187,15 @@ export function createRulesService(deps: Deps) {
       if (builtinRule(id)) throw forbidden('built-in rules are read-only');
       const now = deps.clock.now();
       const deleted = await db.transaction().execute(async (trx) => {
-        const result = await trx.deleteFrom('custom_rules').where('tenant_id', '=', context.scope.tenantId).where('id', '=', id).executeTakeFirst();
+        const result = await trx.deleteFrom('custom_rules').where(inTenant(context.scope.tenantId)).where('id', '=', id).executeTakeFirst();
         if (Number(result.numDeletedRows) === 0) return false;
         await forgetRuleStatus(trx, context.scope.tenantId, id);
         // Its unknown evaluations go with it: no rule is left to leave its controls unknown.
-        await trx.deleteFrom('evaluation_unknowns').where('tenant_id', '=', context.scope.tenantId).where('rule_id', '=', id).execute();
+        await trx.deleteFrom('evaluation_unknowns').where(inTenant(context.scope.tenantId)).where('rule_id', '=', id).execute();
         const resolved = await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: 'rule_deleted', updated_at: now })
-          .where('tenant_id', '=', context.scope.tenantId)
+          .where(inTenant(context.scope.tenantId))
           .where('rule_id', '=', id)
           .where('status', '=', 'open')
           .returning(['id', 'workspace_id', 'resource_id'])

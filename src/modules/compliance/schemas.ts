@@ -7,10 +7,7 @@ import { CAUSE_PATTERN, EDGE_TYPE_PATTERN } from './rules/group-by.js';
 export const FrameworkName = StringEnum(FRAMEWORKS);
 export const SeverityName = StringEnum(SEVERITIES);
 
-export const FrameworkMappingSchema = Type.Object(
-  { framework: FrameworkName, control_id: Type.String({ minLength: 1, maxLength: 50 }) },
-  { additionalProperties: false },
-);
+export const FrameworkMappingSchema = Type.Object({ framework: FrameworkName, control_id: Type.String({ minLength: 1, maxLength: 50 }) }, { additionalProperties: false });
 const RemediationSummary = Type.String({ minLength: 1, maxLength: 2000 });
 const RemediationSchema = Type.Object(
   {
@@ -35,13 +32,22 @@ export const GroupBySchema = Type.Object(
   {
     cause: Type.String({ pattern: CAUSE_PATTERN, description: 'names the cause in group labels, e.g. security group' }),
     self: Type.Optional(Type.Unsafe<true>({ type: 'boolean', enum: [true], description: 'the resource is its own cause' })),
-    path: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*$', maxLength: 300, description: 'property path (no properties. prefix, lists unmarked) whose value(s) identify the cause' })),
+    path: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_]+(?:\\.[A-Za-z0-9_]+)*$',
+        maxLength: 300,
+        description: 'property path (no properties. prefix, lists unmarked) whose value(s) identify the cause',
+      }),
+    ),
     edge: Type.Optional(Type.String({ pattern: EDGE_TYPE_PATTERN, maxLength: 100, description: 'edge type (either direction) to the node that is the cause' })),
-    node_type: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*\\.[a-z0-9][a-z0-9_-]*$', maxLength: 200, description: 'with edge: only neighbours of this type' })),
+    node_type: Type.Optional(
+      Type.String({ pattern: '^[a-z0-9][a-z0-9-]*\\.[a-z0-9][a-z0-9_-]*\\.[a-z0-9][a-z0-9_-]*$', maxLength: 200, description: 'with edge: only neighbours of this type' }),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region',
+    description:
+      'Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region',
   },
 );
 
@@ -70,7 +76,7 @@ export const RuleEvaluationSchema = Type.Object(
       }),
     ),
   },
-  { description: 'How the rule fares in this tenant\'s audits' },
+  { description: "How the rule fares in this tenant's audits" },
 );
 
 export const NistControlSchema = Type.Object({
@@ -89,8 +95,10 @@ export const RuleSchema = Type.Object({
   framework: FrameworkName,
   control_id: Type.String(),
   framework_mappings: Type.Array(FrameworkMappingSchema, { description: 'the other controls a failure of the rule fails (counted in control states and scores)' }),
-  related_mappings: Type.Array(FrameworkMappingSchema, { description: 'NIST SP 800-53 controls a public mapping relates to the rule that are not its primary controls: shown, never counted as failing' }),
-  nist_controls: Type.Array(NistControlSchema, { description: 'a built-in rule\'s primary NIST SP 800-53 rev5 controls and the mapping each comes from (empty for custom rules)' }),
+  related_mappings: Type.Array(FrameworkMappingSchema, {
+    description: 'NIST SP 800-53 controls a public mapping relates to the rule that are not its primary controls: shown, never counted as failing',
+  }),
+  nist_controls: Type.Array(NistControlSchema, { description: "a built-in rule's primary NIST SP 800-53 rev5 controls and the mapping each comes from (empty for custom rules)" }),
   condition: Type.String({ description: 'CEL over `resource`; true when the resource violates the rule' }),
   remediation: RemediationSchema,
   group_by: Nullable(GroupBySchema),
@@ -142,11 +150,11 @@ export const RuleInput = Type.Object(
  * (rules-service.ts checkReadOnly). `evaluation` describes audits, not the rule, and is ignored.
  */
 const readOnlyRuleFields = {
-  id: Type.Optional(Type.String({ maxLength: 100, description: 'read-only: must be the rule\'s id' })),
+  id: Type.Optional(Type.String({ maxLength: 100, description: "read-only: must be the rule's id" })),
   builtin: Type.Optional(Type.Boolean({ description: 'read-only: must be false' })),
   terraform_fix_available: Type.Optional(Type.Boolean({ description: 'read-only: must be false' })),
-  created_at: Type.Optional(Nullable(described(Timestamp, 'read-only: must be the rule\'s'))),
-  updated_at: Type.Optional(Nullable(described(Timestamp, 'read-only: must be the rule\'s (another value means the rule changed since it was read)'))),
+  created_at: Type.Optional(Nullable(described(Timestamp, "read-only: must be the rule's"))),
+  updated_at: Type.Optional(Nullable(described(Timestamp, "read-only: must be the rule's (another value means the rule changed since it was read)"))),
   evaluation: Type.Optional(described(RuleEvaluationSchema, 'read-only status kept by audits: ignored (an update resets it)')),
   related_mappings: Type.Optional(Type.Array(FrameworkMappingSchema, { maxItems: 100, description: 'read-only: must be empty (built-in rules only)' })),
   nist_controls: Type.Optional(Type.Array(NistControlSchema, { maxItems: 2, description: 'read-only: must be empty (built-in rules only)' })),
@@ -168,7 +176,10 @@ export const FrameworkSetting = Type.Object({
   name: Type.String(),
   version: Type.String(),
   enabled: Type.Boolean(),
-  controls: Type.Integer({ description: 'controls in the catalog' }),
+  default_enabled: Type.Boolean({
+    description: 'whether a tenant that never switched it has it on: the four core frameworks are on, the frameworks carried as Prowler ships them off',
+  }),
+  controls: Type.Integer({ description: 'controls in the catalog (for a framework carried as Prowler ships it, the requirements Prowler lists)' }),
   rules: Type.Integer({ description: 'rules whose failure affects the framework' }),
 });
 const slaWindow = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: SLA_MAX_HOURS, description }));
@@ -181,9 +192,12 @@ const slaFields = (description: (severity: string) => string) => ({
 });
 export const ComplianceSettings = Type.Object({
   frameworks: Type.Array(FrameworkSetting),
-  sla: Type.Object(slaFields((s) => `hours from when a ${s} finding is opened until it is due; null: no SLA (default ${SLA_DEFAULT_HOURS[s as Severity] ?? 'none'})`), {
-    description: 'the SLA window per severity: the tenant\'s overrides over the defaults',
-  }),
+  sla: Type.Object(
+    slaFields((s) => `hours from when a ${s} finding is opened until it is due; null: no SLA (default ${SLA_DEFAULT_HOURS[s as Severity] ?? 'none'})`),
+    {
+      description: "the SLA window per severity: the tenant's overrides over the defaults",
+    },
+  ),
 });
 const SlaUpdate = Type.Partial(Type.Object(slaFields((s) => `hours (1 to ${SLA_MAX_HOURS}) for ${s} findings; null: back to the default`)), {
   additionalProperties: false,
@@ -220,11 +234,12 @@ export const AuditRun = Type.Object({
     evaluations: Type.Integer(),
     evaluation_errors: Type.Integer({ description: 'evaluations whose condition failed or ran past its budget (each is also unknown)' }),
     unknown: Type.Integer({
-      description: 'evaluations whose outcome is unknown (the resource lacked configuration the rule cannot judge without, or an evaluation error); each is listed by GET /evaluations/unknown',
+      description:
+        'evaluations whose outcome is unknown (the resource lacked configuration the rule cannot judge without, or an evaluation error); each is listed by GET /evaluations/unknown',
     }),
     missing_configuration: Type.Object(
       { violations: Type.Integer(), passes: Type.Integer(), unknown: Type.Integer() },
-      { description: 'evaluations decided by the rule\'s when_missing because the resource lacked a path the rule reads' },
+      { description: "evaluations decided by the rule's when_missing because the resource lacked a path the rule reads" },
     ),
     rule_missing: Type.Array(
       Type.Object({

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -15,11 +16,15 @@ export interface ComplianceSettingsChanges {
   sla?: SlaChanges;
 }
 
-/** Frameworks the tenant evaluates: all of them unless switched off (absent row = enabled). */
+/**
+ * Frameworks the tenant evaluates, in registry order: those it switched on, and those it never switched
+ * whose catalog is on by default (the four core frameworks: absent row = enabled; the frameworks
+ * carried as Prowler ships them are off until switched on).
+ */
 export async function enabledFrameworks(db: Kysely<Database>, tenantId: string): Promise<FrameworkId[]> {
-  const rows = await db.selectFrom('compliance_settings').select(['framework', 'enabled']).where('tenant_id', '=', tenantId).execute();
-  const disabled = new Set(rows.filter((r) => !r.enabled).map((r) => r.framework));
-  return FRAMEWORKS.filter((f) => !disabled.has(f));
+  const rows = await db.selectFrom('compliance_settings').select(['framework', 'enabled']).where(inTenant(tenantId)).execute();
+  const chosen = new Map(rows.map((r) => [r.framework, r.enabled]));
+  return FRAMEWORKS.filter((f) => chosen.get(f) ?? frameworks().get(f)!.defaultEnabled);
 }
 
 export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>) {
@@ -36,6 +41,7 @@ export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>)
           name: catalog.name,
           version: catalog.version,
           enabled: enabled.has(id),
+          default_enabled: catalog.defaultEnabled,
           controls: catalog.controls.size,
           rules: rules.filter((r) => ruleTouches(r, id)).length,
         };

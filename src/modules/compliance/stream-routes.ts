@@ -50,9 +50,7 @@ export interface FindingStreamOptions extends Partial<EventStreamOptions> {
 
 const StreamParams = Type.Object({ tenantID: Uuid });
 const StreamHeaders = Type.Object({
-  'last-event-id': Type.Optional(
-    Type.String({ pattern: '^[0-9]{0,15}$', description: 'Resume after this event id (sent by EventSource on reconnect)' }),
-  ),
+  'last-event-id': Type.Optional(Type.String({ pattern: '^[0-9]{0,15}$', description: 'Resume after this event id (sent by EventSource on reconnect)' })),
 });
 const EventStream = Type.Unsafe<string>({
   description:

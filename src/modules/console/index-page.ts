@@ -43,8 +43,7 @@ function load(dir: string): Loaded {
 
 const segmentsOf = (path: string) => path.split('/').filter(Boolean);
 
-const matches = (pattern: string[], path: string[]) =>
-  pattern.length === path.length && pattern.every((segment, i) => segment.startsWith(':') || segment === path[i]);
+const matches = (pattern: string[], path: string[]) => pattern.length === path.length && pattern.every((segment, i) => segment.startsWith(':') || segment === path[i]);
 
 /** Reads the build once, and again when a new build replaced index.html (`npm start` builds in place). */
 export function createIndexPage(dir: string) {

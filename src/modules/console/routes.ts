@@ -32,7 +32,10 @@ export const consoleRoutes: RoutePlugin = async (app) => {
         .type('text/plain; charset=utf-8')
         .send('The web console is not built. Run `npm run build:web` (`npm start` builds it when it is missing or stale).\n');
     }
-    return reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(pageFor(request.url.split('?')[0] ?? '/'));
+    return reply
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(pageFor(request.url.split('?')[0] ?? '/'));
   };
 
   app.get('/', { config: { public: true }, schema: hidden }, indexPage);

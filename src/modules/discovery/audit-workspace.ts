@@ -14,7 +14,14 @@ export async function auditWorkspace(deps: Pick<AppDeps, 'database'>, scope: Sco
   const db = deps.database.db;
   const enabled = await enabledFrameworks(db, scope.tenantId);
   const stats = await runAudit({
-    db, clock: ctx.clock, scope, runId, frameworks: enabled, enabled, rules: await allRules(db, scope.tenantId), signal: ctx.signal,
+    db,
+    clock: ctx.clock,
+    scope,
+    runId,
+    frameworks: enabled,
+    enabled,
+    rules: await allRules(db, scope.tenantId),
+    signal: ctx.signal,
     lock: databaseAuditLock(deps.database),
   });
   await rescoreFindings(db, scope, ctx.clock.now());

@@ -38,7 +38,16 @@ async function readTrail(r: AwsReader, region: string, t: Any): Promise<void> {
   if (selectors?.EventSelectors) supplementaryConfiguration.EventSelectors = configCase(selectors.EventSelectors);
   if (selectors?.AdvancedEventSelectors) supplementaryConfiguration.AdvancedEventSelectors = configCase(selectors.AdvancedEventSelectors);
   const id = r.add(
-    awsNode({ configType: 'AWS::CloudTrail::Trail', nativeId: t.Name, name: t.Name, region, account: arnParts(t.TrailARN).account ?? r.account, arn: t.TrailARN ?? null, configuration, supplementaryConfiguration }),
+    awsNode({
+      configType: 'AWS::CloudTrail::Trail',
+      nativeId: t.Name,
+      name: t.Name,
+      region,
+      account: arnParts(t.TrailARN).account ?? r.account,
+      arn: t.TrailARN ?? null,
+      configuration,
+      supplementaryConfiguration,
+    }),
     t.TrailARN,
   );
   r.refer(id, t.KmsKeyId, 'encrypted_by');

@@ -12,7 +12,18 @@ export async function readCloudWatch(r: AwsReader, region: string): Promise<void
       for (const a of (page.MetricAlarms ?? []) as Any[]) {
         const { oKActions: _ok, ...camel } = configCase(a) as Any;
         const configuration = { ...camel, okactions: a.OKActions };
-        r.add(awsNode({ configType: 'AWS::CloudWatch::Alarm', nativeId: a.AlarmName, name: a.AlarmName, region, account: arnParts(a.AlarmArn).account ?? r.account, arn: a.AlarmArn ?? null, configuration }), a.AlarmArn);
+        r.add(
+          awsNode({
+            configType: 'AWS::CloudWatch::Alarm',
+            nativeId: a.AlarmName,
+            name: a.AlarmName,
+            region,
+            account: arnParts(a.AlarmArn).account ?? r.account,
+            arn: a.AlarmArn ?? null,
+            configuration,
+          }),
+          a.AlarmArn,
+        );
       }
     }
   });

@@ -7,8 +7,10 @@ const HEADER =
   'access_key_1_active,access_key_1_last_rotated,access_key_1_last_used_date,access_key_1_last_used_region,access_key_1_last_used_service,' +
   'access_key_2_active,access_key_2_last_rotated,access_key_2_last_used_date,access_key_2_last_used_region,access_key_2_last_used_service,' +
   'cert_1_active,cert_1_last_rotated,cert_2_active,cert_2_last_rotated';
-const ROOT = '<root_account>,arn:aws:iam::123456789012:root,2018-08-12T17:20:55+00:00,not_supported,no_information,not_supported,not_supported,false,false,N/A,N/A,N/A,N/A,false,N/A,N/A,N/A,N/A,false,N/A,false,N/A';
-const ALICE = 'Alice,arn:aws:iam::123456789012:user/Alice,2020-01-01T00:00:00+00:00,true,2020-03-01T10:00:00+00:00,N/A,N/A,true,false,2020-01-02T00:00:00+00:00,2020-01-05T00:00:00+00:00,eu-west-1,s3,false,N/A,N/A,N/A,N/A,false,N/A,false,N/A';
+const ROOT =
+  '<root_account>,arn:aws:iam::123456789012:root,2018-08-12T17:20:55+00:00,not_supported,no_information,not_supported,not_supported,false,false,N/A,N/A,N/A,N/A,false,N/A,N/A,N/A,N/A,false,N/A,false,N/A';
+const ALICE =
+  'Alice,arn:aws:iam::123456789012:user/Alice,2020-01-01T00:00:00+00:00,true,2020-03-01T10:00:00+00:00,N/A,N/A,true,false,2020-01-02T00:00:00+00:00,2020-01-05T00:00:00+00:00,eu-west-1,s3,false,N/A,N/A,N/A,N/A,false,N/A,false,N/A';
 
 describe('parseCredentialReport', () => {
   it('types the CSV: booleans, ISO timestamps, null for N/A, no_information and not_supported; keys that exist, active or not', () => {
@@ -24,7 +26,9 @@ describe('parseCredentialReport', () => {
       passwordLastUsed: '2020-03-01T10:00:00.000Z',
       passwordLastChanged: null,
       mfaActive: true,
-      accessKeys: [{ slot: 1, active: false, lastRotated: '2020-01-02T00:00:00.000Z', lastUsedDate: '2020-01-05T00:00:00.000Z', lastUsedRegion: 'eu-west-1', lastUsedService: 's3' }],
+      accessKeys: [
+        { slot: 1, active: false, lastRotated: '2020-01-02T00:00:00.000Z', lastUsedDate: '2020-01-05T00:00:00.000Z', lastUsedRegion: 'eu-west-1', lastUsedService: 's3' },
+      ],
     });
   });
 });
@@ -46,7 +50,10 @@ function iamStub(answers: { generate: Array<Record<string, unknown> | Error>; re
       async send(cmd: { name: string }) {
         calls.push(cmd.name);
         if (cmd.name === 'GetAccountAuthorizationDetails') {
-          return { IsTruncated: false, UserDetailList: [{ UserName: 'alice', UserId: 'AIDAALICE', Arn: 'arn:aws:iam::123456789012:user/alice', AttachedManagedPolicies: [], GroupList: [] }] };
+          return {
+            IsTruncated: false,
+            UserDetailList: [{ UserName: 'alice', UserId: 'AIDAALICE', Arn: 'arn:aws:iam::123456789012:user/alice', AttachedManagedPolicies: [], GroupList: [] }],
+          };
         }
         // An account without a password policy (aws-iam-password-policy.ts).
         if (cmd.name === 'GetAccountPasswordPolicy') throw awsError('NoSuchEntityException');
@@ -69,7 +76,10 @@ const poll = { attempts: 3, intervalMs: 1 };
 describe('aws plugin: the credential report', () => {
   it('asks again while IAM builds the report, then reads it onto the users and a root user node', async () => {
     const csv = `${HEADER}\n${ROOT}\n${ALICE.replace('Alice', 'alice').replace('user/Alice', 'user/alice')}\n`;
-    const iam = iamStub({ generate: [{ State: 'STARTED' }, { State: 'INPROGRESS' }, { State: 'COMPLETE' }], report: { Content: Buffer.from(csv), GeneratedTime: new Date('2020-04-01T00:00:00Z') } });
+    const iam = iamStub({
+      generate: [{ State: 'STARTED' }, { State: 'INPROGRESS' }, { State: 'COMPLETE' }],
+      report: { Content: Buffer.from(csv), GeneratedTime: new Date('2020-04-01T00:00:00Z') },
+    });
     const inv = await awsInventory({ services: ['iam'] }, { loadSdk: iam.loadSdk, credentialReportPoll: poll });
     expect(iam.calls).toEqual(['GenerateCredentialReport', 'GenerateCredentialReport', 'GenerateCredentialReport', 'GetCredentialReport', 'GetAccountAuthorizationDetails', 'GetAccountPasswordPolicy']);
     expect(inv.warnings).toEqual([]);
@@ -81,9 +91,15 @@ describe('aws plugin: the credential report', () => {
 
   it('reads the users without it, saying why, when IAM never finishes it, refuses it, or has none', async () => {
     const cases: Array<[Parameters<typeof iamStub>[0], string]> = [
-      [{ generate: [{ State: 'STARTED' }, { State: 'INPROGRESS' }, { State: 'INPROGRESS' }] }, 'iam GenerateCredentialReport: the credential report was still INPROGRESS after 3 requests; users are read without it'],
+      [
+        { generate: [{ State: 'STARTED' }, { State: 'INPROGRESS' }, { State: 'INPROGRESS' }] },
+        'iam GenerateCredentialReport: the credential report was still INPROGRESS after 3 requests; users are read without it',
+      ],
       [{ generate: [awsError('AccessDenied')] }, 'iam GenerateCredentialReport the account: AccessDenied'],
-      [{ generate: [{ State: 'COMPLETE' }], report: awsError('CredentialReportExpiredException') }, 'iam GetCredentialReport the account: CredentialReportExpiredException; users are read without the credential report'],
+      [
+        { generate: [{ State: 'COMPLETE' }], report: awsError('CredentialReportExpiredException') },
+        'iam GetCredentialReport the account: CredentialReportExpiredException; users are read without the credential report',
+      ],
     ];
     for (const [answers, warning] of cases) {
       const inv = await awsInventory({ services: ['iam'] }, { loadSdk: iamStub(answers).loadSdk, credentialReportPoll: poll });
@@ -93,6 +109,8 @@ describe('aws plugin: the credential report', () => {
   });
 
   it('fails the job on an error that is not about the report', async () => {
-    await expect(awsInventory({ services: ['iam'] }, { loadSdk: iamStub({ generate: [{ State: 'COMPLETE' }], report: awsError('ServiceFailure') }).loadSdk, credentialReportPoll: poll })).rejects.toThrow('ServiceFailure');
+    await expect(
+      awsInventory({ services: ['iam'] }, { loadSdk: iamStub({ generate: [{ State: 'COMPLETE' }], report: awsError('ServiceFailure') }).loadSdk, credentialReportPoll: poll }),
+    ).rejects.toThrow('ServiceFailure');
   });
 });

@@ -17,8 +17,23 @@ async function readVolumes(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('ec2', region, 'DescribeVolumes')) {
     for (const v of (page.Volumes ?? []) as Any[]) {
       const tags = tagObject(v.Tags);
-      const id = r.add(awsNode({ configType: 'AWS::EC2::Volume', nativeId: v.VolumeId, name: tags.Name || v.VolumeId, region: regionOfZone(v.AvailabilityZone) ?? region, account: r.account, configuration: configCase(v) as Any, tags }), v.VolumeId);
-      r.refer(id, ((v.Attachments ?? []) as Any[]).map((a) => a.InstanceId), 'attached_to');
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::EC2::Volume',
+          nativeId: v.VolumeId,
+          name: tags.Name || v.VolumeId,
+          region: regionOfZone(v.AvailabilityZone) ?? region,
+          account: r.account,
+          configuration: configCase(v) as Any,
+          tags,
+        }),
+        v.VolumeId,
+      );
+      r.refer(
+        id,
+        ((v.Attachments ?? []) as Any[]).map((a) => a.InstanceId),
+        'attached_to',
+      );
       r.refer(id, v.KmsKeyId, 'encrypted_by');
     }
   }
@@ -28,7 +43,13 @@ async function readLaunchTemplates(r: AwsReader, region: string): Promise<void> 
   for (const page of await r.all('ec2', region, 'DescribeLaunchTemplates')) {
     for (const t of (page.LaunchTemplates ?? []) as Any[]) {
       const tags = tagObject(t.Tags);
-      const versions = await r.one('ec2', region, 'DescribeLaunchTemplateVersions', { LaunchTemplateId: t.LaunchTemplateId, Versions: ['$Default'] }, `launch template ${t.LaunchTemplateId}`);
+      const versions = await r.one(
+        'ec2',
+        region,
+        'DescribeLaunchTemplateVersions',
+        { LaunchTemplateId: t.LaunchTemplateId, Versions: ['$Default'] },
+        `launch template ${t.LaunchTemplateId}`,
+      );
       const data = (versions?.LaunchTemplateVersions as Any[] | undefined)?.[0]?.LaunchTemplateData;
       const configuration: Any = {
         Id: t.LaunchTemplateId,
@@ -37,7 +58,18 @@ async function readLaunchTemplates(r: AwsReader, region: string): Promise<void> 
         LatestVersionNumber: t.LatestVersionNumber,
         ...(data ? { LaunchTemplateData: plain(data) } : {}),
       };
-      r.add(awsNode({ configType: 'AWS::EC2::LaunchTemplate', nativeId: t.LaunchTemplateId, name: t.LaunchTemplateName ?? t.LaunchTemplateId, region, account: r.account, configuration, tags }), t.LaunchTemplateId);
+      r.add(
+        awsNode({
+          configType: 'AWS::EC2::LaunchTemplate',
+          nativeId: t.LaunchTemplateId,
+          name: t.LaunchTemplateName ?? t.LaunchTemplateId,
+          region,
+          account: r.account,
+          configuration,
+          tags,
+        }),
+        t.LaunchTemplateId,
+      );
     }
   }
 }

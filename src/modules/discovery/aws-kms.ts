@@ -29,7 +29,16 @@ async function readKey(r: AwsReader, region: string, k: Any): Promise<void> {
   const rotation = await rotationStatus(r, region, meta);
   if (rotation !== null) supplementaryConfiguration.KeyRotationStatus = rotation;
   r.add(
-    awsNode({ configType: 'AWS::KMS::Key', nativeId: meta.KeyId, name: meta.KeyId, region, account: meta.AWSAccountId ?? arnParts(meta.Arn).account ?? r.account, arn: meta.Arn ?? null, configuration, supplementaryConfiguration }),
+    awsNode({
+      configType: 'AWS::KMS::Key',
+      nativeId: meta.KeyId,
+      name: meta.KeyId,
+      region,
+      account: meta.AWSAccountId ?? arnParts(meta.Arn).account ?? r.account,
+      arn: meta.Arn ?? null,
+      configuration,
+      supplementaryConfiguration,
+    }),
     meta.Arn,
     meta.KeyId,
   );

@@ -19,8 +19,24 @@ async function readInstances(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('rds', region, 'DescribeDBInstances')) {
     for (const db of page.DBInstances ?? []) {
       const nativeId = db.DbiResourceId ?? db.DBInstanceIdentifier;
-      const id = r.add(awsNode({ configType: 'AWS::RDS::DBInstance', nativeId, name: db.DBInstanceIdentifier, region, account: arnParts(db.DBInstanceArn).account ?? r.account, arn: db.DBInstanceArn ?? null, configuration: configCase(db) as Any }), nativeId, db.DBInstanceArn);
-      r.refer(id, (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::RDS::DBInstance',
+          nativeId,
+          name: db.DBInstanceIdentifier,
+          region,
+          account: arnParts(db.DBInstanceArn).account ?? r.account,
+          arn: db.DBInstanceArn ?? null,
+          configuration: configCase(db) as Any,
+        }),
+        nativeId,
+        db.DBInstanceArn,
+      );
+      r.refer(
+        id,
+        (db.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId),
+        'uses_security_group',
+      );
       r.refer(id, db.KmsKeyId, 'encrypted_by');
     }
   }
@@ -32,8 +48,25 @@ async function readClusters(r: AwsReader, region: string): Promise<void> {
       const nativeId = c.DbClusterResourceId ?? c.DBClusterIdentifier;
       // AWS Config spells the IAM flag of a cluster `iamdatabaseAuthenticationEnabled` (of an instance `iAM…`).
       const configuration = { ...(configCase(c) as Any), iamdatabaseAuthenticationEnabled: c.IAMDatabaseAuthenticationEnabled };
-      const id = r.add(awsNode({ configType: 'AWS::RDS::DBCluster', nativeId, name: c.DBClusterIdentifier, region, account: arnParts(c.DBClusterArn).account ?? r.account, arn: c.DBClusterArn ?? null, configuration, tags: tagObject(c.TagList) }), nativeId, c.DBClusterArn);
-      r.refer(id, (c.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId), 'uses_security_group');
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::RDS::DBCluster',
+          nativeId,
+          name: c.DBClusterIdentifier,
+          region,
+          account: arnParts(c.DBClusterArn).account ?? r.account,
+          arn: c.DBClusterArn ?? null,
+          configuration,
+          tags: tagObject(c.TagList),
+        }),
+        nativeId,
+        c.DBClusterArn,
+      );
+      r.refer(
+        id,
+        (c.VpcSecurityGroups ?? []).map((g: Any) => g.VpcSecurityGroupId),
+        'uses_security_group',
+      );
       r.refer(id, c.KmsKeyId, 'encrypted_by');
     }
   }
@@ -50,7 +83,14 @@ async function attributes(r: AwsReader, region: string, command: string, input: 
 async function readSnapshots(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('rds', region, 'DescribeDBSnapshots')) {
     for (const s of page.DBSnapshots ?? []) {
-      const attrs = await attributes(r, region, 'DescribeDBSnapshotAttributes', { DBSnapshotIdentifier: s.DBSnapshotIdentifier }, 'DBSnapshotAttributesResult', s.DBSnapshotIdentifier);
+      const attrs = await attributes(
+        r,
+        region,
+        'DescribeDBSnapshotAttributes',
+        { DBSnapshotIdentifier: s.DBSnapshotIdentifier },
+        'DBSnapshotAttributesResult',
+        s.DBSnapshotIdentifier,
+      );
       const id = r.add(
         awsNode({
           configType: 'AWS::RDS::DBSnapshot',
@@ -73,7 +113,14 @@ async function readSnapshots(r: AwsReader, region: string): Promise<void> {
 async function readClusterSnapshots(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('rds', region, 'DescribeDBClusterSnapshots')) {
     for (const s of page.DBClusterSnapshots ?? []) {
-      const attrs = await attributes(r, region, 'DescribeDBClusterSnapshotAttributes', { DBClusterSnapshotIdentifier: s.DBClusterSnapshotIdentifier }, 'DBClusterSnapshotAttributesResult', s.DBClusterSnapshotIdentifier);
+      const attrs = await attributes(
+        r,
+        region,
+        'DescribeDBClusterSnapshotAttributes',
+        { DBClusterSnapshotIdentifier: s.DBClusterSnapshotIdentifier },
+        'DBClusterSnapshotAttributesResult',
+        s.DBClusterSnapshotIdentifier,
+      );
       const id = r.add(
         awsNode({
           configType: 'AWS::RDS::DBClusterSnapshot',

@@ -335,7 +335,10 @@ function serveS3(url: URL, res: ServerResponse, objects: Map<string, Buffer>) {
           `<Grant><Grantee xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="${esc(g.Grantee.Type)}"><ID>${esc(g.Grantee.ID)}</ID><DisplayName>${esc(g.Grantee.DisplayName)}</DisplayName></Grantee><Permission>${esc(g.Permission)}</Permission></Grant>`,
       )
       .join('');
-    return xml(res, `<AccessControlPolicy xmlns="${XMLNS}"><Owner><ID>${esc(acl.Owner.ID)}</ID><DisplayName>${esc(acl.Owner.DisplayName)}</DisplayName></Owner><AccessControlList>${grants}</AccessControlList></AccessControlPolicy>`);
+    return xml(
+      res,
+      `<AccessControlPolicy xmlns="${XMLNS}"><Owner><ID>${esc(acl.Owner.ID)}</ID><DisplayName>${esc(acl.Owner.DisplayName)}</DisplayName></Owner><AccessControlList>${grants}</AccessControlList></AccessControlPolicy>`,
+    );
   }
   if (q.has('policy')) {
     const policy = perBucket('s3-get-bucket-policy', bucket);
@@ -384,7 +387,10 @@ class ReplayError extends Error {
 const notRecorded = (what: string) => new ReplayError('NotImplemented', `${what} is not in the recordings`, 501);
 
 /** The last segment of an ARN's resource (`…:trail/name` → `name`, `…:key/id` → `id`), or the value itself. */
-const lastSegment = (value: unknown) => String(value ?? '').split(/[/:]/).pop() ?? '';
+const lastSegment = (value: unknown) =>
+  String(value ?? '')
+    .split(/[/:]/)
+    .pop() ?? '';
 
 /** A per-resource recording (`<call>/<id>.json`), or the error `missing` answers with. */
 function perResource(call: string, id: string, missing: ReplayError): Any {
@@ -471,12 +477,16 @@ function s3ControlAction(pathname: string): string {
 
 async function serveS3Control(url: URL, res: ServerResponse, unmodelled: Set<string>): Promise<void> {
   const action = s3ControlAction(url.pathname);
-  const schemaXml = async (root: string, value: Any) => xml(res, `<${root} xmlns="${XMLNS}">${membersXml(outputSchema(await AWS_SERVICES.s3control.load(), action), value, unmodelled)}</${root}>`);
+  const schemaXml = async (root: string, value: Any) =>
+    xml(res, `<${root} xmlns="${XMLNS}">${membersXml(outputSchema(await AWS_SERVICES.s3control.load(), action), value, unmodelled)}</${root}>`);
   if (action === 'GetPublicAccessBlock') {
     const block = recording('s3control-get-public-access-block');
     if (!block) return s3Error(res, 404, 'NoSuchPublicAccessBlockConfiguration', 'The public access block configuration was not found');
     const c = block.PublicAccessBlockConfiguration as Any;
-    return xml(res, `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`);
+    return xml(
+      res,
+      `<PublicAccessBlockConfiguration xmlns="${XMLNS}">${['BlockPublicAcls', 'IgnorePublicAcls', 'BlockPublicPolicy', 'RestrictPublicBuckets'].map((k) => `<${k}>${esc(c[k] ?? false)}</${k}>`).join('')}</PublicAccessBlockConfiguration>`,
+    );
   }
   if (action === 'ListAccessPoints') return schemaXml('ListAccessPointsResult', recording('s3control-list-access-points') ?? { AccessPointList: [] });
   if (action === 'GetAccessPoint') {

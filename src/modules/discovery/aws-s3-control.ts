@@ -23,7 +23,10 @@ export async function readAccessPoints(r: AwsReader, region: string): Promise<vo
         const { $metadata: _m, ...ap } = got ?? listed;
         const { AccessPointArn, CreationDate: _created, Endpoints: _endpoints, ...rest } = ap as Any;
         const configuration = { ...(plain(rest) as Any), Arn: AccessPointArn ?? listed.AccessPointArn };
-        const id = r.add(awsNode({ configType: 'AWS::S3::AccessPoint', nativeId: listed.Name, name: listed.Name, region, account, arn: configuration.Arn ?? null, configuration }), configuration.Arn);
+        const id = r.add(
+          awsNode({ configType: 'AWS::S3::AccessPoint', nativeId: listed.Name, name: listed.Name, region, account, arn: configuration.Arn ?? null, configuration }),
+          configuration.Arn,
+        );
         r.refer(id, listed.Bucket ? `arn:aws:s3:::${listed.Bucket}` : undefined, 'access_point_of');
       }
     }
@@ -49,7 +52,8 @@ export async function readAccountPublicAccessBlock(r: AwsReader, home: string): 
     configuration = configCase(out.PublicAccessBlockConfiguration ?? {}) as Any;
   } catch (error) {
     const name = errorName(error);
-    if (name === 'NoSuchPublicAccessBlockConfiguration') configuration = { blockPublicAcls: false, ignorePublicAcls: false, blockPublicPolicy: false, restrictPublicBuckets: false };
+    if (name === 'NoSuchPublicAccessBlockConfiguration')
+      configuration = { blockPublicAcls: false, ignorePublicAcls: false, blockPublicPolicy: false, restrictPublicBuckets: false };
     else if (PERMISSION_ERROR.test(name)) {
       r.warnings.push(`s3control account public access block in ${home}: ${name}; not read`);
       return;

@@ -35,7 +35,11 @@ async function readNetworkAcls(r: AwsReader, region: string): Promise<void> {
         acl.NetworkAclId,
       );
       r.refer(id, acl.VpcId, 'in_vpc');
-      r.refer(id, ((acl.Associations ?? []) as Any[]).map((a) => a.SubnetId), 'applies_to');
+      r.refer(
+        id,
+        ((acl.Associations ?? []) as Any[]).map((a) => a.SubnetId),
+        'applies_to',
+      );
     }
   }
 }
@@ -46,7 +50,20 @@ async function readTransitGateways(r: AwsReader, region: string): Promise<void> 
       const tags = tagObject(g.Tags);
       // AWS Config's AWS::EC2::TransitGateway is CloudFormation's shape: the options at the top level.
       const configuration = { Id: g.TransitGatewayId, Description: g.Description, ...(plain(g.Options ?? {}) as Any) };
-      r.add(awsNode({ configType: 'AWS::EC2::TransitGateway', nativeId: g.TransitGatewayId, name: nameTag(tags, g.TransitGatewayId), region, account: g.OwnerId ?? r.account, arn: g.TransitGatewayArn ?? null, configuration, tags }), g.TransitGatewayId, g.TransitGatewayArn);
+      r.add(
+        awsNode({
+          configType: 'AWS::EC2::TransitGateway',
+          nativeId: g.TransitGatewayId,
+          name: nameTag(tags, g.TransitGatewayId),
+          region,
+          account: g.OwnerId ?? r.account,
+          arn: g.TransitGatewayArn ?? null,
+          configuration,
+          tags,
+        }),
+        g.TransitGatewayId,
+        g.TransitGatewayArn,
+      );
     }
   }
 }
@@ -61,7 +78,10 @@ async function readVpnConnections(r: AwsReader, region: string): Promise<void> {
       // The customer gateway configuration and the tunnel options carry the tunnels' pre-shared keys: not kept.
       delete configuration.customerGatewayConfiguration;
       for (const t of (configuration.options?.tunnelOptions ?? []) as Any[]) delete t.preSharedKey;
-      r.add(awsNode({ configType: 'AWS::EC2::VPNConnection', nativeId: v.VpnConnectionId, name: nameTag(tags, v.VpnConnectionId), region, account: r.account, configuration, tags }), v.VpnConnectionId);
+      r.add(
+        awsNode({ configType: 'AWS::EC2::VPNConnection', nativeId: v.VpnConnectionId, name: nameTag(tags, v.VpnConnectionId), region, account: r.account, configuration, tags }),
+        v.VpnConnectionId,
+      );
     }
   }
 }
@@ -72,7 +92,18 @@ async function readClientVpnEndpoints(r: AwsReader, region: string): Promise<voi
       const tags = tagObject(e.Tags);
       const { ClientVpnEndpointId, Tags: _tags, ...rest } = e;
       const configuration = { Id: ClientVpnEndpointId, ...(plain(rest) as Any) };
-      const id = r.add(awsNode({ configType: 'AWS::EC2::ClientVpnEndpoint', nativeId: ClientVpnEndpointId, name: nameTag(tags, ClientVpnEndpointId), region, account: r.account, configuration, tags }), ClientVpnEndpointId);
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::EC2::ClientVpnEndpoint',
+          nativeId: ClientVpnEndpointId,
+          name: nameTag(tags, ClientVpnEndpointId),
+          region,
+          account: r.account,
+          configuration,
+          tags,
+        }),
+        ClientVpnEndpointId,
+      );
       r.refer(id, e.VpcId, 'in_vpc');
       r.refer(id, e.SecurityGroupIds, 'uses_security_group');
     }

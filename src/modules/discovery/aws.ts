@@ -61,7 +61,12 @@ export interface AwsConfig {
 
 export const AWS_SERVICES = {
   ec2: { pkg: '@aws-sdk/client-ec2', client: 'EC2Client', global: false, load: () => import('@aws-sdk/client-ec2') },
-  elbv2: { pkg: '@aws-sdk/client-elastic-load-balancing-v2', client: 'ElasticLoadBalancingV2Client', global: false, load: () => import('@aws-sdk/client-elastic-load-balancing-v2') },
+  elbv2: {
+    pkg: '@aws-sdk/client-elastic-load-balancing-v2',
+    client: 'ElasticLoadBalancingV2Client',
+    global: false,
+    load: () => import('@aws-sdk/client-elastic-load-balancing-v2'),
+  },
   elb: { pkg: '@aws-sdk/client-elastic-load-balancing', client: 'ElasticLoadBalancingClient', global: false, load: () => import('@aws-sdk/client-elastic-load-balancing') },
   rds: { pkg: '@aws-sdk/client-rds', client: 'RDSClient', global: false, load: () => import('@aws-sdk/client-rds') },
   lambda: { pkg: '@aws-sdk/client-lambda', client: 'LambdaClient', global: false, load: () => import('@aws-sdk/client-lambda') },
@@ -380,7 +385,10 @@ async function enabledRegions(r: AwsReader): Promise<string[]> {
   let regions: string[] = [];
   await r.guard('ec2', HOME_REGION, 'regions (DescribeRegions)', async () => {
     const pages = await r.all('ec2', HOME_REGION, 'DescribeRegions');
-    regions = pages.flatMap((p) => (p.Regions ?? []) as Any[]).filter((x) => x.OptInStatus !== 'not-opted-in').map((x) => String(x.RegionName));
+    regions = pages
+      .flatMap((p) => (p.Regions ?? []) as Any[])
+      .filter((x) => x.OptInStatus !== 'not-opted-in')
+      .map((x) => String(x.RegionName));
   });
   if (regions.length === 0) {
     r.warnings.push(`ec2 DescribeRegions listed no region; reading ${HOME_REGION} only`);
@@ -403,13 +411,36 @@ async function readEc2Core(r: AwsReader, region: string): Promise<void> {
     for (const v of page.Vpcs ?? []) {
       r.account ??= v.OwnerId ?? null;
       const tags = tagObject(v.Tags);
-      add(awsNode({ configType: 'AWS::EC2::VPC', nativeId: v.VpcId, name: nameTag(tags, v.VpcId), region, account: v.OwnerId ?? r.account, configuration: configCase(v) as Any, tags }), v.VpcId);
+      add(
+        awsNode({
+          configType: 'AWS::EC2::VPC',
+          nativeId: v.VpcId,
+          name: nameTag(tags, v.VpcId),
+          region,
+          account: v.OwnerId ?? r.account,
+          configuration: configCase(v) as Any,
+          tags,
+        }),
+        v.VpcId,
+      );
     }
   }
   for (const page of await r.all('ec2', region, 'DescribeSubnets')) {
     for (const s of page.Subnets ?? []) {
       const tags = tagObject(s.Tags);
-      const id = add(awsNode({ configType: 'AWS::EC2::Subnet', nativeId: s.SubnetId, name: nameTag(tags, s.SubnetId), region, account: s.OwnerId ?? r.account, configuration: configCase(s) as Any, tags, relationships: [{ resourceType: 'AWS::EC2::VPC', resourceId: s.VpcId, relationshipName: 'Is contained in Vpc' }] }), s.SubnetId);
+      const id = add(
+        awsNode({
+          configType: 'AWS::EC2::Subnet',
+          nativeId: s.SubnetId,
+          name: nameTag(tags, s.SubnetId),
+          region,
+          account: s.OwnerId ?? r.account,
+          configuration: configCase(s) as Any,
+          tags,
+          relationships: [{ resourceType: 'AWS::EC2::VPC', resourceId: s.VpcId, relationshipName: 'Is contained in Vpc' }],
+        }),
+        s.SubnetId,
+      );
       refer(id, s.VpcId, 'in_vpc');
     }
   }
@@ -417,16 +448,39 @@ async function readEc2Core(r: AwsReader, region: string): Promise<void> {
     for (const g of page.SecurityGroups ?? []) {
       const tags = tagObject(g.Tags);
       const configuration = { ...(configCase(g) as Any), ipPermissions: sgRules(g.IpPermissions), ipPermissionsEgress: sgRules(g.IpPermissionsEgress) };
-      const id = add(awsNode({ configType: 'AWS::EC2::SecurityGroup', nativeId: g.GroupId, name: g.GroupName ?? g.GroupId, region, account: g.OwnerId ?? r.account, configuration, tags }), g.GroupId);
-      for (const rule of g.IpPermissions ?? []) refer(id, (rule.UserIdGroupPairs ?? []).map((p: Any) => p.GroupId), 'allows_from');
+      const id = add(
+        awsNode({ configType: 'AWS::EC2::SecurityGroup', nativeId: g.GroupId, name: g.GroupName ?? g.GroupId, region, account: g.OwnerId ?? r.account, configuration, tags }),
+        g.GroupId,
+      );
+      for (const rule of g.IpPermissions ?? [])
+        refer(
+          id,
+          (rule.UserIdGroupPairs ?? []).map((p: Any) => p.GroupId),
+          'allows_from',
+        );
     }
   }
   for (const page of await r.all('ec2', region, 'DescribeInstances')) {
     for (const reservation of page.Reservations ?? []) {
       for (const i of reservation.Instances ?? []) {
         const tags = tagObject(i.Tags);
-        const id = add(awsNode({ configType: 'AWS::EC2::Instance', nativeId: i.InstanceId, name: nameTag(tags, i.InstanceId), region: regionOfZone(i.Placement?.AvailabilityZone) ?? region, account: reservation.OwnerId ?? r.account, configuration: configCase(i) as Any, tags }), i.InstanceId);
-        refer(id, (i.SecurityGroups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+        const id = add(
+          awsNode({
+            configType: 'AWS::EC2::Instance',
+            nativeId: i.InstanceId,
+            name: nameTag(tags, i.InstanceId),
+            region: regionOfZone(i.Placement?.AvailabilityZone) ?? region,
+            account: reservation.OwnerId ?? r.account,
+            configuration: configCase(i) as Any,
+            tags,
+          }),
+          i.InstanceId,
+        );
+        refer(
+          id,
+          (i.SecurityGroups ?? []).map((g: Any) => g.GroupId),
+          'uses_security_group',
+        );
         refer(id, i.IamInstanceProfile?.Arn, 'has_instance_profile');
       }
     }
@@ -434,8 +488,23 @@ async function readEc2Core(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('ec2', region, 'DescribeNetworkInterfaces')) {
     for (const n of page.NetworkInterfaces ?? []) {
       const tags = tagObject(n.TagSet);
-      const id = add(awsNode({ configType: 'AWS::EC2::NetworkInterface', nativeId: n.NetworkInterfaceId, name: nameTag(tags, n.NetworkInterfaceId), region, account: n.OwnerId ?? r.account, configuration: configCase(n) as Any, tags }), n.NetworkInterfaceId);
-      refer(id, (n.Groups ?? []).map((g: Any) => g.GroupId), 'uses_security_group');
+      const id = add(
+        awsNode({
+          configType: 'AWS::EC2::NetworkInterface',
+          nativeId: n.NetworkInterfaceId,
+          name: nameTag(tags, n.NetworkInterfaceId),
+          region,
+          account: n.OwnerId ?? r.account,
+          configuration: configCase(n) as Any,
+          tags,
+        }),
+        n.NetworkInterfaceId,
+      );
+      refer(
+        id,
+        (n.Groups ?? []).map((g: Any) => g.GroupId),
+        'uses_security_group',
+      );
       refer(id, n.Attachment?.InstanceId, 'attached_to');
     }
   }
@@ -444,7 +513,18 @@ async function readEc2Core(r: AwsReader, region: string): Promise<void> {
 async function readElbv2(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('elbv2', region, 'DescribeLoadBalancers')) {
     for (const lb of page.LoadBalancers ?? []) {
-      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer', nativeId: lb.LoadBalancerArn, name: lb.LoadBalancerName, region, account: arnParts(lb.LoadBalancerArn).account ?? r.account, arn: lb.LoadBalancerArn, configuration: configCase(lb) as Any }), lb.LoadBalancerArn);
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::ElasticLoadBalancingV2::LoadBalancer',
+          nativeId: lb.LoadBalancerArn,
+          name: lb.LoadBalancerName,
+          region,
+          account: arnParts(lb.LoadBalancerArn).account ?? r.account,
+          arn: lb.LoadBalancerArn,
+          configuration: configCase(lb) as Any,
+        }),
+        lb.LoadBalancerArn,
+      );
       r.refer(id, lb.SecurityGroups, 'uses_security_group');
       await readListeners(r, region, lb.LoadBalancerArn);
     }
@@ -459,7 +539,18 @@ async function readListeners(r: AwsReader, region: string, lbArn: string): Promi
   for (const page of await r.all('elbv2', region, 'DescribeListeners', { LoadBalancerArn: lbArn })) {
     for (const l of page.Listeners ?? []) {
       const name = `${String(lbArn).split('/').slice(-2, -1)[0] ?? 'listener'}:${l.Port ?? ''}`;
-      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancingV2::Listener', nativeId: l.ListenerArn, name, region, account: arnParts(l.ListenerArn).account ?? r.account, arn: l.ListenerArn, configuration: plain(l) as Any }), l.ListenerArn);
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::ElasticLoadBalancingV2::Listener',
+          nativeId: l.ListenerArn,
+          name,
+          region,
+          account: arnParts(l.ListenerArn).account ?? r.account,
+          arn: l.ListenerArn,
+          configuration: plain(l) as Any,
+        }),
+        l.ListenerArn,
+      );
       r.refer(id, lbArn, 'listener_of');
     }
   }
@@ -469,9 +560,16 @@ async function readElb(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('elb', region, 'DescribeLoadBalancers')) {
     for (const lb of page.LoadBalancerDescriptions ?? []) {
       const configuration = { ...(configCase(lb) as Any), vpcId: lb.VPCId };
-      const id = r.add(awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account: r.account, configuration }), `elb:${lb.LoadBalancerName}`);
+      const id = r.add(
+        awsNode({ configType: 'AWS::ElasticLoadBalancing::LoadBalancer', nativeId: lb.LoadBalancerName, name: lb.LoadBalancerName, region, account: r.account, configuration }),
+        `elb:${lb.LoadBalancerName}`,
+      );
       r.refer(id, lb.SecurityGroups, 'uses_security_group');
-      r.refer(id, (lb.Instances ?? []).map((i: Any) => i.InstanceId), 'routes_to');
+      r.refer(
+        id,
+        (lb.Instances ?? []).map((i: Any) => i.InstanceId),
+        'routes_to',
+      );
     }
   }
 }
@@ -480,7 +578,18 @@ async function readLambda(r: AwsReader, region: string): Promise<void> {
   for (const page of await r.all('lambda', region, 'ListFunctions')) {
     for (const f of page.Functions ?? []) {
       const configuration = { ...(configCase(f) as Any), kmskeyArn: f.KMSKeyArn };
-      const id = r.add(awsNode({ configType: 'AWS::Lambda::Function', nativeId: f.FunctionName, name: f.FunctionName, region, account: arnParts(f.FunctionArn).account ?? r.account, arn: f.FunctionArn, configuration }), f.FunctionArn);
+      const id = r.add(
+        awsNode({
+          configType: 'AWS::Lambda::Function',
+          nativeId: f.FunctionName,
+          name: f.FunctionName,
+          region,
+          account: arnParts(f.FunctionArn).account ?? r.account,
+          arn: f.FunctionArn,
+          configuration,
+        }),
+        f.FunctionArn,
+      );
       r.refer(id, f.Role, 'assumes_role');
       r.refer(id, f.VpcConfig?.SecurityGroupIds, 'uses_security_group');
     }
@@ -504,7 +613,18 @@ async function readS3(r: AwsReader, home: string): Promise<void> {
       if (policy?.Policy) supplementary.BucketPolicy = { policyText: policy.Policy };
       if (encryption?.ServerSideEncryptionConfiguration) supplementary.ServerSideEncryptionConfiguration = configCase(encryption.ServerSideEncryptionConfiguration);
       if (versioning) supplementary.BucketVersioningConfiguration = { status: versioning.Status ?? 'Off', isMfaDeleteEnabled: versioning.MFADelete === 'Enabled' };
-      r.add(awsNode({ configType: 'AWS::S3::Bucket', nativeId: b.Name, name: b.Name, region, account: r.account, configuration: { name: b.Name, creationDate: configCase(b.CreationDate), owner: configCase(page.Owner) as Any }, supplementaryConfiguration: supplementary }), `arn:aws:s3:::${b.Name}`);
+      r.add(
+        awsNode({
+          configType: 'AWS::S3::Bucket',
+          nativeId: b.Name,
+          name: b.Name,
+          region,
+          account: r.account,
+          configuration: { name: b.Name, creationDate: configCase(b.CreationDate), owner: configCase(page.Owner) as Any },
+          supplementaryConfiguration: supplementary,
+        }),
+        `arn:aws:s3:::${b.Name}`,
+      );
     }
   }
 }
@@ -552,13 +672,40 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
       r.account ??= principalAccount(p.Arn);
       const config = configCase(p) as Any;
       config.policyVersionList = (p.PolicyVersionList ?? []).map((v: Any) => ({ ...(configCase(v) as Any), document: encodedDocument(v.Document) }));
-      add(awsNode({ configType: 'AWS::IAM::Policy', nativeId: p.PolicyId, name: p.PolicyName, region: 'global', account: arnParts(p.Arn).account ?? r.account, arn: p.Arn, configuration: config }), p.Arn);
+      add(
+        awsNode({
+          configType: 'AWS::IAM::Policy',
+          nativeId: p.PolicyId,
+          name: p.PolicyName,
+          region: 'global',
+          account: arnParts(p.Arn).account ?? r.account,
+          arn: p.Arn,
+          configuration: config,
+        }),
+        p.Arn,
+      );
     }
     for (const g of page.GroupDetailList ?? []) {
       r.account ??= principalAccount(g.Arn);
       const config = { ...(configCase(g) as Any), groupPolicyList: inlinePolicies(g.GroupPolicyList) };
-      const id = add(awsNode({ configType: 'AWS::IAM::Group', nativeId: g.GroupId, name: g.GroupName, region: 'global', account: principalAccount(g.Arn) ?? r.account, arn: g.Arn, configuration: config }), g.Arn, `group:${g.GroupName}`);
-      refer(id, (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      const id = add(
+        awsNode({
+          configType: 'AWS::IAM::Group',
+          nativeId: g.GroupId,
+          name: g.GroupName,
+          region: 'global',
+          account: principalAccount(g.Arn) ?? r.account,
+          arn: g.Arn,
+          configuration: config,
+        }),
+        g.Arn,
+        `group:${g.GroupName}`,
+      );
+      refer(
+        id,
+        (g.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn),
+        'has_policy',
+      );
     }
     for (const u of page.UserDetailList ?? []) {
       r.account ??= principalAccount(u.Arn);
@@ -567,9 +714,30 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
       const row = report?.get(String(u.UserName).toLowerCase());
       if (row) reported.add(row.user.toLowerCase());
       const supplementaryConfiguration = row ? { CredentialReport: row } : {};
-      const id = add(awsNode({ configType: 'AWS::IAM::User', nativeId: u.UserId, name: u.UserName, region: 'global', account: principalAccount(u.Arn) ?? r.account, arn: u.Arn, configuration: config, supplementaryConfiguration, tags: tagObject(u.Tags) }), u.Arn);
-      refer(id, (u.GroupList ?? []).map((name: string) => `group:${name}`), 'member_of');
-      refer(id, (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      const id = add(
+        awsNode({
+          configType: 'AWS::IAM::User',
+          nativeId: u.UserId,
+          name: u.UserName,
+          region: 'global',
+          account: principalAccount(u.Arn) ?? r.account,
+          arn: u.Arn,
+          configuration: config,
+          supplementaryConfiguration,
+          tags: tagObject(u.Tags),
+        }),
+        u.Arn,
+      );
+      refer(
+        id,
+        (u.GroupList ?? []).map((name: string) => `group:${name}`),
+        'member_of',
+      );
+      refer(
+        id,
+        (u.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn),
+        'has_policy',
+      );
     }
     for (const role of page.RoleDetailList ?? []) {
       r.account ??= principalAccount(role.Arn);
@@ -578,8 +746,24 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
         assumeRolePolicyDocument: encodedDocument(role.AssumeRolePolicyDocument),
         rolePolicyList: inlinePolicies(role.RolePolicyList),
       };
-      const id = add(awsNode({ configType: 'AWS::IAM::Role', nativeId: role.RoleId, name: role.RoleName, region: 'global', account: principalAccount(role.Arn) ?? r.account, arn: role.Arn, configuration: config, tags: tagObject(role.Tags) }), role.Arn);
-      refer(id, (role.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn), 'has_policy');
+      const id = add(
+        awsNode({
+          configType: 'AWS::IAM::Role',
+          nativeId: role.RoleId,
+          name: role.RoleName,
+          region: 'global',
+          account: principalAccount(role.Arn) ?? r.account,
+          arn: role.Arn,
+          configuration: config,
+          tags: tagObject(role.Tags),
+        }),
+        role.Arn,
+      );
+      refer(
+        id,
+        (role.AttachedManagedPolicies ?? []).map((m: Any) => m.PolicyArn),
+        'has_policy',
+      );
       for (const profile of role.InstanceProfileList ?? []) r.lookup.set(profile.Arn, id);
     }
   }
@@ -592,7 +776,19 @@ async function readIam(r: AwsReader, home: string, options: AwsPluginOptions): P
     const root = row.user === ROOT_ROW;
     const configuration: Any = { userName: row.user, arn: row.arn, createDate: row.userCreationTime, path: '/' };
     if (root) Object.assign(configuration, { userId: owner, attachedManagedPolicies: [], userPolicyList: [], groupList: [] });
-    add(awsNode({ configType: 'AWS::IAM::User', nativeId: root ? (owner ?? ROOT_ROW) : `${owner ?? 'unknown'}:user/${row.user}`, name: row.user, region: 'global', account: owner, arn: row.arn, configuration, supplementaryConfiguration: { CredentialReport: row } }), row.arn);
+    add(
+      awsNode({
+        configType: 'AWS::IAM::User',
+        nativeId: root ? (owner ?? ROOT_ROW) : `${owner ?? 'unknown'}:user/${row.user}`,
+        name: row.user,
+        region: 'global',
+        account: owner,
+        arn: row.arn,
+        configuration,
+        supplementaryConfiguration: { CredentialReport: row },
+      }),
+      row.arn,
+    );
   }
 }
 

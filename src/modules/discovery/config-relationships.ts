@@ -41,7 +41,11 @@ export function relationshipEdgeType(targetConfigType: string, relationshipName:
   const verb = verbOf(relationshipName);
   const known = KNOWN.find((k) => k.target === targetConfigType && k.verb.test(verb));
   if (known) return known.edge;
-  const generic = verb.replace(/^is\s+/i, '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  const generic = verb
+    .replace(/^is\s+/i, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '');
   return generic || 'related_to';
 }
 

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -133,8 +134,8 @@ export function createDiscoveryService(deps: Deps) {
       .selectFrom('discovery_jobs')
       .selectAll()
       .where('id', '=', id)
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inTenant(scope.tenantId))
+      .where(inWorkspace(scope))
       .$if(trx !== undefined, (q) => q.forUpdate())
       .executeTakeFirst();
     if (!found) throw notFound('job not found');
@@ -184,9 +185,12 @@ export function createDiscoveryService(deps: Deps) {
     },
 
     async list(scope: Scope, query: ListJobsQuery, page: PageRequest) {
-      let q = db.selectFrom('discovery_jobs').where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId);
+      let q = db.selectFrom('discovery_jobs').where(inTenant(scope.tenantId)).where(inWorkspace(scope));
       if (query.status !== undefined) {
-        const statuses = query.status.split(',').map((s) => s.trim()).filter(Boolean);
+        const statuses = query.status
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
         const unknown = statuses.filter((s) => !(DISCOVERY_STATUSES as readonly string[]).includes(s));
         if (statuses.length === 0 || unknown.length) throw badRequest(`status must be one or more of ${DISCOVERY_STATUSES.join(', ')} (got "${query.status}")`);
         q = q.where('status', 'in', statuses as DiscoveryRow['status'][]);

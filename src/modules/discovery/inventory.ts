@@ -77,7 +77,8 @@ export function configCase(value: unknown): unknown {
 /** AWS tag lists `[{Key, Value}]` as an object. */
 export function tagObject(tags: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  if (Array.isArray(tags)) for (const t of tags) if (t && typeof t === 'object' && 'Key' in t) out[String((t as { Key: unknown }).Key)] = String((t as { Value?: unknown }).Value ?? '');
+  if (Array.isArray(tags))
+    for (const t of tags) if (t && typeof t === 'object' && 'Key' in t) out[String((t as { Key: unknown }).Key)] = String((t as { Value?: unknown }).Value ?? '');
   return out;
 }
 

@@ -83,7 +83,8 @@ export async function resolveJobCredentials(
   const byConnection = new Map<string, AwsCredentialProvider>();
   for (const need of needs(plugins, config)) {
     if (need.connectionId === undefined) {
-      if (!(await ownCredentialsGranted(deps.database.db, deps.config, scope.tenantId))) throw new PermanentJobError(notGrantedMessage(need.field, scope.tenantId, need.alternative));
+      if (!(await ownCredentialsGranted(deps.database.db, deps.config, scope.tenantId)))
+        throw new PermanentJobError(notGrantedMessage(need.field, scope.tenantId, need.alternative));
       continue;
     }
     let provider = byConnection.get(need.connectionId);

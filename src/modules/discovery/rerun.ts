@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
@@ -25,7 +26,7 @@ export function whyNotRepeatable(row: Pick<DiscoveryRow, 'plugins' | 'config'>):
 
 /** The discovery job of the workspace a schedule repeats, or undefined. */
 export function findDiscoveryJob(db: Kysely<Database>, scope: Scope, id: string): Promise<DiscoveryRow | undefined> {
-  return db.selectFrom('discovery_jobs').selectAll().where('id', '=', id).where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
+  return db.selectFrom('discovery_jobs').selectAll().where('id', '=', id).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
 }
 
 /**

@@ -36,7 +36,8 @@ export const discoveryRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'listDiscoveryJobs',
         tags,
         summary: 'Discovery jobs of the workspace, newest first',
-        description: 'status filters by one or more states (comma-separated); older_than keeps jobs created longer ago than the duration (30s, 5m, 1h, 7d). 400 for an unknown status or a malformed duration.',
+        description:
+          'status filters by one or more states (comma-separated); older_than keeps jobs created longer ago than the duration (30s, 5m, 1h, 7d). 400 for an unknown status or a malformed duration.',
         params: TenantParams,
         querystring: JobListQuery,
         response: withErrors({ 200: JobList }, [401, 403]),
@@ -81,7 +82,7 @@ export const discoveryRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'cancelDiscoveryJob',
         tags,
         summary: 'Cancel a pending, queued or running discovery job',
-        description: 'job.cancelled. A running job stops at its worker\'s next heartbeat; nodes it already wrote stay. 409 for a completed, failed or cancelled job.',
+        description: "job.cancelled. A running job stops at its worker's next heartbeat; nodes it already wrote stay. 409 for a completed, failed or cancelled job.",
         params: JobParams,
         response: withErrors({ 200: DiscoveryJob }, [401, 403, 404, 409]),
       },

@@ -60,7 +60,11 @@ export function awsPluginFiles(): string[] {
  * its per-service files. Read from the plugin's source, so a service added there shows here without a
  * list to keep.
  */
-export function awsPluginConfigTypes(source = awsPluginFiles().map((f) => readFileSync(`${DISCOVERY_DIR}/${f}`, 'utf8')).join('\n')): string[] {
+export function awsPluginConfigTypes(
+  source = awsPluginFiles()
+    .map((f) => readFileSync(`${DISCOVERY_DIR}/${f}`, 'utf8'))
+    .join('\n'),
+): string[] {
   return [...new Set([...source.matchAll(/configType:\s*'(AWS::[A-Za-z0-9]+::[A-Za-z0-9]+)'/g)].map((m) => m[1]!))].sort();
 }
 
@@ -155,7 +159,7 @@ export function coverageMarkdown(rows: RuleCoverage[] = ruleCoverage()): string 
     '`terraform-state` plugin reading a state) or from an import of AWS Config output (`POST /imports`, format `aws-config`),',
     'which gives every AWS Config resource type. The Terraform state plugin fills the attributes its mapping knows',
     '(`src/modules/discovery/terraform-state.ts`); a rule reading a property the source did not give judges the resource',
-    'as its `when_missing` says. Host rules (`content/rules/host/`) read the agents\' reports, not the graph, and are not listed.',
+    "as its `when_missing` says. Host rules (`content/rules/host/`) read the agents' reports, not the graph, and are not listed.",
     '',
     `${rows.length} rules on ${new Set(rows.map((r) => r.nodeType)).size} node types: the aws plugin provides ${count('aws plugin')}, Terraform state ${count('Terraform state')}, AWS Config imports ${count('AWS Config import')}; ${rows.filter((r) => r.providers.length === 0).length} have no source.`,
     '',

@@ -22,7 +22,7 @@ const TerraformStateConfig = Type.Object(
         pattern: '^s3://[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]/.+$',
         maxLength: 1100,
         description:
-          's3://bucket/key of a state kept in S3 (the Terraform S3 backend), read with the cloud connection named in connection_id (the service\'s own AWS credentials only for a tenant the operator granted them)',
+          "s3://bucket/key of a state kept in S3 (the Terraform S3 backend), read with the cloud connection named in connection_id (the service's own AWS credentials only for a tenant the operator granted them)",
       }),
     ),
     connection_id: Type.Optional(Type.String({ format: 'uuid', description: 'the cloud connection state_uri is read with (POST /cloud-connections)' })),
@@ -42,13 +42,24 @@ const TerraformStateConfig = Type.Object(
 
 const AwsConfig = Type.Object(
   {
-    regions: Type.Optional(Type.Array(Type.String({ pattern: REGION }), { minItems: 1, maxItems: 30, uniqueItems: true, description: 'default: every region the account has enabled (EC2 DescribeRegions)' })),
+    regions: Type.Optional(
+      Type.Array(Type.String({ pattern: REGION }), {
+        minItems: 1,
+        maxItems: 30,
+        uniqueItems: true,
+        description: 'default: every region the account has enabled (EC2 DescribeRegions)',
+      }),
+    ),
     services: Type.Optional(
-      Type.Array(StringEnum(['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam', 'cloudtrail', 'kms', 'cloudwatch', 's3control'] as const), { minItems: 1, uniqueItems: true, description: 'default all' }),
+      Type.Array(StringEnum(['ec2', 'elbv2', 'elb', 'rds', 'lambda', 's3', 'iam', 'cloudtrail', 'kms', 'cloudwatch', 's3control'] as const), {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'default all',
+      }),
     ),
     account_id: Type.Optional(Type.String({ pattern: ACCOUNT })),
     connection_id: Type.Optional(
-      Type.String({ format: 'uuid', description: 'the cloud connection the account is read with (the service\'s own AWS credentials only for a tenant the operator granted them)' }),
+      Type.String({ format: 'uuid', description: "the cloud connection the account is read with (the service's own AWS credentials only for a tenant the operator granted them)" }),
     ),
   },
   { additionalProperties: false },

@@ -49,7 +49,8 @@ export async function readStateFromS3(uri: string, options: StateReadOptions, si
   } catch (error) {
     if (error instanceof PermanentJobError) throw error;
     const name = (error as { name?: string }).name ?? '';
-    if (PERMANENT.has(name)) throw new PermanentJobError(`cannot read the state ${uri}: ${name}${(error as Error).message && (error as Error).message !== name ? ` (${(error as Error).message})` : ''}`);
+    if (PERMANENT.has(name))
+      throw new PermanentJobError(`cannot read the state ${uri}: ${name}${(error as Error).message && (error as Error).message !== name ? ` (${(error as Error).message})` : ''}`);
     throw error;
   } finally {
     client.destroy();

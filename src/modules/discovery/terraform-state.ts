@@ -109,13 +109,24 @@ export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
   aws_security_group: {
     configType: 'AWS::EC2::SecurityGroup',
     nativeId: byId,
-    shape: (a) => ({ configuration: { groupId: a.id, groupName: a.name, ipPermissions: permissions(a.ingress), ipPermissionsEgress: permissions(a.egress), ingress: undefined, egress: undefined } }),
+    shape: (a) => ({
+      configuration: { groupId: a.id, groupName: a.name, ipPermissions: permissions(a.ingress), ipPermissionsEgress: permissions(a.egress), ingress: undefined, egress: undefined },
+    }),
   },
   aws_default_security_group: {
     configType: 'AWS::EC2::SecurityGroup',
     nativeId: byId,
     name: () => 'default',
-    shape: (a) => ({ configuration: { groupId: a.id, groupName: 'default', ipPermissions: permissions(a.ingress), ipPermissionsEgress: permissions(a.egress), ingress: undefined, egress: undefined } }),
+    shape: (a) => ({
+      configuration: {
+        groupId: a.id,
+        groupName: 'default',
+        ipPermissions: permissions(a.ingress),
+        ipPermissionsEgress: permissions(a.egress),
+        ingress: undefined,
+        egress: undefined,
+      },
+    }),
   },
   aws_instance: {
     configType: 'AWS::EC2::Instance',
@@ -139,7 +150,11 @@ export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
   },
   aws_ebs_volume: { configType: 'AWS::EC2::Volume', nativeId: byId, shape: (a) => ({ configuration: { volumeId: a.id, volumeType: a.type } }) },
   aws_network_interface: { configType: 'AWS::EC2::NetworkInterface', nativeId: byId, shape: (a) => ({ configuration: { networkInterfaceId: a.id } }) },
-  aws_internet_gateway: { configType: 'AWS::EC2::InternetGateway', nativeId: byId, shape: (a) => ({ configuration: { internetGatewayId: a.id, attachments: str(a.vpc_id) ? [{ vpcId: a.vpc_id }] : [] } }) },
+  aws_internet_gateway: {
+    configType: 'AWS::EC2::InternetGateway',
+    nativeId: byId,
+    shape: (a) => ({ configuration: { internetGatewayId: a.id, attachments: str(a.vpc_id) ? [{ vpcId: a.vpc_id }] : [] } }),
+  },
   aws_nat_gateway: { configType: 'AWS::EC2::NatGateway', nativeId: byId, shape: (a) => ({ configuration: { natGatewayId: a.id } }) },
   aws_route_table: { configType: 'AWS::EC2::RouteTable', nativeId: byId, shape: (a) => ({ configuration: { routeTableId: a.id } }) },
   aws_eip: { configType: 'AWS::EC2::EIP', nativeId: byId, shape: (a) => ({ configuration: { allocationId: a.allocation_id ?? a.id, publicIp: a.public_ip } }) },
@@ -154,7 +169,8 @@ export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
       const sse = first(a.server_side_encryption_configuration);
       if (Object.keys(sse).length) supplementary.ServerSideEncryptionConfiguration = convert(sse);
       const versioning = first(a.versioning);
-      if (Object.keys(versioning).length) supplementary.BucketVersioningConfiguration = { status: versioning.enabled ? 'Enabled' : 'Off', isMfaDeleteEnabled: versioning.mfa_delete ?? false };
+      if (Object.keys(versioning).length)
+        supplementary.BucketVersioningConfiguration = { status: versioning.enabled ? 'Enabled' : 'Off', isMfaDeleteEnabled: versioning.mfa_delete ?? false };
       const logging = first(a.logging);
       if (Object.keys(logging).length) supplementary.BucketLoggingConfiguration = { destinationBucketName: logging.target_bucket, logFilePrefix: logging.target_prefix };
       return {
@@ -217,8 +233,20 @@ export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
       },
     }),
   },
-  aws_iam_user: { configType: 'AWS::IAM::User', global: true, nativeId: (a) => str(a.unique_id) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { userName: a.name, userId: a.unique_id } }) },
-  aws_iam_group: { configType: 'AWS::IAM::Group', global: true, nativeId: (a) => str(a.unique_id) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { groupName: a.name, groupId: a.unique_id } }) },
+  aws_iam_user: {
+    configType: 'AWS::IAM::User',
+    global: true,
+    nativeId: (a) => str(a.unique_id) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { userName: a.name, userId: a.unique_id } }),
+  },
+  aws_iam_group: {
+    configType: 'AWS::IAM::Group',
+    global: true,
+    nativeId: (a) => str(a.unique_id) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { groupName: a.name, groupId: a.unique_id } }),
+  },
   aws_iam_policy: {
     configType: 'AWS::IAM::Policy',
     global: true,
@@ -271,11 +299,31 @@ export const MAPPED_TYPES: Record<string, Mapping> = lookupTable({
     name: (a) => str(a.name),
     shape: (a) => ({ configuration: { trailARN: a.arn, logFileValidationEnabled: a.enable_log_file_validation, enableLogFileValidation: undefined } }),
   },
-  aws_sqs_queue: { configType: 'AWS::SQS::Queue', nativeId: (a) => str(a.url) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { queueUrl: a.url, queueArn: a.arn } }) },
+  aws_sqs_queue: {
+    configType: 'AWS::SQS::Queue',
+    nativeId: (a) => str(a.url) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { queueUrl: a.url, queueArn: a.arn } }),
+  },
   aws_sns_topic: { configType: 'AWS::SNS::Topic', nativeId: (a) => str(a.arn) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { topicArn: a.arn } }) },
-  aws_dynamodb_table: { configType: 'AWS::DynamoDB::Table', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { tableName: a.name, tableArn: a.arn } }) },
-  aws_cloudwatch_log_group: { configType: 'AWS::Logs::LogGroup', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { logGroupName: a.name } }) },
-  aws_ecr_repository: { configType: 'AWS::ECR::Repository', nativeId: (a) => str(a.name) ?? str(a.id), name: (a) => str(a.name), shape: (a) => ({ configuration: { repositoryName: a.name, repositoryArn: a.arn } }) },
+  aws_dynamodb_table: {
+    configType: 'AWS::DynamoDB::Table',
+    nativeId: (a) => str(a.name) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { tableName: a.name, tableArn: a.arn } }),
+  },
+  aws_cloudwatch_log_group: {
+    configType: 'AWS::Logs::LogGroup',
+    nativeId: (a) => str(a.name) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { logGroupName: a.name } }),
+  },
+  aws_ecr_repository: {
+    configType: 'AWS::ECR::Repository',
+    nativeId: (a) => str(a.name) ?? str(a.id),
+    name: (a) => str(a.name),
+    shape: (a) => ({ configuration: { repositoryName: a.name, repositoryArn: a.arn } }),
+  },
 });
 
 /** Bucket sub-resources folded into the bucket's supplementaryConfiguration. */
@@ -386,9 +434,7 @@ export function terraformStateInventory(state: unknown, options: TerraformStateO
       }
       const arn = str(attrs.arn) ?? null;
       const fromArn = arnParts(arn);
-      const region = mapping.global
-        ? 'global'
-        : (fromArn.region ?? str(attrs.region) ?? regionOfZone(attrs.availability_zone) ?? options.defaultRegion ?? 'us-east-1');
+      const region = mapping.global ? 'global' : (fromArn.region ?? str(attrs.region) ?? regionOfZone(attrs.availability_zone) ?? options.defaultRegion ?? 'us-east-1');
       const shaped = mapping.shape?.(attrs) ?? {};
       const config = { ...configuration(attrs, sensitivePaths(instance)), ...(shaped.configuration ?? {}) };
       for (const [k, v] of Object.entries(config)) if (v === undefined) delete config[k];
@@ -410,7 +456,14 @@ export function terraformStateInventory(state: unknown, options: TerraformStateO
       });
       nodes.push(node);
       counts.mapped++;
-      for (const key of [nativeId, str(attrs.id), arn, addr, `${resource.module ? `${resource.module}.` : ''}${resource.type}.${resource.name}`, mapping.configType === 'AWS::S3::Bucket' ? `bucket:${nativeId}` : undefined]) {
+      for (const key of [
+        nativeId,
+        str(attrs.id),
+        arn,
+        addr,
+        `${resource.module ? `${resource.module}.` : ''}${resource.type}.${resource.name}`,
+        mapping.configType === 'AWS::S3::Bucket' ? `bucket:${nativeId}` : undefined,
+      ]) {
         if (key) lookup.set(key, node.id);
       }
       pending.push({ node, attrs, dependencies: instance.dependencies ?? [], address: addr });

@@ -19,7 +19,11 @@ const UploadForm = Type.Unsafe<Record<string, unknown>>({
     files: { type: 'string', description: 'the Terraform configuration as JSON text: {"<path>": "<text>", …}, so findings offer Terraform patches' },
     default_region: { type: 'string' },
     account_id: { type: 'string' },
-    state: { type: 'string', format: 'binary', description: 'required: the state file (terraform.tfstate, JSON format version 4), at most CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES (64 MiB)' },
+    state: {
+      type: 'string',
+      format: 'binary',
+      description: 'required: the state file (terraform.tfstate, JSON format version 4), at most CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES (64 MiB)',
+    },
   },
   description: 'multipart/form-data: the fields, and one file part named state',
 });
@@ -51,7 +55,8 @@ async function readForm(request: FastifyRequest, max: number) {
   try {
     for await (const part of request.parts()) {
       if (part.type === 'field') {
-        if (!(FIELDS as readonly string[]).includes(part.fieldname)) throw badRequest(`unknown form field "${part.fieldname}" (fields: ${FIELDS.join(', ')}, and the file part state)`);
+        if (!(FIELDS as readonly string[]).includes(part.fieldname))
+          throw badRequest(`unknown form field "${part.fieldname}" (fields: ${FIELDS.join(', ')}, and the file part state)`);
         if (typeof part.value !== 'string' || part.valueTruncated) throw badRequest(`form field ${part.fieldname} must be text within the size limit`);
         fields.set(part.fieldname, part.value);
         continue;
@@ -64,7 +69,8 @@ async function readForm(request: FastifyRequest, max: number) {
     }
   } catch (error) {
     // The multipart parser's own limits (parts, fields, field size) carry a 413.
-    if (!(error instanceof AppError) && (error as { statusCode?: number }).statusCode === 413) throw payloadTooLarge('upload exceeds the multipart limits (one state file, a few fields)');
+    if (!(error instanceof AppError) && (error as { statusCode?: number }).statusCode === 413)
+      throw payloadTooLarge('upload exceeds the multipart limits (one state file, a few fields)');
     throw error;
   }
   if (state === null) throw badRequest('no state file in the upload (multipart file part "state")');

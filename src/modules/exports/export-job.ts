@@ -42,7 +42,13 @@ export function exportJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
       const put = await deps.artifacts.put(key, run.stream, { contentType });
       const stats = await run.done;
       ctx.log.info({ export_id: row.id, format, ...stats, size_bytes: put.size }, 'export rendered');
-      return { artifact_key: key, size_bytes: put.size, content_type: contentType, file_name: fileNameOf(row.kind, row.params, row.id, row.created_at), node_count: graph.nodes.length };
+      return {
+        artifact_key: key,
+        size_bytes: put.size,
+        content_type: contentType,
+        file_name: fileNameOf(row.kind, row.params, row.id, row.created_at),
+        node_count: graph.nodes.length,
+      };
     },
     async onSucceeded(job, result, trx) {
       const r = result as ExportResult | { skipped: string };

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -101,11 +102,7 @@ export function presentExport(row: ExportRow & Partial<Live>, now: Date, extra: 
 }
 
 function withJob(db: Kysely<Database>) {
-  return db
-    .selectFrom('exports as x')
-    .leftJoin('jobs as j', 'j.id', 'x.id')
-    .selectAll('x')
-    .select(['j.status as job_status', 'j.attempts as job_attempts']);
+  return db.selectFrom('exports as x').leftJoin('jobs as j', 'j.id', 'x.id').selectAll('x').select(['j.status as job_status', 'j.attempts as job_attempts']);
 }
 
 export function requireStore(deps: Pick<AppDeps, 'artifacts'>): ArtifactStore {
@@ -117,7 +114,7 @@ export function createExportService(deps: Deps) {
   const db = deps.database.db;
 
   async function getRow(scope: Scope, id: string) {
-    const row = await withJob(db).where('x.id', '=', id).where('x.tenant_id', '=', scope.tenantId).where('x.workspace_id', '=', scope.workspaceId).executeTakeFirst();
+    const row = await withJob(db).where('x.id', '=', id).where(inTenant(scope.tenantId, 'x')).where(inWorkspace(scope, 'x')).executeTakeFirst();
     if (!row) throw notFound('export not found');
     return row;
   }
@@ -171,12 +168,17 @@ export function createExportService(deps: Deps) {
       requireStore(deps);
       const window = exportListWindow(query);
       const { limit, offset } = window;
-      let q = withJob(db).where('x.tenant_id', '=', scope.tenantId).where('x.workspace_id', '=', scope.workspaceId).orderBy('x.created_at', 'desc').orderBy('x.id', 'desc').offset(offset);
+      let q = withJob(db).where(inTenant(scope.tenantId, 'x')).where(inWorkspace(scope, 'x')).orderBy('x.created_at', 'desc').orderBy('x.id', 'desc').offset(offset);
       // No limit returns every row; a supplied limit is never capped.
       if (limit !== null) q = q.limit(limit);
       const [rows, count] = await Promise.all([
         q.execute(),
-        db.selectFrom('exports').select((eb) => eb.fn.countAll<number>().as('n')).where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow(),
+        db
+          .selectFrom('exports')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where(inTenant(scope.tenantId))
+          .where(inWorkspace(scope))
+          .executeTakeFirstOrThrow(),
       ]);
       const total = Number(count.n);
       const now = deps.clock.now();
@@ -205,7 +207,12 @@ export function createExportService(deps: Deps) {
       if (status === 'expired') throw gone('export expired: its file was deleted after the retention period');
       const stream = row.artifact_key ? await store.get(row.artifact_key) : null;
       if (!stream) throw gone('export file is no longer available');
-      return { stream, contentType: row.content_type ?? 'application/octet-stream', fileName: row.file_name ?? `${row.id}`, size: row.size_bytes === null ? null : Number(row.size_bytes) };
+      return {
+        stream,
+        contentType: row.content_type ?? 'application/octet-stream',
+        fileName: row.file_name ?? `${row.id}`,
+        size: row.size_bytes === null ? null : Number(row.size_bytes),
+      };
     },
 
     /**

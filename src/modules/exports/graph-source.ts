@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -13,8 +14,8 @@ export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<nu
   const row = await db
     .selectFrom('nodes')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('tenant_id', '=', scope.tenantId)
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -58,7 +59,7 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
           WHEN ${SUBNET_TYPE} THEN n.properties #>> '{configuration,mapPublicIpOnLaunch}'
         END AS variant
       FROM nodes n
-      WHERE n.tenant_id = ${scope.tenantId} AND n.workspace_id = ${scope.workspaceId} AND n.id > ${after}
+      WHERE ${tenantIs(scope.tenantId, 'n')} AND ${workspaceIs(scope, 'n')} AND n.id > ${after}
       ORDER BY n.id
       LIMIT ${PAGE}`.execute(db);
     for (const r of rows.rows) {
@@ -87,7 +88,7 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
   const findings = await sql<{ resource_id: string; top: number; n: number }>`
     SELECT f.resource_id, max(f.severity_rank)::int AS top, count(*)::int AS n
     FROM findings f
-    WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
+    WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
     GROUP BY f.resource_id`.execute(db);
   for (const f of findings.rows) {
     const node = byId.get(f.resource_id);
@@ -103,8 +104,8 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
     const rows = await db
       .selectFrom('edges')
       .select(['source', 'target', 'type'])
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inTenant(scope.tenantId))
+      .where(inWorkspace(scope))
       .$if(c !== null, (q) => q.where(sql<boolean>`(source, target, type) > (${c!.source}, ${c!.target}, ${c!.type})`))
       .orderBy('source')
       .orderBy('target')

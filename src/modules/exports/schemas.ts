@@ -64,17 +64,12 @@ export const ExportListQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 0, description: 'no default and never capped: without it every export is returned' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'exports to skip; 0 when absent' })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: '1 when absent and per_page is given; not with limit or offset' })),
-    per_page: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 500, description: `${EXPORTS_PER_PAGE} when absent and page is given; not with limit or offset` }),
-    ),
+    per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: `${EXPORTS_PER_PAGE} when absent and page is given; not with limit or offset` })),
   },
   { additionalProperties: false },
 );
 
-export const DiagramQuery = Type.Object(
-  { format: Type.Optional(StringEnum(['png', 'svg'] as const, { default: 'png' })) },
-  { additionalProperties: false },
-);
+export const DiagramQuery = Type.Object({ format: Type.Optional(StringEnum(['png', 'svg'] as const, { default: 'png' })) }, { additionalProperties: false });
 export const DrawioQuery = Type.Object({}, { additionalProperties: false });
 
 export const SyncAccepted = Type.Object({

@@ -82,7 +82,12 @@ export function createGraphService(deps: Deps) {
       // A single node comes back whole; a batch answers with summaries (echoing megabytes of
       // properties back would cost more than storing them).
       const written = await upsertNodes(db, scope, nodes, deps.clock.now(), !batch);
-      await rescoreAround(db, scope, deps.clock.now(), nodes.map((n) => n.id));
+      await rescoreAround(
+        db,
+        scope,
+        deps.clock.now(),
+        nodes.map((n) => n.id),
+      );
       return written;
     },
 
@@ -111,14 +116,23 @@ export function createGraphService(deps: Deps) {
         inputs.map((e) => ({ source: e.source, target: e.target, type: e.type, properties: e.properties ?? {} })),
         (e) => `${e.source}\u0000${e.target}\u0000${e.type}`,
       );
-      const missing = await missingNodes(db, scope, edges.flatMap((e) => [e.source, e.target]));
+      const missing = await missingNodes(
+        db,
+        scope,
+        edges.flatMap((e) => [e.source, e.target]),
+      );
       if (missing.length) {
         throw badRequest(`edge endpoints are not nodes of this workspace: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`, {
           missing_nodes: missing.slice(0, 1000),
         });
       }
       const written = await upsertEdges(db, scope, edges, deps.clock.now());
-      await rescoreAround(db, scope, deps.clock.now(), edges.flatMap((e) => [e.source, e.target]));
+      await rescoreAround(
+        db,
+        scope,
+        deps.clock.now(),
+        edges.flatMap((e) => [e.source, e.target]),
+      );
       return written;
     },
 

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -11,19 +12,23 @@ import './tables.js';
 
 /** Whether the workspace has the node. */
 export async function nodeExists(db: Kysely<Database>, scope: Scope, id: string): Promise<boolean> {
-  const node = await db.selectFrom('nodes').select('id').where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).where('id', '=', id).executeTakeFirst();
+  const node = await db.selectFrom('nodes').select('id').where(inTenant(scope.tenantId)).where(inWorkspace(scope)).where('id', '=', id).executeTakeFirst();
   return node !== undefined;
 }
 
 /** How many nodes the workspace has. */
 export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<number> {
-  const row = await db.selectFrom('nodes').select((eb) => eb.fn.countAll<number>().as('c')).where('workspace_id', '=', scope.workspaceId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<number>().as('c'))
+    .where(inWorkspace(scope))
+    .executeTakeFirstOrThrow();
   return Number(row.c);
 }
 
 /** The graph's own Internet nodes (type `*.internet.*`). */
 export async function internetNodeIds(db: Kysely<Database>, scope: Scope): Promise<string[]> {
-  const rows = await db.selectFrom('nodes').select('id').where('workspace_id', '=', scope.workspaceId).where('tenant_id', '=', scope.tenantId).where('type', 'like', '%.internet.%').execute();
+  const rows = await db.selectFrom('nodes').select('id').where(inWorkspace(scope)).where(inTenant(scope.tenantId)).where('type', 'like', '%.internet.%').execute();
   return rows.map((r) => r.id);
 }
 
@@ -32,7 +37,7 @@ export async function nodeIdByNativeId(db: Kysely<Database>, scope: Scope, provi
   const row = await db
     .selectFrom('nodes')
     .select('id')
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('native_id', '=', nativeId)
     .where('type', 'like', `${provider.replace(/[%_\\]/g, '\\$&')}.%`)
     .where('id', '<>', exceptId)
@@ -53,8 +58,8 @@ export async function nodeStates(db: Kysely<Database>, scope: Scope, ids: string
     const rows = await db
       .selectFrom('nodes')
       .select(['id', 'content_hash', 'source'])
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inTenant(scope.tenantId))
+      .where(inWorkspace(scope))
       .where('id', '=', (eb) => eb.fn.any(eb.val(unique.slice(i, i + 5000))))
       .execute();
     for (const row of rows) out.set(row.id, { content_hash: row.content_hash, source: row.source as NodeSource | null });
@@ -80,8 +85,8 @@ export async function nodesByReference(db: Kysely<Database>, scope: Scope, refs:
   const rows = await db
     .selectFrom('nodes')
     .select(['id', 'type', 'name', 'region', 'account_id', 'native_id', sql<string | null>`properties->>'arn'`.as('arn')])
-    .where('tenant_id', '=', scope.tenantId)
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
     .where((eb) =>
       eb.or([
         eb(sql`properties->>'arn'`, '=', sql<string>`ANY(${refs}::text[])`),

@@ -23,8 +23,19 @@ export interface NodeRecord {
 export const nodeSummaryColumns = ['id', 'provider', 'region', 'type', 'native_id', 'name', 'account_id', 'workspace_id', 'created_at', 'updated_at'] as const;
 
 export const nodeColumns = [
-  'id', 'provider', 'region', 'type', 'native_id', 'name', 'account_id', 'properties', 'tags', 'source',
-  'workspace_id', 'created_at', 'updated_at',
+  'id',
+  'provider',
+  'region',
+  'type',
+  'native_id',
+  'name',
+  'account_id',
+  'properties',
+  'tags',
+  'source',
+  'workspace_id',
+  'created_at',
+  'updated_at',
 ] as const;
 
 // 1,000 rows x 14 columns stays far below the 65,535 bind parameters of a statement.
@@ -67,18 +78,25 @@ export async function upsertNodes(db: Kysely<Database>, scope: Scope, nodes: Nod
         })),
       )
       .onConflict((oc) =>
-        oc.columns(['workspace_id', 'id']).doUpdateSet((eb) => ({
-          provider: eb.ref('excluded.provider'),
-          region: eb.ref('excluded.region'),
-          type: eb.ref('excluded.type'),
-          native_id: eb.ref('excluded.native_id'),
-          name: eb.ref('excluded.name'),
-          account_id: eb.ref('excluded.account_id'),
-          properties: eb.ref('excluded.properties'),
-          tags: eb.ref('excluded.tags'),
-          source: eb.ref('excluded.source'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })).where(options.skipUnchanged ? sql<boolean>`(${sql.join(WRITTEN.map((c) => sql.ref(`nodes.${c}`)))}) IS DISTINCT FROM (${sql.join(WRITTEN.map((c) => sql.ref(`excluded.${c}`)))})` : sql<boolean>`true`),
+        oc
+          .columns(['workspace_id', 'id'])
+          .doUpdateSet((eb) => ({
+            provider: eb.ref('excluded.provider'),
+            region: eb.ref('excluded.region'),
+            type: eb.ref('excluded.type'),
+            native_id: eb.ref('excluded.native_id'),
+            name: eb.ref('excluded.name'),
+            account_id: eb.ref('excluded.account_id'),
+            properties: eb.ref('excluded.properties'),
+            tags: eb.ref('excluded.tags'),
+            source: eb.ref('excluded.source'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }))
+          .where(
+            options.skipUnchanged
+              ? sql<boolean>`(${sql.join(WRITTEN.map((c) => sql.ref(`nodes.${c}`)))}) IS DISTINCT FROM (${sql.join(WRITTEN.map((c) => sql.ref(`excluded.${c}`)))})`
+              : sql<boolean>`true`,
+          ),
       )
       .returning([...(full ? nodeColumns : nodeSummaryColumns), sql<boolean>`(xmax = 0)`.as('inserted')])
       .execute();

@@ -4,7 +4,21 @@ import { contextOf } from '../../platform/auth/authenticator.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createGraphService } from './graph-service.js';
-import { Edge, EdgeBatch, EdgeBatchResult, EdgeInput, EdgeListQuery, EdgeParams, Node, NodeBatch, NodeBatchResult, NodeInput, NodeListQuery, NodeParams, Paged } from './schemas.js';
+import {
+  Edge,
+  EdgeBatch,
+  EdgeBatchResult,
+  EdgeInput,
+  EdgeListQuery,
+  EdgeParams,
+  Node,
+  NodeBatch,
+  NodeBatchResult,
+  NodeInput,
+  NodeListQuery,
+  NodeParams,
+  Paged,
+} from './schemas.js';
 
 /** Nodes and edges of the token's workspace. */
 export const graphRoutes: RoutePlugin = async (app, { deps }) => {
@@ -48,7 +62,10 @@ export const graphRoutes: RoutePlugin = async (app, { deps }) => {
     async (request) => {
       const { types, region, account_id, search, sort, page, per_page } = request.query;
       const filter = {
-        types: types?.split(',').map((t) => t.trim()).filter(Boolean),
+        types: types
+          ?.split(',')
+          .map((t) => t.trim())
+          .filter(Boolean),
         region,
         accountId: account_id,
         search,

@@ -29,7 +29,7 @@ export const NodeInput = Type.Object(
     type: Type.String({
       pattern: NODE_TYPE_CHARACTERS,
       maxLength: 200,
-      description: '<provider>.<service>.<type> starting with the node\'s provider, lower case (e.g. aws.s3.bucket); 400 naming the missing part otherwise',
+      description: "<provider>.<service>.<type> starting with the node's provider, lower case (e.g. aws.s3.bucket); 400 naming the missing part otherwise",
     }),
     native_id: Type.String({ minLength: 1, maxLength: 1000 }),
     name: Type.String({ maxLength: 1000 }),
@@ -40,8 +40,6 @@ export const NodeInput = Type.Object(
   },
   { additionalProperties: false },
 );
-
-
 
 const nodeSummaryFields = {
   id: Type.String(),
@@ -74,9 +72,7 @@ export const NodeListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200, description: 'matches name, id or native id' })),
   page: PageNumber,
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-  sort: Type.Optional(
-    Type.String({ pattern: `^-?(${NODE_SORTS.join('|')})$`, description: `one of ${NODE_SORTS.join(', ')}; prefix - for descending` }),
-  ),
+  sort: Type.Optional(Type.String({ pattern: `^-?(${NODE_SORTS.join('|')})$`, description: `one of ${NODE_SORTS.join(', ')}; prefix - for descending` })),
 });
 
 export const EdgeInput = Type.Object(

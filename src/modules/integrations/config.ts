@@ -240,10 +240,14 @@ const TYPE_FIELDS: Record<IntegrationType, (fields: Fields) => void> = {
     fields.integer('api_version', { min: 2, max: 3, fallback: 3 });
     fields.string('email', { max: 300, pattern: EMAIL, patternText: 'must be an e-mail address' });
     fields.string('api_token', { required: true, max: 1000 });
-    fields.strings('labels', { max: 20, fallback: ['controlgraph'], item: (v, name) => {
-      if (/\s/.test(v)) throw badRequest(`${name}: Jira labels cannot contain spaces`);
-      return v;
-    } });
+    fields.strings('labels', {
+      max: 20,
+      fallback: ['controlgraph'],
+      item: (v, name) => {
+        if (/\s/.test(v)) throw badRequest(`${name}: Jira labels cannot contain spaces`);
+        return v;
+      },
+    });
   },
   github(fields) {
     fields.url('api_url', { fallback: DEFAULT_GITHUB_API });

@@ -98,7 +98,13 @@ async function attempt(deps: Deps, settings: DeliverySettings, client: HttpClien
   }
   let prepared;
   try {
-    prepared = prepare(integration.type, { config, envelopeText: delivery.envelope, envelope: JSON.parse(delivery.envelope) as Envelope, deliveryId: delivery.id, now: attemptedAt });
+    prepared = prepare(integration.type, {
+      config,
+      envelopeText: delivery.envelope,
+      envelope: JSON.parse(delivery.envelope) as Envelope,
+      deliveryId: delivery.id,
+      now: attemptedAt,
+    });
   } catch (error) {
     if (error instanceof FormatError) return failed(error.message);
     throw error;

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -50,7 +51,16 @@ function presentDelivery(d: DeliveryRow, attempts: AttemptRow[], withEnvelope = 
 async function enqueueAttempt(trx: Kysely<Database>, deliveryId: string, jobId: string, runAt: Date, now: Date): Promise<void> {
   await trx
     .insertInto('jobs')
-    .values({ id: jobId, kind: DELIVER_JOB, payload: json({ delivery_id: deliveryId }), status: 'queued', attempts: 0, max_attempts: DELIVER_JOB_ATTEMPTS, run_at: runAt, created_at: now })
+    .values({
+      id: jobId,
+      kind: DELIVER_JOB,
+      payload: json({ delivery_id: deliveryId }),
+      status: 'queued',
+      attempts: 0,
+      max_attempts: DELIVER_JOB_ATTEMPTS,
+      run_at: runAt,
+      created_at: now,
+    })
     .execute();
   await sql`SELECT pg_notify(${JOBS_CHANNEL}, ${DELIVER_JOB})`.execute(trx);
 }
@@ -60,7 +70,7 @@ export function createDeliveryService(deps: Deps) {
   const db = deps.database.db;
 
   async function integrationOf(executor: Kysely<Database>, context: RequestContext, integrationId: string, forUpdate = false) {
-    let query = executor.selectFrom('integrations').select(['id', 'tenant_id', 'status', 'name', 'type']).where('tenant_id', '=', context.scope.tenantId).where('id', '=', integrationId);
+    let query = executor.selectFrom('integrations').select(['id', 'tenant_id', 'status', 'name', 'type']).where(inTenant(context.scope.tenantId)).where('id', '=', integrationId);
     if (forUpdate) query = query.forShare();
     const row = await query.executeTakeFirst();
     if (!row) throw notFound('integration not found');
@@ -110,7 +120,13 @@ export function createDeliveryService(deps: Deps) {
       const now = deps.clock.now();
       await db.transaction().execute(async (trx) => {
         const integration = await integrationOf(trx, context, integrationId, true);
-        const delivery = await trx.selectFrom('integration_deliveries').selectAll().where('integration_id', '=', integrationId).where('id', '=', deliveryId).forUpdate().executeTakeFirst();
+        const delivery = await trx
+          .selectFrom('integration_deliveries')
+          .selectAll()
+          .where('integration_id', '=', integrationId)
+          .where('id', '=', deliveryId)
+          .forUpdate()
+          .executeTakeFirst();
         if (!delivery) throw notFound('delivery not found');
         if (integration.status !== 'active') throw conflict('the integration is disabled: re-enable it with PUT first');
         if (delivery.status === 'pending') throw conflict('the delivery is still pending: its next attempt is already scheduled');

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -49,7 +50,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
   async function verifyWorkspaces(trx: Kysely<Database>, tenantId: string, config: IntegrationConfig): Promise<void> {
     const workspaces = (config.workspaces as string[] | undefined) ?? [];
     if (workspaces.length === 0) return;
-    const found = await trx.selectFrom('workspaces').select('id').where('tenant_id', '=', tenantId).where('id', 'in', workspaces).execute();
+    const found = await trx.selectFrom('workspaces').select('id').where(inTenant(tenantId)).where('id', 'in', workspaces).execute();
     const known = new Set(found.map((w) => w.id));
     const unknown = workspaces.find((w) => !known.has(w));
     if (unknown) throw badRequest(`config.workspaces: ${unknown} is not a workspace of this tenant`);
@@ -113,7 +114,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
   }
 
   async function load(trx: Kysely<Database>, tenantId: string, id: string, forUpdate = false): Promise<IntegrationRow> {
-    let query = trx.selectFrom('integrations').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+    let query = trx.selectFrom('integrations').selectAll().where(inTenant(tenantId)).where('id', '=', id);
     if (forUpdate) query = query.forUpdate();
     const row = await query.executeTakeFirst();
     if (!row) throw notFound('integration not found');
@@ -184,7 +185,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
     },
 
     async list(context: RequestContext, filter: IntegrationListFilter, page: PageRequest) {
-      let query = db.selectFrom('integrations').where('tenant_id', '=', context.scope.tenantId);
+      let query = db.selectFrom('integrations').where(inTenant(context.scope.tenantId));
       if (filter.type) query = query.where('type', '=', filter.type as IntegrationType);
       if (filter.status) query = query.where('status', '=', filter.status);
       if (filter.source) query = query.where('source', '=', filter.source);
@@ -276,7 +277,7 @@ export function createIntegrationService(deps: Deps, settings: DeliverySettings)
     },
 
     async listRows(context: RequestContext, filter: IntegrationListFilter, page: PageRequest) {
-      let query = db.selectFrom('integrations').where('tenant_id', '=', context.scope.tenantId);
+      let query = db.selectFrom('integrations').where(inTenant(context.scope.tenantId));
       if (filter.source) query = query.where('source', '=', filter.source);
       const { n } = await query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const rows = await query.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.perPage).offset(offsetOf(page)).execute();

@@ -83,7 +83,13 @@ export async function sendMail(settings: DeliverySettings, smtp: SmtpConfig | un
       // attempts cannot map which ports are open (as for HTTP targets).
       return { ok: false, code: null, response: '', error: `no SMTP response within ${Math.round(timeoutMs / 100) / 10} s`, latencyMs: elapsed() };
     }
-    return { ok: false, code: e.responseCode ?? null, response: e.response ?? '', error: `${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ''}`, latencyMs: elapsed() };
+    return {
+      ok: false,
+      code: e.responseCode ?? null,
+      response: e.response ?? '',
+      error: `${e.message}${e.code && !e.message.includes(e.code) ? ` (${e.code})` : ''}`,
+      latencyMs: elapsed(),
+    };
   } finally {
     transport.close();
   }

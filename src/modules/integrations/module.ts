@@ -27,8 +27,7 @@ export const integrationsModule: Module = {
       {
         kind: DISPATCH_JOB,
         maxAttempts: 3,
-        run: (_payload, ctx) =>
-          dispatch({ db: ctx.db, clock: ctx.clock, log: ctx.log }, { firstDelaySeconds: settings.retryScheduleSeconds[0] ?? 0 }, ctx.signal),
+        run: (_payload, ctx) => dispatch({ db: ctx.db, clock: ctx.clock, log: ctx.log }, { firstDelaySeconds: settings.retryScheduleSeconds[0] ?? 0 }, ctx.signal),
       },
       deliveryJob(deps, settings, client),
       { kind: SWEEP_JOB, maxAttempts: 3, run: async () => ({ deleted: await sweepDeliveries(deps, DELIVERY_RETENTION_MS) }) },

@@ -7,7 +7,23 @@ import { createAlertRuleService } from './alert-rules.js';
 import { createDeliveryService } from './delivery-service.js';
 import { createIntegrationService } from './integration-service.js';
 import { deliverySettings } from './settings.js';
-import { AlertRule, AlertRuleCreate, AlertRuleList, Delivery, DeliveryList, DeliveryListQuery, DeliveryParams, Integration, IntegrationCreate, IntegrationList, IntegrationListQuery, IntegrationParams, IntegrationUpdate, PageOnly, RuleParams } from './schemas.js';
+import {
+  AlertRule,
+  AlertRuleCreate,
+  AlertRuleList,
+  Delivery,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryParams,
+  Integration,
+  IntegrationCreate,
+  IntegrationList,
+  IntegrationListQuery,
+  IntegrationParams,
+  IntegrationUpdate,
+  PageOnly,
+  RuleParams,
+} from './schemas.js';
 
 const DELIVERY_DOC = `Each subscribed event that passes the filters is delivered as an HTTP POST (webhooks: the event envelope \`{id, type, tenant_id, workspace_id, timestamp, data}\` as JSON).
 
@@ -40,7 +56,14 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     base,
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'listIntegrations', tags, summary: 'Integrations of the tenant (webhooks included), oldest first', params: TenantParams, querystring: IntegrationListQuery, response: withErrors({ 200: IntegrationList }, [401, 403]) },
+      schema: {
+        operationId: 'listIntegrations',
+        tags,
+        summary: 'Integrations of the tenant (webhooks included), oldest first',
+        params: TenantParams,
+        querystring: IntegrationListQuery,
+        response: withErrors({ 200: IntegrationList }, [401, 403]),
+      },
     },
     async (request) => {
       const { page, per_page, ...filter } = request.query;
@@ -69,7 +92,13 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:integrationID`,
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getIntegration', summary: 'An integration (never its secrets)', tags, params: IntegrationParams, response: withErrors({ 200: Integration }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getIntegration',
+        summary: 'An integration (never its secrets)',
+        tags,
+        params: IntegrationParams,
+        response: withErrors({ 200: Integration }, [401, 403, 404]),
+      },
     },
     async (request) => integrations.get(contextOf(request), request.params.integrationID),
   );
@@ -82,7 +111,8 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'updateIntegration',
         tags,
         summary: 'Change name or config, disable, or re-enable (status active) an integration',
-        description: 'Config fields given replace the current ones; secrets left out are kept. Re-enabling does not resend what failed meanwhile: redeliver it with POST …/deliveries/{deliveryID}/retry.',
+        description:
+          'Config fields given replace the current ones; secrets left out are kept. Re-enabling does not resend what failed meanwhile: redeliver it with POST …/deliveries/{deliveryID}/retry.',
         params: IntegrationParams,
         body: IntegrationUpdate,
         response: withErrors({ 200: Integration }, [401, 403, 404, 409]),
@@ -95,7 +125,13 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:integrationID`,
     {
       config: { permission: 'tenant:update' },
-      schema: { operationId: 'deleteIntegration', tags, summary: 'Delete an integration and its delivery history', params: IntegrationParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
+      schema: {
+        operationId: 'deleteIntegration',
+        tags,
+        summary: 'Delete an integration and its delivery history',
+        params: IntegrationParams,
+        response: withErrors({ 204: Type.Null() }, [401, 403, 404]),
+      },
     },
     async (request, reply) => {
       await integrations.remove(contextOf(request), request.params.integrationID);
@@ -141,7 +177,13 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:integrationID/deliveries/:deliveryID`,
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getIntegrationDelivery', tags, summary: 'One delivery with its attempts and the event as sent', params: DeliveryParams, response: withErrors({ 200: Delivery }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getIntegrationDelivery',
+        tags,
+        summary: 'One delivery with its attempts and the event as sent',
+        params: DeliveryParams,
+        response: withErrors({ 200: Delivery }, [401, 403, 404]),
+      },
     },
     async (request) => deliveries.one(contextOf(request), request.params.integrationID, request.params.deliveryID),
   );
@@ -171,7 +213,8 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'createAlertRule',
         tags: ruleTags,
         summary: 'Deliver chosen events to a channel: creates an integration of that type (source alert_rule)',
-        description: 'channel webhook (url and secret: a signed webhook, see createIntegration), slack or teams (url: the incoming webhook URL), email (url: mailto:<address>[,<address>…], default SMTP server).',
+        description:
+          'channel webhook (url and secret: a signed webhook, see createIntegration), slack or teams (url: the incoming webhook URL), email (url: mailto:<address>[,<address>…], default SMTP server).',
         params: TenantParams,
         body: AlertRuleCreate,
         response: withErrors({ 201: AlertRule }, [401, 403]),
@@ -184,7 +227,14 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/alerts/rules',
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'listAlertRules', tags: ruleTags, summary: 'Alert rules, oldest first', params: TenantParams, querystring: PageOnly, response: withErrors({ 200: AlertRuleList }, [401, 403]) },
+      schema: {
+        operationId: 'listAlertRules',
+        tags: ruleTags,
+        summary: 'Alert rules, oldest first',
+        params: TenantParams,
+        querystring: PageOnly,
+        response: withErrors({ 200: AlertRuleList }, [401, 403]),
+      },
     },
     async (request) => rules.list(contextOf(request), pageRequest(request.query)),
   );
@@ -202,7 +252,13 @@ export const integrationRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/alerts/rules/:ruleID',
     {
       config: { permission: 'tenant:update' },
-      schema: { operationId: 'deleteAlertRule', tags: ruleTags, summary: 'Delete an alert rule (its integration)', params: RuleParams, response: withErrors({ 204: Type.Null() }, [401, 403, 404]) },
+      schema: {
+        operationId: 'deleteAlertRule',
+        tags: ruleTags,
+        summary: 'Delete an alert rule (its integration)',
+        params: RuleParams,
+        response: withErrors({ 204: Type.Null() }, [401, 403, 404]),
+      },
     },
     async (request, reply) => {
       await rules.remove(contextOf(request), request.params.ruleID);

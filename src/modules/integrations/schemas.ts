@@ -35,7 +35,8 @@ export const IntegrationUpdate = Type.Object(
       Type.Unsafe<Record<string, unknown>>({
         type: 'object',
         additionalProperties: true,
-        description: 'Fields given replace the current ones (null removes an optional field); fields left out, secrets included, are kept, as are the secrets a nested object given whole leaves out (smtp.password).',
+        description:
+          'Fields given replace the current ones (null removes an optional field); fields left out, secrets included, are kept, as are the secrets a nested object given whole leaves out (smtp.password).',
       }),
     ),
   },

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { AppDeps } from '../../deps.js';
 import { joinSecrets } from './config.js';
 import { sendMail, type MailOutcome, type SmtpConfig } from './mailer.js';
@@ -25,7 +26,7 @@ export async function sendTenantMail(deps: Deps, tenantId: string, mail: DirectM
   const integration = await deps.database.db
     .selectFrom('integrations')
     .select(['id', 'config', 'secrets'])
-    .where('tenant_id', '=', tenantId)
+    .where(inTenant(tenantId))
     .where('type', '=', 'email')
     .where('source', '=', 'integration')
     .where('status', '=', 'active')
@@ -47,7 +48,15 @@ export async function sendTenantMail(deps: Deps, tenantId: string, mail: DirectM
   return sendMail(
     deliverySettings(deps),
     config.smtp as SmtpConfig | undefined,
-    { kind: 'email', to: [mail.to], cc: [], subject: mail.subject.replace(/[\r\n]+/g, ' '), text: mail.text, html: mail.html, headers: { 'X-ControlGraph-Integration': integration.id } },
+    {
+      kind: 'email',
+      to: [mail.to],
+      cc: [],
+      subject: mail.subject.replace(/[\r\n]+/g, ' '),
+      text: mail.text,
+      html: mail.html,
+      headers: { 'X-ControlGraph-Integration': integration.id },
+    },
     timeoutMs,
   );
 }

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Selectable } from 'kysely';
@@ -48,8 +49,11 @@ function record(row: EvidenceRow): EvidenceRecord {
 /** A file name safe to store and to send back in Content-Disposition (no path, no control characters). */
 export function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    // eslint-disable-next-line no-control-regex -- control characters are what this removes
+    .replace(/[\u0000-\u001f\u007f"]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || 'evidence';
 }
 
@@ -82,7 +86,7 @@ export function createPoamEvidenceService(deps: Deps) {
   async function findEvidence(scope: Scope, poamId: string, evidenceId: string): Promise<EvidenceRow> {
     const number = await itemNumber(scope, poamId);
     const row = /^[0-9a-f-]{36}$/i.test(evidenceId)
-      ? await db.selectFrom('poam_evidence').selectAll().where('tenant_id', '=', scope.tenantId).where('number', '=', number).where('id', '=', evidenceId).executeTakeFirst()
+      ? await db.selectFrom('poam_evidence').selectAll().where(inTenant(scope.tenantId)).where('number', '=', number).where('id', '=', evidenceId).executeTakeFirst()
       : undefined;
     if (!row) throw notFound('evidence not found');
     return row;
@@ -144,7 +148,7 @@ export function createPoamEvidenceService(deps: Deps) {
             })
             .returningAll()
             .executeTakeFirstOrThrow();
-          await trx.updateTable('poam_items').set({ updated_at: now }).where('tenant_id', '=', scope.tenantId).where('number', '=', number).execute();
+          await trx.updateTable('poam_items').set({ updated_at: now }).where(inTenant(scope.tenantId)).where('number', '=', number).execute();
           await appendComment(trx, scope.tenantId, number, { author: context.actor.name, text: `Evidence attached: ${filename} (sha256 ${stored.sha256})`, at: now });
           await auditInScope(trx, deps.clock, context, {
             action: 'poam.evidence_attached',
@@ -164,7 +168,7 @@ export function createPoamEvidenceService(deps: Deps) {
 
     async list(scope: Scope, poamId: string): Promise<{ items: EvidenceRecord[] }> {
       const number = await itemNumber(scope, poamId);
-      const rows = await db.selectFrom('poam_evidence').selectAll().where('tenant_id', '=', scope.tenantId).where('number', '=', number).orderBy('created_at').orderBy('id').execute();
+      const rows = await db.selectFrom('poam_evidence').selectAll().where(inTenant(scope.tenantId)).where('number', '=', number).orderBy('created_at').orderBy('id').execute();
       return { items: rows.map(record) };
     },
 
@@ -189,9 +193,9 @@ export function createPoamEvidenceService(deps: Deps) {
         const item = await findRow(trx, scope, found.number, true);
         if (!item) throw notFound('POA&M item not found');
         if (item.status === 'closed') throw conflict(`${formatPoamId(item.number)} is closed: its evidence cannot change`);
-        const deleted = await trx.deleteFrom('poam_evidence').where('id', '=', found.id).where('tenant_id', '=', scope.tenantId).returningAll().executeTakeFirst();
+        const deleted = await trx.deleteFrom('poam_evidence').where('id', '=', found.id).where(inTenant(scope.tenantId)).returningAll().executeTakeFirst();
         if (!deleted) throw notFound('evidence not found');
-        await trx.updateTable('poam_items').set({ updated_at: now }).where('tenant_id', '=', scope.tenantId).where('number', '=', item.number).execute();
+        await trx.updateTable('poam_items').set({ updated_at: now }).where(inTenant(scope.tenantId)).where('number', '=', item.number).execute();
         await appendComment(trx, scope.tenantId, item.number, { author: context.actor.name, text: `Evidence removed: ${deleted.filename}`, at: now });
         await auditInScope(trx, deps.clock, context, {
           action: 'poam.evidence_removed',

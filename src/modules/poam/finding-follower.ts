@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -82,7 +83,10 @@ export async function followFindingEvents(deps: Pick<AppDeps, 'database' | 'cloc
         const moved = await handle(trx, deps, event);
         if (event.type === 'finding.resolved') result.moved_to_verification += moved;
         else result.moved_to_in_progress += moved;
-        await trx.insertInto('poam_follower_receipts').values({ seq: Number(event.seq), handled_at: now }).execute();
+        await trx
+          .insertInto('poam_follower_receipts')
+          .values({ seq: Number(event.seq), handled_at: now })
+          .execute();
       }
       result.events += events.length;
       if (events.length === pageSize) return false;
@@ -96,7 +100,11 @@ export async function followFindingEvents(deps: Pick<AppDeps, 'database' | 'cloc
         WHERE seq > ${position} AND created_at < ${cutoff}`.execute(trx);
       const next = safe.rows[0]?.seq;
       if (next !== null && next !== undefined) {
-        await trx.updateTable('poam_follower').set({ position: Number(next), updated_at: now }).where('name', '=', FOLLOWER_NAME).execute();
+        await trx
+          .updateTable('poam_follower')
+          .set({ position: Number(next), updated_at: now })
+          .where('name', '=', FOLLOWER_NAME)
+          .execute();
         await trx.deleteFrom('poam_follower_receipts').where('seq', '<=', Number(next)).execute();
       }
       return true;
@@ -122,8 +130,8 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
   const finding = await trx
     .selectFrom('findings')
     .select(['status'])
-    .where('tenant_id', '=', event.tenant_id)
-    .where('workspace_id', '=', event.workspace_id)
+    .where(inTenant(event.tenant_id))
+    .where(inWorkspace({ workspaceId: event.workspace_id }))
     .where('id', '=', findingId)
     .executeTakeFirst();
   // The finding changed again since (or is gone): the later event, if any, decides.
@@ -133,8 +141,8 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
   const items = await trx
     .selectFrom('poam_items')
     .select(['number', 'status'])
-    .where('tenant_id', '=', event.tenant_id)
-    .where('workspace_id', '=', event.workspace_id)
+    .where(inTenant(event.tenant_id))
+    .where(inWorkspace({ workspaceId: event.workspace_id }))
     .where('finding_id', '=', findingId)
     .where('status', 'in', from)
     .where('created_at', '<=', event.created_at)
@@ -142,7 +150,7 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
     .execute();
   const now = deps.clock.now();
   for (const item of items) {
-    await trx.updateTable('poam_items').set({ status: to, updated_at: now, closed_at: null }).where('tenant_id', '=', event.tenant_id).where('number', '=', item.number).execute();
+    await trx.updateTable('poam_items').set({ status: to, updated_at: now, closed_at: null }).where(inTenant(event.tenant_id)).where('number', '=', item.number).execute();
     const text = resolved
       ? `Linked finding ${findingId} was resolved by an audit (${String(event.data.resolved_at ?? new Date(event.created_at).toISOString())}): moved to verification. Closing needs evidence and a reviewer.`
       : `Linked finding ${findingId} was detected again by an audit (${String(event.data.reopened_at ?? new Date(event.created_at).toISOString())}): verification failed, moved back to in_progress.`;

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import { json } from '../../platform/db/schema.js';
@@ -98,7 +99,13 @@ const STATUS_RANK = sql<number>`CASE status WHEN 'open' THEN 1 WHEN 'in_progress
  * the FedRAMP export keeps out of its NIST column.
  */
 export function controlsOfFinding(f: { framework: string; control_id: string; framework_mappings: Array<{ framework: string; control_id: string }> }): string[] {
-  const ids = [...new Set(nistControlsOf(f).map(normalizeControlId).filter((id): id is string => id !== null))];
+  const ids = [
+    ...new Set(
+      nistControlsOf(f)
+        .map(normalizeControlId)
+        .filter((id): id is string => id !== null),
+    ),
+  ];
   return ids.length ? ids : [`${f.framework}:${f.control_id}`];
 }
 
@@ -127,8 +134,8 @@ export function createItemsService(deps: Deps) {
         const finding = await trx
           .selectFrom('findings')
           .select(['id', 'title', 'description', 'severity', 'status', 'framework', 'control_id', 'framework_mappings'])
-          .where('tenant_id', '=', scope.tenantId)
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inTenant(scope.tenantId))
+          .where(inWorkspace(scope))
           .where('id', '=', body.finding_id)
           .executeTakeFirst();
         if (!finding) throw notFound(`finding ${body.finding_id} not found`);
@@ -186,8 +193,8 @@ export function createItemsService(deps: Deps) {
         .select(['status', 'severity'])
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .select(sql<number>`count(*) FILTER (WHERE status <> 'closed' AND scheduled_completion < ${todayOf(now)})`.as('overdue'))
-        .where('tenant_id', '=', scope.tenantId)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inTenant(scope.tenantId))
+        .where(inWorkspace(scope))
         .groupBy(['status', 'severity'])
         .execute();
       const zeroSeverity = () => Object.fromEntries(POAM_SEVERITIES.map((s) => [s, 0])) as Record<PoamSeverity, number>;
@@ -223,7 +230,7 @@ export function createItemsService(deps: Deps) {
         const updated = await trx
           .updateTable('poam_items')
           .set({ ...fields, milestones: json(fields.milestones), updated_at: now })
-          .where('tenant_id', '=', scope.tenantId)
+          .where(inTenant(scope.tenantId))
           .where('number', '=', current.number)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -246,8 +253,8 @@ export function createItemsService(deps: Deps) {
         const current = number === null ? undefined : await findRow(trx, scope, number, true);
         if (!current) throw notFound('POA&M item not found');
         const [item] = await present(trx, [current], deps.clock.now());
-        const evidence = await trx.selectFrom('poam_evidence').select(['storage_key']).where('tenant_id', '=', scope.tenantId).where('number', '=', current.number).execute();
-        await trx.deleteFrom('poam_items').where('tenant_id', '=', scope.tenantId).where('number', '=', current.number).execute();
+        const evidence = await trx.selectFrom('poam_evidence').select(['storage_key']).where(inTenant(scope.tenantId)).where('number', '=', current.number).execute();
+        await trx.deleteFrom('poam_items').where(inTenant(scope.tenantId)).where('number', '=', current.number).execute();
         // The audit entry keeps the whole item: the number is never handed out again.
         await auditInScope(trx, deps.clock, context, {
           action: 'poam.deleted',
@@ -277,11 +284,13 @@ export function createItemsService(deps: Deps) {
           const evidence = await trx
             .selectFrom('poam_evidence')
             .select((eb) => eb.fn.countAll<number>().as('n'))
-            .where('tenant_id', '=', scope.tenantId)
+            .where(inTenant(scope.tenantId))
             .where('number', '=', current.number)
             .executeTakeFirstOrThrow();
           if (Number(evidence.n) === 0) {
-            throw conflict(`${formatPoamId(current.number)} cannot be closed without a linked evidence artifact: upload one to /poam/${formatPoamId(current.number)}/evidence first`);
+            throw conflict(
+              `${formatPoamId(current.number)} cannot be closed without a linked evidence artifact: upload one to /poam/${formatPoamId(current.number)}/evidence first`,
+            );
           }
         }
         if (!TRANSITIONS[from].includes(target)) {
@@ -296,7 +305,7 @@ export function createItemsService(deps: Deps) {
         const updated = await trx
           .updateTable('poam_items')
           .set({ status: target, updated_at: now, closed_at: target === 'closed' ? now : null })
-          .where('tenant_id', '=', scope.tenantId)
+          .where(inTenant(scope.tenantId))
           .where('number', '=', current.number)
           .returningAll()
           .executeTakeFirstOrThrow();
@@ -332,7 +341,7 @@ export function createItemsService(deps: Deps) {
         const updated = await trx
           .updateTable('poam_items')
           .set({ updated_at: now })
-          .where('tenant_id', '=', scope.tenantId)
+          .where(inTenant(scope.tenantId))
           .where('number', '=', current.number)
           .returningAll()
           .executeTakeFirstOrThrow();

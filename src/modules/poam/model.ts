@@ -80,9 +80,7 @@ export function isOverdue(item: { status: PoamStatus; scheduled_completion: stri
   return item.status !== 'closed' && item.scheduled_completion < isoDate(now);
 }
 
-const NIST_FAMILIES = new Set([
-  'AC', 'AT', 'AU', 'CA', 'CM', 'CP', 'IA', 'IR', 'MA', 'MP', 'PE', 'PL', 'PM', 'PS', 'PT', 'RA', 'SA', 'SC', 'SI', 'SR',
-]);
+const NIST_FAMILIES = new Set(['AC', 'AT', 'AU', 'CA', 'CM', 'CP', 'IA', 'IR', 'MA', 'MP', 'PE', 'PL', 'PM', 'PS', 'PT', 'RA', 'SA', 'SC', 'SI', 'SR']);
 
 /**
  * Control ids are NIST SP 800-53 ids in the catalog's form (`AC-2`, `AC-2(1)`). Accepted spellings:

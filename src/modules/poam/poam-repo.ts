@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { inScope, type Scope } from '../../platform/db/scope.js';
+import { inScope, type Scope, inTenant } from '../../platform/db/scope.js';
 import { formatPoamId, isOverdue, isoDate, type Milestone, type PoamSeverity, type PoamStatus } from './model.js';
 import type { PoamItemsTable } from './tables.js';
 import './tables.js';
@@ -80,18 +80,11 @@ export async function present(db: Kysely<Database>, rows: PoamRow[], now: Date):
     db
       .selectFrom('poam_comments')
       .select(['number', 'author', 'text', 'status_from', 'status_to', 'created_at'])
-      .where('tenant_id', '=', tenantId)
+      .where(inTenant(tenantId))
       .where('number', 'in', numbers)
       .orderBy('id')
       .execute(),
-    db
-      .selectFrom('poam_evidence')
-      .select(['number', 'id'])
-      .where('tenant_id', '=', tenantId)
-      .where('number', 'in', numbers)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute(),
+    db.selectFrom('poam_evidence').select(['number', 'id']).where(inTenant(tenantId)).where('number', 'in', numbers).orderBy('created_at').orderBy('id').execute(),
   ]);
   const commentsOf = new Map<number, PoamComment[]>();
   for (const c of comments) {

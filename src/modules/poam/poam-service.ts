@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 /**
  * SHARED ENTRY POINT. `createPoamItems` is how every other module creates POA&M items (e.g. the
  * assessments module's POST /assessments/{id}/generate-poam): call it with your own transaction so
@@ -61,13 +62,7 @@ async function allocateNumbers(trx: Kysely<Database>, tenantId: string, count: n
  * Creates POA&M items inside the caller's transaction `trx` (use only `trx` there: on PGlite a query
  * on another handle waits forever). Items are created in the order given and numbered consecutively.
  */
-export async function createPoamItems(
-  trx: Kysely<Database>,
-  deps: Pick<AppDeps, 'clock'>,
-  actor: AuditActor,
-  scope: Scope,
-  items: PoamItemInput[],
-): Promise<PoamItem[]> {
+export async function createPoamItems(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, actor: AuditActor, scope: Scope, items: PoamItemInput[]): Promise<PoamItem[]> {
   if (items.length === 0) return [];
   if (items.length > 1000) throw badRequest('at most 1000 POA&M items can be created at once');
   const now = deps.clock.now();
@@ -84,18 +79,12 @@ export async function createPoamItems(
   if (findingIds.length !== prepared.filter((p) => p.findingId).length) throw badRequest('a finding can be linked to one new item only');
   for (const findingId of findingIds.sort()) {
     await lockFinding(trx, scope, findingId);
-    const finding = await trx
-      .selectFrom('findings')
-      .select('id')
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('id', '=', findingId)
-      .executeTakeFirst();
+    const finding = await trx.selectFrom('findings').select('id').where(inTenant(scope.tenantId)).where(inWorkspace(scope)).where('id', '=', findingId).executeTakeFirst();
     if (!finding) throw notFound(`finding ${findingId} not found`);
     const live = await trx
       .selectFrom('poam_items')
       .select('number')
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('finding_id', '=', findingId)
       .where('status', '<>', 'closed')
       .executeTakeFirst();

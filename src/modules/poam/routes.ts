@@ -11,7 +11,23 @@ import { collectExport } from './export/collect.js';
 import { fedrampWorkbook } from './export/fedramp-xlsx.js';
 import { poamCsv } from './export/csv.js';
 import { oscalPoam } from './export/oscal.js';
-import { CommentBody, CreateBody, Evidence, EvidenceList, EvidenceParams, EvidenceUploadQuery, ExportQuery, ItemParams, ListQuery, OverdueQuery, PoamItem, PoamList, StatusBody, Summary, UpdateBody } from './schemas.js';
+import {
+  CommentBody,
+  CreateBody,
+  Evidence,
+  EvidenceList,
+  EvidenceParams,
+  EvidenceUploadQuery,
+  ExportQuery,
+  ItemParams,
+  ListQuery,
+  OverdueQuery,
+  PoamItem,
+  PoamList,
+  StatusBody,
+  Summary,
+  UpdateBody,
+} from './schemas.js';
 
 const Binary = Type.Unsafe<unknown>({ type: 'string', format: 'binary' });
 // Documents the form; the handler reads the parts as a stream.
@@ -126,11 +142,7 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
           'fedramp: the official FedRAMP POA&M template filled in (open items on "Open POA&M Items", closed ones on "Closed POA&M Items"). csv: the OMB M-02-01 elements first, then controls, severity and links (columns in docs/poam.md). json: {generated_at, tenant_id, workspace_id, total, items}. oscal: an OSCAL POA&M document; 409 when no item matches (OSCAL requires at least one poam-item). The list filters apply; 400 when the selection holds more than 20,000 items. Built in the request: artifact storage is not needed.',
         params: TenantParams,
         querystring: ExportQuery,
-        produces: [
-          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-          'text/csv',
-          'application/json',
-        ],
+        produces: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv', 'application/json'],
         response: withErrors({ 200: Binary }, [401, 403, 409]),
       },
     },
@@ -149,12 +161,18 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
           .send(buffer);
       }
       if (format === 'csv') {
-        return reply.type('text/csv; charset=utf-8').header('content-disposition', attachment(`poam-${stamp}.csv`)).send(poamCsv(data));
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', attachment(`poam-${stamp}.csv`))
+          .send(poamCsv(data));
       }
       if (format === 'oscal') {
         if (data.items.length === 0) throw conflict('no POA&M item matches: an OSCAL POA&M document needs at least one poam-item');
         const document = oscalPoam(data, `/api/v1/tenants/${scope.tenantId}`);
-        return reply.type('application/json; charset=utf-8').header('content-disposition', attachment(`poam-oscal-${stamp}.json`)).send(JSON.stringify(document, null, 2));
+        return reply
+          .type('application/json; charset=utf-8')
+          .header('content-disposition', attachment(`poam-oscal-${stamp}.json`))
+          .send(JSON.stringify(document, null, 2));
       }
       const body = {
         generated_at: now.toISOString(),
@@ -163,7 +181,10 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
         total: data.items.length,
         items: data.items.map(({ finding: _f, evidence: _e, ...item }) => item),
       };
-      return reply.type('application/json; charset=utf-8').header('content-disposition', attachment(`poam-${stamp}.json`)).send(JSON.stringify(body, null, 2));
+      return reply
+        .type('application/json; charset=utf-8')
+        .header('content-disposition', attachment(`poam-${stamp}.json`))
+        .send(JSON.stringify(body, null, 2));
     },
   );
 
@@ -171,7 +192,13 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:poamId`,
     {
       config: { permission: 'poam:read' },
-      schema: { operationId: 'getPoamItem', tags, summary: 'One item with its comment log and evidence ids', params: ItemParams, response: withErrors({ 200: PoamItem }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getPoamItem',
+        tags,
+        summary: 'One item with its comment log and evidence ids',
+        params: ItemParams,
+        response: withErrors({ 200: PoamItem }, [401, 403, 404]),
+      },
     },
     async (request) => items.get(contextOf(request).scope, request.params.poamId),
   );
@@ -290,7 +317,13 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:poamId/evidence`,
     {
       config: { permission: 'poam:read' },
-      schema: { operationId: 'listPoamEvidence', tags, summary: 'Evidence files of the item, oldest first', params: ItemParams, response: withErrors({ 200: EvidenceList }, [401, 403, 404]) },
+      schema: {
+        operationId: 'listPoamEvidence',
+        tags,
+        summary: 'Evidence files of the item, oldest first',
+        params: ItemParams,
+        response: withErrors({ 200: EvidenceList }, [401, 403, 404]),
+      },
     },
     async (request) => evidence.list(contextOf(request).scope, request.params.poamId),
   );
@@ -299,7 +332,13 @@ export const poamRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:poamId/evidence/:evidenceID`,
     {
       config: { permission: 'poam:read' },
-      schema: { operationId: 'getPoamEvidence', summary: 'Metadata of a POA&M evidence file', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getPoamEvidence',
+        summary: 'Metadata of a POA&M evidence file',
+        tags,
+        params: EvidenceParams,
+        response: withErrors({ 200: Evidence }, [401, 403, 404]),
+      },
     },
     async (request) => evidence.get(contextOf(request).scope, request.params.poamId, request.params.evidenceID),
   );

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -14,8 +15,8 @@ export async function findingsScheduledToClose(db: Kysely<Database>, scope: Scop
   const rows = await db
     .selectFrom('poam_items')
     .select('finding_id')
-    .where('tenant_id', '=', scope.tenantId)
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
     .where('finding_id', 'is not', null)
     .where('status', '<>', 'closed')
     .where('scheduled_completion', '<', isoDate(at))

@@ -19,30 +19,28 @@ export const Comment = Type.Object({
   status_to: Nullable(Status),
 });
 
-export const PoamItem = Type.Object(
-  {
-    id: Type.String({ description: 'POAM-<n>, sequential per tenant, never reused' }),
-    weakness_name: Type.String(),
-    weakness_description: Type.String(),
-    control_ids: Type.Array(Type.String(), { description: 'NIST SP 800-53 ids (AC-2, AC-2(1)); ids of other frameworks as <framework>:<control>' }),
-    severity: Severity,
-    point_of_contact: Type.String(),
-    scheduled_completion: DateOnly,
-    milestones: Type.Array(Milestone),
-    status: Status,
-    comments: Type.Array(Comment, { description: 'the audit-trailed log: creation, status changes, updates, evidence and plain comments, oldest first' }),
-    vendor_dependency: Type.Boolean(),
-    deviation_request: Nullable(Type.String()),
-    finding_id: Nullable(Type.String()),
-    evidence_ids: Type.Array(Uuid),
-    source: Type.String({ description: 'manual, finding, or the creating module’s label (e.g. assessment:<id>)' }),
-    overdue: Type.Boolean({ description: 'scheduled completion passed (UTC date) and not closed' }),
-    created_by: Type.String(),
-    created_at: Timestamp,
-    updated_at: Timestamp,
-    closed_at: Nullable(Timestamp),
-  },
-);
+export const PoamItem = Type.Object({
+  id: Type.String({ description: 'POAM-<n>, sequential per tenant, never reused' }),
+  weakness_name: Type.String(),
+  weakness_description: Type.String(),
+  control_ids: Type.Array(Type.String(), { description: 'NIST SP 800-53 ids (AC-2, AC-2(1)); ids of other frameworks as <framework>:<control>' }),
+  severity: Severity,
+  point_of_contact: Type.String(),
+  scheduled_completion: DateOnly,
+  milestones: Type.Array(Milestone),
+  status: Status,
+  comments: Type.Array(Comment, { description: 'the audit-trailed log: creation, status changes, updates, evidence and plain comments, oldest first' }),
+  vendor_dependency: Type.Boolean(),
+  deviation_request: Nullable(Type.String()),
+  finding_id: Nullable(Type.String()),
+  evidence_ids: Type.Array(Uuid),
+  source: Type.String({ description: 'manual, finding, or the creating module’s label (e.g. assessment:<id>)' }),
+  overdue: Type.Boolean({ description: 'scheduled completion passed (UTC date) and not closed' }),
+  created_by: Type.String(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  closed_at: Nullable(Timestamp),
+});
 
 export const PoamList = Paged(PoamItem);
 
@@ -69,7 +67,9 @@ const fields = {
 
 export const CreateBody = Type.Object(
   {
-    finding_id: Type.Optional(Type.String({ minLength: 1, maxLength: 1200, description: 'draft from this open finding: name, description, severity and controls come from it unless given' })),
+    finding_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1200, description: 'draft from this open finding: name, description, severity and controls come from it unless given' }),
+    ),
     weakness_name: Type.Optional(fields.weakness_name),
     weakness_description: Type.Optional(fields.weakness_description),
     control_ids: Type.Optional(fields.control_ids),

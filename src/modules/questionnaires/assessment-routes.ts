@@ -8,7 +8,22 @@ import { createAttestationService } from './attestation-service.js';
 import { createGeneratePoam } from './generate-poam.js';
 import { assessmentIn } from './localize.js';
 import { negotiateLanguage } from './templates.js';
-import { AliasReviewBody, Assessment, AssessmentList, AssessmentListQuery, AssessmentParams, ControlAttestationList, ControlAttestationQuery, GeneratePoamBody, GeneratePoamResult, LangQuery, MineQuery, PageOnlyQuery, RespondBody, ReviewBody } from './schemas.js';
+import {
+  AliasReviewBody,
+  Assessment,
+  AssessmentList,
+  AssessmentListQuery,
+  AssessmentParams,
+  ControlAttestationList,
+  ControlAttestationQuery,
+  GeneratePoamBody,
+  GeneratePoamResult,
+  LangQuery,
+  MineQuery,
+  PageOnlyQuery,
+  RespondBody,
+  ReviewBody,
+} from './schemas.js';
 
 /** A body that may be left out entirely: it is then an empty object. */
 async function optionalBody(request: FastifyRequest) {
@@ -23,7 +38,11 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
   const generatePoam = createGeneratePoam(deps);
   const tags = ['assessments'];
   // An assessment is returned in the language of ?lang= or Accept-Language where its template has it.
-  const inLanguage = async <T extends Parameters<typeof assessmentIn>[1]>(request: { query: { lang?: string }; headers: FastifyRequest['headers'] }, reply: FastifyReply, full: T) => {
+  const inLanguage = async <T extends Parameters<typeof assessmentIn>[1]>(
+    request: { query: { lang?: string }; headers: FastifyRequest['headers'] },
+    reply: FastifyReply,
+    full: T,
+  ) => {
     const served = await assessmentIn(deps.database.db, full, negotiateLanguage(request.query.lang, request.headers['accept-language']));
     reply.header('content-language', served.lang);
     return served;
@@ -74,7 +93,7 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'assessmentReviewQueue',
         tags,
-        summary: "Submitted assessments the caller may review (never their own), oldest submission first",
+        summary: 'Submitted assessments the caller may review (never their own), oldest submission first',
         params: TenantParams,
         querystring: PageOnlyQuery,
         response: withErrors({ 200: AssessmentList }, [401, 403]),
@@ -143,8 +162,7 @@ export const assessmentRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'reviewAssessment',
         tags,
         summary: 'approved (attests the mapped controls) or rejected (changes requested); approve and reject are accepted too',
-        description:
-          '403 for the assignee (nobody reviews their own assessment) and for anyone but a named reviewer; 409 unless submitted; 400 rejecting without notes.',
+        description: '403 for the assignee (nobody reviews their own assessment) and for anyone but a named reviewer; 409 unless submitted; 400 rejecting without notes.',
         params: AssessmentParams,
         body: ReviewBody,
         querystring: LangQuery,

@@ -310,11 +310,27 @@ export function createAssessmentService(deps: Deps) {
         const reviewFields = { reviewed_at: now, reviewed_by: context.actor.userId, review_status: decision, review_notes: notes, gaps } as const;
         const { updated, transitions } =
           decision === 'approved'
-            ? await move(trx, scope, current, q, { ...reviewFields, status: 'approved', approved_at: now, attestation_expires_at: expiresAt, reminder_stage: null, expiry_recorded_at: null }, now)
+            ? await move(
+                trx,
+                scope,
+                current,
+                q,
+                { ...reviewFields, status: 'approved', approved_at: now, attestation_expires_at: expiresAt, reminder_stage: null, expiry_recorded_at: null },
+                now,
+              )
             : await move(trx, scope, current, q, { ...reviewFields, status: 'changes_requested' }, now);
         await trx
           .insertInto('assessment_reviews')
-          .values({ id: randomUUID(), assessment_id: id, review_status: decision, notes, gaps: json(gaps), reviewer_id: context.actor.userId, reviewer_name: context.actor.name, created_at: now })
+          .values({
+            id: randomUUID(),
+            assessment_id: id,
+            review_status: decision,
+            notes,
+            gaps: json(gaps),
+            reviewer_id: context.actor.userId,
+            reviewer_name: context.actor.name,
+            created_at: now,
+          })
           .execute();
         const attested = decision === 'approved' ? mappedControls(q.questions).map(keyOf) : [];
         await audit(trx, context, decision === 'approved' ? 'assessment.approved' : 'assessment.rejected', id, {

@@ -81,7 +81,10 @@ export async function presentAssessments(db: Kysely<Database>, rows: AssessmentR
       .where('id', 'in', [...new Set(rows.map((r) => r.questionnaire_id))])
       .execute(),
     db.selectFrom('assessment_responses').select(['assessment_id', 'question_id']).where('assessment_id', 'in', ids).where('answer', '!=', '').execute(),
-    usernames(db, rows.flatMap((r) => [r.assignee_id, r.reviewer_id])),
+    usernames(
+      db,
+      rows.flatMap((r) => [r.assignee_id, r.reviewer_id]),
+    ),
   ]);
   const byId = new Map(questionnaires.map((q) => [q.id, q]));
   const answeredBy = new Map<string, Set<string>>();
@@ -97,11 +100,7 @@ export async function presentAssessment(db: Kysely<Database>, row: AssessmentRow
   const [base] = await presentAssessments(db, [row], now);
   const [questionnaire, responses, evidence, reviews] = await Promise.all([
     db.selectFrom('questionnaires').select(['questions']).where('id', '=', row.questionnaire_id).executeTakeFirstOrThrow(),
-    db
-      .selectFrom('assessment_responses')
-      .select(['question_id', 'answer', 'notes', 'updated_at', 'updated_by'])
-      .where('assessment_id', '=', row.id)
-      .execute(),
+    db.selectFrom('assessment_responses').select(['question_id', 'answer', 'notes', 'updated_at', 'updated_by']).where('assessment_id', '=', row.id).execute(),
     db.selectFrom('attestation_evidence').selectAll().where('assessment_id', '=', row.id).orderBy('created_at').orderBy('id').execute(),
     db
       .selectFrom('assessment_reviews')
@@ -116,6 +115,13 @@ export async function presentAssessment(db: Kysely<Database>, row: AssessmentRow
     questions: questionnaire.questions,
     responses: responses.sort((a, b) => (order.get(a.question_id) ?? 0) - (order.get(b.question_id) ?? 0)),
     evidence: evidence.map((e) => presentEvidence(e, row.tenant_id)),
-    reviews: reviews.map((r) => ({ review_status: r.review_status, notes: r.notes, gaps: r.gaps, reviewer_id: r.reviewer_id, reviewer: r.reviewer_name, created_at: r.created_at })),
+    reviews: reviews.map((r) => ({
+      review_status: r.review_status,
+      notes: r.notes,
+      gaps: r.gaps,
+      reviewer_id: r.reviewer_id,
+      reviewer: r.reviewer_name,
+      created_at: r.created_at,
+    })),
   };
 }

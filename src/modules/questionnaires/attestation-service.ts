@@ -30,7 +30,10 @@ export function createAttestationService(deps: Deps) {
         (a, b) => a.framework.localeCompare(b.framework) || a.control_id.localeCompare(b.control_id, 'en', { numeric: true }),
       );
       const questionnaireIds = [...new Set(computed.map((c) => c.questionnaire_id).filter((id): id is string => !!id))];
-      const reminders = await remindersSent(db, computed.map((c) => c.assessment_id));
+      const reminders = await remindersSent(
+        db,
+        computed.map((c) => c.assessment_id),
+      );
       const titles = new Map(
         questionnaireIds.length ? (await db.selectFrom('questionnaires').select(['id', 'title']).where('id', 'in', questionnaireIds).execute()).map((q) => [q.id, q.title]) : [],
       );

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
@@ -71,9 +72,9 @@ export async function computeControls(db: Kysely<Database>, scope: Scope, keys: 
   const rows = await sql<Omit<Candidate, 'status' | 'assessment_id'> & { status: AssessmentStatus | null; assessment_id: string | null }>`
     SELECT qc.framework, qc.control_id, a.id AS assessment_id, a.questionnaire_id, a.status, a.approved_at, a.attestation_expires_at, a.updated_at
     FROM questionnaire_controls qc
-    JOIN questionnaires q ON q.id = qc.questionnaire_id AND q.workspace_id = ${scope.workspaceId} AND q.tenant_id = ${scope.tenantId}
+    JOIN questionnaires q ON q.id = qc.questionnaire_id AND ${workspaceIs(scope, 'q')} AND ${tenantIs(scope.tenantId, 'q')}
     LEFT JOIN assessments a ON a.questionnaire_id = qc.questionnaire_id
-    WHERE qc.workspace_id = ${scope.workspaceId} AND (a.id IS NOT NULL OR q.status = 'published')
+    WHERE ${workspaceIs(scope, 'qc')} AND (a.id IS NOT NULL OR q.status = 'published')
       ${keys ? sql`AND (qc.framework || ':' || qc.control_id) = ANY(${keys}::text[])` : sql``}`.execute(db);
   const result = new Map<string, ComputedControl>();
   const best = new Map<string, { attested: Candidate | null; open: Candidate | null }>();
@@ -95,7 +96,15 @@ export async function computeControls(db: Kysely<Database>, scope: Scope, keys: 
   for (const key of keys ?? []) {
     if (!best.has(key)) {
       const i = key.indexOf(':');
-      result.set(key, { framework: key.slice(0, i), control_id: key.slice(i + 1), status: 'not_assessed', assessment_id: null, questionnaire_id: null, attested_at: null, expires_at: null });
+      result.set(key, {
+        framework: key.slice(0, i),
+        control_id: key.slice(i + 1),
+        status: 'not_assessed',
+        assessment_id: null,
+        questionnaire_id: null,
+        attested_at: null,
+        expires_at: null,
+      });
     }
   }
   for (const [key, { attested, open }] of best) {
@@ -146,7 +155,7 @@ export async function refreshControls(trx: Kysely<Database>, scope: Scope, keys:
       await trx
         .selectFrom('control_attestations')
         .select(['framework', 'control_id', 'status', 'assessment_id', 'expires_at'])
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where(sql<boolean>`(framework || ':' || control_id) = ANY(${keys}::text[])`)
         .execute()
     ).map((r) => [keyOf(r), r]),
@@ -293,8 +302,18 @@ export async function sendExpiryReminders(deps: Deps, limit = 500): Promise<numb
     .innerJoin('questionnaires as q', 'q.id', 'a.questionnaire_id')
     .leftJoin('users as u', 'u.id', 'a.assignee_id')
     .select([
-      'a.id', 'a.tenant_id', 'a.workspace_id', 'a.questionnaire_id', 'a.approved_at', 'a.attestation_expires_at', 'a.reminder_stage',
-      'a.assignee_id', 'a.reviewed_by', 'u.username as assignee', 'q.title', 'q.created_by',
+      'a.id',
+      'a.tenant_id',
+      'a.workspace_id',
+      'a.questionnaire_id',
+      'a.approved_at',
+      'a.attestation_expires_at',
+      'a.reminder_stage',
+      'a.assignee_id',
+      'a.reviewed_by',
+      'u.username as assignee',
+      'q.title',
+      'q.created_by',
     ])
     .where('a.status', '=', 'approved')
     .where('a.expiry_recorded_at', 'is', null)
@@ -321,7 +340,7 @@ export async function sendExpiryReminders(deps: Deps, limit = 500): Promise<numb
       const covered = await trx
         .selectFrom('control_attestations')
         .select(['framework', 'control_id'])
-        .where('workspace_id', '=', row.workspace_id)
+        .where(inWorkspace({ workspaceId: row.workspace_id }))
         .where('assessment_id', '=', row.id)
         .where('status', '=', 'attested')
         .orderBy('framework')

@@ -49,7 +49,7 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: "Upload a file for an assessment's file_upload question (the assignee only, multipart, at most 50 MiB)",
         description:
-          'multipart/form-data with the fields assessment_id and question_id (and optional description) before the file part. 413 above 50 MiB (nothing is kept); 400 when the extension is not in the question\'s accepted_types, the content type or the first bytes do not fit it, or the assessment is submitted or approved; 403 for anyone but the assignee; 503 without artifact storage. The answer of the question is then the returned id.',
+          "multipart/form-data with the fields assessment_id and question_id (and optional description) before the file part. 413 above 50 MiB (nothing is kept); 400 when the extension is not in the question's accepted_types, the content type or the first bytes do not fit it, or the assessment is submitted or approved; 403 for anyone but the assignee; 503 without artifact storage. The answer of the question is then the returned id.",
         consumes: ['multipart/form-data'],
         params: TenantParams,
         body: EvidenceUploadForm,
@@ -87,7 +87,13 @@ export const evidenceRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/attestation-evidence/:eID',
     {
       config: { permission: 'attestation_evidence:read' },
-      schema: { operationId: 'getAttestationEvidence', summary: 'Metadata of an evidence file', tags, params: EvidenceParams, response: withErrors({ 200: Evidence }, [401, 403, 404, 503]) },
+      schema: {
+        operationId: 'getAttestationEvidence',
+        summary: 'Metadata of an evidence file',
+        tags,
+        params: EvidenceParams,
+        response: withErrors({ 200: Evidence }, [401, 403, 404, 503]),
+      },
     },
     async (request) => {
       const { scope } = contextOf(request);

@@ -116,7 +116,13 @@ export function createGeneratePoam(deps: Deps) {
         fresh.push({ key, input });
       }
 
-      const created = await createPoamItems(trx, deps, actorOf(context), scope, fresh.map((f) => f.input));
+      const created = await createPoamItems(
+        trx,
+        deps,
+        actorOf(context),
+        scope,
+        fresh.map((f) => f.input),
+      );
       if (created.length) {
         await trx
           .insertInto('assessment_poam_items')

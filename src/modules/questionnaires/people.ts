@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -5,7 +6,6 @@ import { badRequest } from '../../platform/http/errors.js';
 import { permissionsOf, type Role } from '../../platform/rbac/roles.js';
 import '../../platform/auth/tables.js';
 import { UUID_PATTERN } from '../../platform/http/schemas.js';
-
 
 export interface Member {
   id: string;
@@ -26,7 +26,7 @@ export async function resolveMembers(db: Kysely<Database>, tenantId: string, ref
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id', 'u.username', 'm.role'])
-    .where('m.tenant_id', '=', tenantId)
+    .where(inTenant(tenantId, 'm'))
     .where('u.disabled_at', 'is', null)
     .where((eb) => eb.or([...(ids.length ? [eb('u.id', 'in', ids)] : []), eb('u.username', 'in', names)]))
     .execute();

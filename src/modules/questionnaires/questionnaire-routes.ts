@@ -5,7 +5,26 @@ import { pageRequest } from '../../platform/http/pagination.js';
 import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createQuestionnaireService } from './questionnaire-service.js';
 import { negotiateLanguage } from './templates.js';
-import { AddQuestionBody, AssignBody, AssignResult, FromTemplateBody, LangQuery, Question, QuestionInput, QuestionParams, Questionnaire, QuestionnaireBody, QuestionnaireList, QuestionnaireListQuery, QuestionnaireParams, QuestionnaireUpdateBody, Template, TemplateList, TemplateParams, TemplateQuery } from './schemas.js';
+import {
+  AddQuestionBody,
+  AssignBody,
+  AssignResult,
+  FromTemplateBody,
+  LangQuery,
+  Question,
+  QuestionInput,
+  QuestionParams,
+  Questionnaire,
+  QuestionnaireBody,
+  QuestionnaireList,
+  QuestionnaireListQuery,
+  QuestionnaireParams,
+  QuestionnaireUpdateBody,
+  Template,
+  TemplateList,
+  TemplateParams,
+  TemplateQuery,
+} from './schemas.js';
 
 const EMPTY = { 204: Type.Null() };
 
@@ -119,7 +138,13 @@ export const questionnaireRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/questionnaires/:qID',
     {
       config: read,
-      schema: { operationId: 'getQuestionnaire', summary: 'A questionnaire with its questions', tags, params: QuestionnaireParams, response: withErrors({ 200: Questionnaire }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getQuestionnaire',
+        summary: 'A questionnaire with its questions',
+        tags,
+        params: QuestionnaireParams,
+        response: withErrors({ 200: Questionnaire }, [401, 403, 404]),
+      },
     },
     async (request) => questionnaires.get(contextOf(request).scope, request.params.qID),
   );
@@ -215,7 +240,7 @@ export const questionnaireRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: 'One assessment per assignee; their controls become questionnaire_assigned',
         description:
-          "409 when the questionnaire is not published, or an assignee already has an open assessment of it; 400 for users outside the tenant, a reviewer lacking assessment:review or also assigned.",
+          '409 when the questionnaire is not published, or an assignee already has an open assessment of it; 400 for users outside the tenant, a reviewer lacking assessment:review or also assigned.',
         params: QuestionnaireParams,
         body: AssignBody,
         response: withErrors({ 201: AssignResult }, [401, 403, 404, 409]),

@@ -9,7 +9,17 @@ import { auditInScope } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { MAPPING_FRAMEWORKS, isCalendarDate, normalizeQuestion, normalizeQuestions, mappedControls, splitMapping, nextQuestionId, type Question, type QuestionInput } from './questions.js';
+import {
+  MAPPING_FRAMEWORKS,
+  isCalendarDate,
+  normalizeQuestion,
+  normalizeQuestions,
+  mappedControls,
+  splitMapping,
+  nextQuestionId,
+  type Question,
+  type QuestionInput,
+} from './questions.js';
 import { unknownFramework } from '../compliance/index.js';
 import { templateIn, templates, type Language } from './templates.js';
 import { actorRef, canReview, resolveMembers, today } from './people.js';
@@ -241,7 +251,10 @@ export function createQuestionnaireService(deps: Deps) {
       if (filter.framework) {
         const fw = checkFramework(filter.framework)!;
         base = base.where((eb) =>
-          eb.or([eb('framework', '=', fw), sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(questions) q, jsonb_array_elements_text(q->'control_ids') m WHERE m LIKE ${`${fw}:%`})`]),
+          eb.or([
+            eb('framework', '=', fw),
+            sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(questions) q, jsonb_array_elements_text(q->'control_ids') m WHERE m LIKE ${`${fw}:%`})`,
+          ]),
         );
       }
       const [rows, count] = await Promise.all([
@@ -406,12 +419,16 @@ export function createQuestionnaireService(deps: Deps) {
           if (assignees.some((a) => a.id === reviewer!.id)) throw badRequest('the reviewer cannot be an assignee: nobody reviews their own assessment');
           reviewerId = reviewer!.id;
         }
-        const dueDate = body.due_date !== undefined ? checkDueDate(body.due_date, now) ?? null : q.due_date;
+        const dueDate = body.due_date !== undefined ? (checkDueDate(body.due_date, now) ?? null) : q.due_date;
         const open = await trx
           .selectFrom('assessments')
           .select('assignee_id')
           .where('questionnaire_id', '=', id)
-          .where('assignee_id', 'in', assignees.map((a) => a.id))
+          .where(
+            'assignee_id',
+            'in',
+            assignees.map((a) => a.id),
+          )
           .where('status', '!=', 'approved')
           .execute();
         if (open.length) {
@@ -476,7 +493,11 @@ export function createQuestionnaireService(deps: Deps) {
         const [question] = normalizeQuestions([{ ...input, id: input.id ?? nextQuestionId(new Set(q.questions.map((x) => x.id))) }], q.questions);
         const questions = [...q.questions];
         questions.splice(position === undefined ? questions.length : Math.min(position, questions.length), 0, question!);
-        await trx.updateTable('questionnaires').set({ questions: json(questions), updated_at: now }).where('id', '=', id).execute();
+        await trx
+          .updateTable('questionnaires')
+          .set({ questions: json(questions), updated_at: now })
+          .where('id', '=', id)
+          .execute();
         await audit(trx, context, 'questionnaire.question_added', id, { question_id: question!.id });
         return question!;
       });
@@ -493,7 +514,11 @@ export function createQuestionnaireService(deps: Deps) {
         const question = normalizeQuestion(body, questionId);
         const questions = [...q.questions];
         questions[index] = question;
-        await trx.updateTable('questionnaires').set({ questions: json(questions), updated_at: now }).where('id', '=', id).execute();
+        await trx
+          .updateTable('questionnaires')
+          .set({ questions: json(questions), updated_at: now })
+          .where('id', '=', id)
+          .execute();
         await audit(trx, context, 'questionnaire.question_updated', id, { question_id: questionId });
         return question;
       });

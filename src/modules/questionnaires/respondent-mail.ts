@@ -16,7 +16,12 @@ export function linkMail(input: { to: string; name: string; title: string; url: 
     subject: `Questionnaire to answer: ${input.title}`,
     text: lines.join('\n\n'),
     html: `<!doctype html><html><body>${lines
-      .map((line) => `<p>${escape(line).replace(escape(input.url), `<a href="${escape(input.url)}">${escape(input.url)}</a>`).replace(/\n/g, '<br>')}</p>`)
+      .map(
+        (line) =>
+          `<p>${escape(line)
+            .replace(escape(input.url), `<a href="${escape(input.url)}">${escape(input.url)}</a>`)
+            .replace(/\n/g, '<br>')}</p>`,
+      )
       .join('\n')}</body></html>`,
   };
 }

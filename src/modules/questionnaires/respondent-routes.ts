@@ -163,7 +163,7 @@ export const respondentRoutes: RoutePlugin = async (app, { deps }) => {
         tags,
         summary: "Upload a file for a file_upload question of the link's assessment (multipart, at most 50 MiB)",
         description:
-          "multipart/form-data with question_id (and optional description) before the file part; the same checks as POST /attestation-evidence: 413 above 50 MiB, 400 for a type not accepted or content not fitting it, or once submitted or approved; 503 without artifact storage.",
+          'multipart/form-data with question_id (and optional description) before the file part; the same checks as POST /attestation-evidence: 413 above 50 MiB, 400 for a type not accepted or content not fitting it, or once submitted or approved; 503 without artifact storage.',
         consumes: ['multipart/form-data'],
         body: RespondentUploadForm,
         response: withErrors({ 201: RespondentEvidence }, [...statuses, 413, 503]),

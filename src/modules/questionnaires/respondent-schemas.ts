@@ -13,7 +13,14 @@ export const CreateLinkBody = Type.Object(
     recipient_email: Type.Optional(
       Type.String({ maxLength: 300, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: "mailed there through the tenant's e-mail integration, when it has one" }),
     ),
-    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_DAYS, default: DEFAULT_LINK_DAYS, description: `days until the link stops working (default ${DEFAULT_LINK_DAYS}, at most ${MAX_LINK_DAYS})` })),
+    expires_in_days: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LINK_DAYS,
+        default: DEFAULT_LINK_DAYS,
+        description: `days until the link stops working (default ${DEFAULT_LINK_DAYS}, at most ${MAX_LINK_DAYS})`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

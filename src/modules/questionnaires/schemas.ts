@@ -190,7 +190,9 @@ export const AssessmentSummary = Type.Object({
   due_date: NullableDate,
   overdue: Type.Boolean(),
   progress: Type.Object({ total: Type.Integer(), answered: Type.Integer(), required: Type.Integer(), required_answered: Type.Integer() }),
-  controls: Type.Array(Type.String(), { description: 'the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score' }),
+  controls: Type.Array(Type.String(), {
+    description: 'the controls an approval attests ("<framework>:<control_id>"); those of nist-800-53, cis-aws, pci-dss and soc2 count in the compliance score',
+  }),
   submitted_at: Nullable(Timestamp),
   reviewed_at: Nullable(Timestamp),
   reviewed_by: Nullable(Type.String()),
@@ -200,7 +202,9 @@ export const AssessmentSummary = Type.Object({
   approved_at: Nullable(Timestamp),
   attestation_expires_at: Nullable(Timestamp),
   attestation_state: Nullable(StringEnum(['current', 'expired'] as const)),
-  attestation_validity_days: Type.Integer({ description: "the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving)" }),
+  attestation_validity_days: Type.Integer({
+    description: "the questionnaire's: an approval attests the controls until this many days after it (what a reviewer is told before approving)",
+  }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -228,9 +232,7 @@ export const Assessment = Type.Object({
       "the language of questionnaire_title and the questions: ?lang= or Accept-Language where the questionnaire's template has it, else the questionnaire's own; a question edited after creation from the template stays as written",
   }),
   questions: Type.Array(Question),
-  responses: Type.Array(
-    Type.Object({ question_id: Type.String(), answer: Type.String(), notes: Type.String(), updated_at: Timestamp, updated_by: Nullable(Type.String()) }),
-  ),
+  responses: Type.Array(Type.Object({ question_id: Type.String(), answer: Type.String(), notes: Type.String(), updated_at: Timestamp, updated_by: Nullable(Type.String()) })),
   evidence: Type.Array(Evidence),
   reviews: Type.Array(
     Type.Object({
@@ -272,10 +274,7 @@ export const RespondBody = Type.Object(
   { additionalProperties: false },
 );
 
-const GapInput = Type.Object(
-  { question_id: Type.String({ maxLength: 80 }), severity: Type.Optional(Severity), notes: Type.Optional(Text(4000)) },
-  { additionalProperties: false },
-);
+const GapInput = Type.Object({ question_id: Type.String({ maxLength: 80 }), severity: Type.Optional(Severity), notes: Type.Optional(Text(4000)) }, { additionalProperties: false });
 export const ReviewBody = Type.Object(
   {
     review_status: StringEnum(['approved', 'rejected', 'approve', 'reject'] as const),

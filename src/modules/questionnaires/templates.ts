@@ -52,7 +52,9 @@ export function templates(): Map<string, Map<Language, Template>> {
   const root = projectPath('content', 'questionnaires');
   const all = new Map<string, Map<Language, Template>>();
   for (const lang of LANGUAGES) {
-    for (const name of readdirSync(join(root, lang)).filter((f) => f.endsWith('.json')).sort()) {
+    for (const name of readdirSync(join(root, lang))
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const file = join(root, lang, name);
       const id = name.slice(0, -'.json'.length);
       const template = JSON.parse(readFileSync(file, 'utf8')) as Template;

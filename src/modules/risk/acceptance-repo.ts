@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
@@ -29,7 +30,7 @@ export async function factsOf(db: Kysely<Database>, scope: Scope, rows: Acceptan
       SELECT a.id AS acceptance_id, count(f.id)::int AS n
       FROM risk_acceptances a
       JOIN findings f ON f.workspace_id = a.workspace_id AND f.group_id = a.group_id AND f.status = 'open'
-      WHERE a.id = ANY(${groups.map((g) => g.id)}::uuid[]) AND a.workspace_id = ${scope.workspaceId}
+      WHERE a.id = ANY(${groups.map((g) => g.id)}::uuid[]) AND ${workspaceIs(scope, 'a')}
         AND NOT EXISTS (SELECT 1 FROM risk_acceptance_findings raf WHERE raf.acceptance_id = a.id AND raf.finding_id = f.id)
       GROUP BY a.id`.execute(db);
     for (const row of uncovered.rows) facts.get(row.acceptance_id)!.uncovered = row.n;
@@ -62,7 +63,7 @@ export function unrevoked(db: Kysely<Database>, scope: Scope, kind: 'finding' | 
   return db
     .selectFrom('risk_acceptances')
     .selectAll()
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('scope', '=', kind)
     .where(kind === 'finding' ? 'finding_id' : 'group_id', '=', key)
     .where('revoked_at', 'is', null)

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -73,7 +74,7 @@ async function nowUncovered(trx: Kysely<Database>, scope: Scope, ids: string[], 
   return trx
     .selectFrom('findings as f')
     .select('f.id')
-    .where('f.workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope, 'f'))
     .where('f.id', '=', sql<string>`ANY(${ids}::text[])`)
     .where('f.status', '=', 'open')
     .where(sql<boolean>`NOT ${acceptedAt('f', now)}`)
@@ -165,8 +166,7 @@ export function createAcceptanceService(deps: Deps) {
   }
 
   /** Serialises acceptance changes of one finding or group (a live acceptance cannot be indexed). */
-  const lock = (trx: Kysely<Database>, scope: Scope, key: string) =>
-    sql`SELECT pg_advisory_xact_lock(hashtext(${`${scope.workspaceId}:${key}`}))`.execute(trx);
+  const lock = (trx: Kysely<Database>, scope: Scope, key: string) => sql`SELECT pg_advisory_xact_lock(hashtext(${`${scope.workspaceId}:${key}`}))`.execute(trx);
 
   return {
     async acceptFinding(context: RequestContext, findingId: string, input: AcceptanceInput) {
@@ -177,7 +177,7 @@ export function createAcceptanceService(deps: Deps) {
         const finding = await trx
           .selectFrom('findings as f')
           .select([...coveredColumns.map((c) => `f.${c}` as const), 'f.status', 'f.group_id', acceptedAt('f', now).as('accepted')])
-          .where('f.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'f'))
           .where('f.id', '=', findingId)
           .executeTakeFirst();
         if (!finding) throw notFound('finding not found');
@@ -201,7 +201,7 @@ export function createAcceptanceService(deps: Deps) {
         const rows = await trx
           .selectFrom('findings as f')
           .select([...coveredColumns.map((c) => `f.${c}` as const), acceptedAt('f', now).as('accepted')])
-          .where('f.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'f'))
           .where('f.group_id', '=', groupId)
           .where('f.status', '=', 'open')
           .orderBy('f.id')
@@ -249,7 +249,7 @@ export function createAcceptanceService(deps: Deps) {
     },
 
     async get(scope: Scope, id: string) {
-      const row = await db.selectFrom('risk_acceptances').selectAll().where('workspace_id', '=', scope.workspaceId).where('id', '=', id).executeTakeFirst();
+      const row = await db.selectFrom('risk_acceptances').selectAll().where(inWorkspace(scope)).where('id', '=', id).executeTakeFirst();
       if (!row) throw notFound('risk acceptance not found');
       return presentOne(scope, row);
     },
@@ -261,7 +261,7 @@ export function createAcceptanceService(deps: Deps) {
      */
     async list(scope: Scope, filter: { state?: string; scope?: 'finding' | 'group'; owner?: string }, page: PageRequest) {
       const now = deps.clock.now();
-      const rows = await db.selectFrom('risk_acceptances').selectAll().where('workspace_id', '=', scope.workspaceId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+      const rows = await db.selectFrom('risk_acceptances').selectAll().where(inWorkspace(scope)).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
       const facts = await factsOf(db, scope, rows);
       const all = rows.map((r) => present(r, now, facts.get(r.id)!));
       const counts = {
@@ -275,8 +275,7 @@ export function createAcceptanceService(deps: Deps) {
         (a) =>
           (!filter.scope || a.scope === filter.scope) &&
           (!filter.owner || a.owner === filter.owner) &&
-          (!filter.state ||
-            (filter.state === 'orphaned' ? a.orphaned : filter.state === 'active' ? a.state === 'active' || a.state === 'partial' : a.state === filter.state)),
+          (!filter.state || (filter.state === 'orphaned' ? a.orphaned : filter.state === 'active' ? a.state === 'active' || a.state === 'partial' : a.state === filter.state)),
       );
       const start = offsetOf(page);
       // `total` is the filtered total of the page envelope; the workspace-wide total is counts.total.

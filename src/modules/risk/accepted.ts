@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import './tables.js';
@@ -21,7 +22,7 @@ export async function hasLiveAcceptances(db: Kysely<Database>, workspaceId: stri
   const row = await db
     .selectFrom('risk_acceptances')
     .select('id')
-    .where('workspace_id', '=', workspaceId)
+    .where(inWorkspace({ workspaceId }))
     .where('revoked_at', 'is', null)
     .where('expires_at', '>', now)
     .limit(1)

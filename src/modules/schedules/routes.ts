@@ -6,8 +6,7 @@ import { TenantParams, withErrors } from '../../platform/http/schemas.js';
 import { createScheduleService } from './schedule-service.js';
 import { RunListQuery, Schedule, ScheduleCreate, ScheduleList, ScheduleListQuery, ScheduleParams, SchedulePatch, ScheduleRunList } from './schemas.js';
 
-const WRITE_NOTE =
-  'Changing a schedule needs the permission of what it runs: jobs:write for discovery schedules, audit:run for audit schedules (403 otherwise).';
+const WRITE_NOTE = 'Changing a schedule needs the permission of what it runs: jobs:write for discovery schedules, audit:run for audit schedules (403 otherwise).';
 
 /** Workspace schedules (/schedules): jobs:read to look; writing checks the permission of the schedule's kind. */
 export const scheduleRoutes: RoutePlugin = async (app, { deps }) => {
@@ -54,7 +53,13 @@ export const scheduleRoutes: RoutePlugin = async (app, { deps }) => {
     '/tenants/:tenantID/schedules/:scheduleID',
     {
       config: { permission: 'jobs:read' },
-      schema: { operationId: 'getSchedule', tags, summary: 'A schedule, with its last and next run', params: ScheduleParams, response: withErrors({ 200: Schedule }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getSchedule',
+        tags,
+        summary: 'A schedule, with its last and next run',
+        params: ScheduleParams,
+        response: withErrors({ 200: Schedule }, [401, 403, 404]),
+      },
     },
     async (request) => schedules.get(contextOf(request).scope, request.params.scheduleID),
   );
@@ -103,7 +108,8 @@ export const scheduleRoutes: RoutePlugin = async (app, { deps }) => {
         operationId: 'listScheduleRuns',
         tags,
         summary: 'Run history of a schedule, newest first',
-        description: 'Each run: when it was due and started, the discovery job or audit run it queued, and how it ended (running until that job finishes; skipped when the previous run was still running).',
+        description:
+          'Each run: when it was due and started, the discovery job or audit run it queued, and how it ended (running until that job finishes; skipped when the previous run was still running).',
         params: ScheduleParams,
         querystring: RunListQuery,
         response: withErrors({ 200: ScheduleRunList }, [401, 403, 404]),

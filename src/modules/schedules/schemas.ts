@@ -15,7 +15,12 @@ const Target = Type.Object(
 
 const timing = {
   cron: Type.Optional(
-    Nullable(Type.String({ maxLength: 200, description: 'Five fields (minute hour day-of-month month day-of-week) or @hourly/@daily/@weekly/@monthly/@yearly, read in time_zone; runs at least 5 minutes apart' })),
+    Nullable(
+      Type.String({
+        maxLength: 200,
+        description: 'Five fields (minute hour day-of-month month day-of-week) or @hourly/@daily/@weekly/@monthly/@yearly, read in time_zone; runs at least 5 minutes apart',
+      }),
+    ),
   ),
   interval_seconds: Type.Optional(
     Nullable(Type.Integer({ description: `Seconds between runs, ${MIN_INTERVAL_SECONDS}-${MAX_INTERVAL_SECONDS}; exactly one of cron and interval_seconds` })),

@@ -30,7 +30,9 @@ export function checkTiming(input: { cron?: string | null; interval_seconds?: nu
   if (zone === null) throw badRequest(`time_zone: "${zoneName}" is not an IANA time zone (such as Europe/Berlin or UTC)`, { field: 'time_zone' });
   if (interval !== null) {
     if (!Number.isInteger(interval) || interval < MIN_INTERVAL_SECONDS || interval > MAX_INTERVAL_SECONDS) {
-      throw badRequest(`interval_seconds: ${interval} is outside ${MIN_INTERVAL_SECONDS}-${MAX_INTERVAL_SECONDS} (at least 5 minutes, at most a year)`, { field: 'interval_seconds' });
+      throw badRequest(`interval_seconds: ${interval} is outside ${MIN_INTERVAL_SECONDS}-${MAX_INTERVAL_SECONDS} (at least 5 minutes, at most a year)`, {
+        field: 'interval_seconds',
+      });
     }
     return { cron: null, interval_seconds: interval, time_zone: zone };
   }
@@ -47,7 +49,10 @@ export function checkTiming(input: { cron?: string | null; interval_seconds?: nu
     const next = nextCronRun(parsed, at);
     if (next === null) break;
     if (next.getTime() - at.getTime() < MIN_INTERVAL_SECONDS * 1000) {
-      throw badRequest(`cron: "${cron}" runs less than 5 minutes apart (${at.toISOString()} and ${next.toISOString()}); runs must be at least ${MIN_INTERVAL_SECONDS} seconds apart`, { field: 'cron' });
+      throw badRequest(
+        `cron: "${cron}" runs less than 5 minutes apart (${at.toISOString()} and ${next.toISOString()}); runs must be at least ${MIN_INTERVAL_SECONDS} seconds apart`,
+        { field: 'cron' },
+      );
     }
     at = next;
   }

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { AppDeps } from '../../deps.js';
 import { secretBoxFor, SecretError, type SecretPurpose } from '../../platform/crypto/secret-box.js';
 import { deriveSecretKey, isLegacySecret, LEGACY_INFO, LEGACY_SALT, openSecret } from './legacy-secret-format.js';
@@ -43,7 +44,7 @@ async function migrateLegacy(deps: Deps, config: SsoConfigRow, sealed: string): 
   await deps.database.db
     .updateTable('sso_configs')
     .set({ client_secret_enc: await sealClientSecret(deps, plaintext, config.tenant_id) })
-    .where('tenant_id', '=', config.tenant_id)
+    .where(inTenant(config.tenant_id))
     .where('client_secret_enc', '=', sealed)
     .execute();
   return plaintext;

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { notFound } from '../../platform/http/errors.js';
@@ -10,7 +11,7 @@ export interface TenantSso {
 }
 
 export async function configOfTenant(db: Kysely<Database>, tenantId: string): Promise<SsoConfigRow | undefined> {
-  return db.selectFrom('sso_configs').selectAll().where('tenant_id', '=', tenantId).executeTakeFirst();
+  return db.selectFrom('sso_configs').selectAll().where(inTenant(tenantId)).executeTakeFirst();
 }
 
 /**

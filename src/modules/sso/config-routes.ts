@@ -34,7 +34,7 @@ export function ssoConfigRoutes(service: SsoConfigService): RoutePlugin {
           description:
             'OIDC: `provider`, `issuer`, `client_id`, `client_secret` (stored encrypted, never returned). SAML: `provider: saml` and ' +
             '`metadata_url`, or `metadata_xml` with the IdP metadata itself. `default_role` (users created at their first login; never ' +
-            'above tenant-admin, nor above the caller\'s own role) and `app_redirect_url` are optional. A 400 names every invalid field ' +
+            "above tenant-admin, nor above the caller's own role) and `app_redirect_url` are optional. A 400 names every invalid field " +
             'in `details.errors`. 201 when created, 200 when replaced.',
           params: TenantParams,
           body: SsoConfigBody,
@@ -76,7 +76,7 @@ export function ssoConfigRoutes(service: SsoConfigService): RoutePlugin {
           summary: 'Check the stored configuration against the identity provider',
           description:
             'OIDC: discovery, the JWKS, and the client credentials at the token endpoint. SAML: the metadata is fetched (or the inline ' +
-            'copy parsed) and the IdP certificates\' validity dates checked. Answers 200 with `ok`, each check, and `errors` by field.',
+            "copy parsed) and the IdP certificates' validity dates checked. Answers 200 with `ok`, each check, and `errors` by field.",
           params: TenantParams,
           response: withErrors({ 200: SsoTestResult }, [401, 403, 404]),
         },

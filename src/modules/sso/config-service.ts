@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { Static } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -126,7 +127,7 @@ export function createSsoConfigService(deps: Deps, settings: SsoSettings, client
     async delete(context: RequestContext) {
       const tenantId = context.scope.tenantId;
       await db.transaction().execute(async (trx) => {
-        const removed = await trx.deleteFrom('sso_configs').where('tenant_id', '=', tenantId).returning(['protocol', 'provider']).executeTakeFirst();
+        const removed = await trx.deleteFrom('sso_configs').where(inTenant(tenantId)).returning(['protocol', 'provider']).executeTakeFirst();
         if (!removed) throw notFound('SSO is not configured for this tenant');
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,
@@ -209,8 +210,7 @@ async function oidcFields(deps: Deps, settings: SsoSettings, tenantId: string, b
     if (problem) errors.issuer = problem;
   }
   if (!body.client_id) errors.client_id = 'is required for OIDC';
-  const keepSecret = !body.client_secret && existing?.protocol === 'oidc' && existing.issuer === body.issuer &&
-    existing.client_id === body.client_id && existing.client_secret_enc;
+  const keepSecret = !body.client_secret && existing?.protocol === 'oidc' && existing.issuer === body.issuer && existing.client_id === body.client_id && existing.client_secret_enc;
   if (!body.client_secret && !keepSecret) errors.client_secret = 'is required for OIDC';
   if (body.scopes && !body.scopes.includes('openid')) errors.scopes = 'must include openid';
   row.issuer = body.issuer ?? null;

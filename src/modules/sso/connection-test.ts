@@ -34,7 +34,12 @@ export function createConnectionTest(deps: Deps, settings: SsoSettings, clients:
     if (problem) return [{ check: 'issuer_url', field: 'issuer', status: 'failed', message: `the issuer ${problem}` }];
     const secret = await clientSecretOf(deps, config);
     if (!secret) {
-      checks.push({ check: 'client_secret', field: 'client_secret', status: 'failed', message: 'the stored secret cannot be decrypted (the service secret changed): enter it again' });
+      checks.push({
+        check: 'client_secret',
+        field: 'client_secret',
+        status: 'failed',
+        message: 'the stored secret cannot be decrypted (the service secret changed): enter it again',
+      });
     }
     let configuration: client.Configuration;
     try {
@@ -91,10 +96,20 @@ export function createConnectionTest(deps: Deps, settings: SsoSettings, clients:
     } catch (error) {
       const code = oauthErrorCode(error);
       if (code === 'invalid_client') {
-        return { check: 'client_authentication', field, status: 'failed', message: 'the token endpoint refused the client credentials (invalid_client): check client_id and client_secret' };
+        return {
+          check: 'client_authentication',
+          field,
+          status: 'failed',
+          message: 'the token endpoint refused the client credentials (invalid_client): check client_id and client_secret',
+        };
       }
       if (code === 'unauthorized_client') {
-        return { check: 'client_authentication', field: 'client_id', status: 'failed', message: 'the provider does not allow this client the authorization code grant (unauthorized_client)' };
+        return {
+          check: 'client_authentication',
+          field: 'client_id',
+          status: 'failed',
+          message: 'the provider does not allow this client the authorization code grant (unauthorized_client)',
+        };
       }
       if (code === 'invalid_grant') {
         return { check: 'client_authentication', field, status: 'ok', message: 'the token endpoint accepted client_id and client_secret' };
@@ -123,12 +138,16 @@ export function createConnectionTest(deps: Deps, settings: SsoSettings, clients:
       checks.push({ check: 'metadata', field, status: 'ok', message: `IdP metadata fetched from ${config.metadata_url} and parsed` });
     }
     checks.push({ check: 'entity_id', field, status: 'ok', message: `IdP entity id ${metadata.entityId}` });
-    checks.push(metadata.ssoUrl
-      ? { check: 'sso_url', field, status: 'ok', message: `single sign-on (HTTP-Redirect) at ${metadata.ssoUrl}` }
-      : { check: 'sso_url', field, status: 'warning', message: 'no HTTP-Redirect SingleSignOnService: logins can only start at the IdP' });
-    checks.push(metadata.sloUrl
-      ? { check: 'slo_url', field, status: 'ok', message: `single log-out (HTTP-Redirect) at ${metadata.sloUrl}` }
-      : { check: 'slo_url', field, status: 'warning', message: 'no HTTP-Redirect SingleLogoutService: log-out requests are answered without a LogoutResponse' });
+    checks.push(
+      metadata.ssoUrl
+        ? { check: 'sso_url', field, status: 'ok', message: `single sign-on (HTTP-Redirect) at ${metadata.ssoUrl}` }
+        : { check: 'sso_url', field, status: 'warning', message: 'no HTTP-Redirect SingleSignOnService: logins can only start at the IdP' },
+    );
+    checks.push(
+      metadata.sloUrl
+        ? { check: 'slo_url', field, status: 'ok', message: `single log-out (HTTP-Redirect) at ${metadata.sloUrl}` }
+        : { check: 'slo_url', field, status: 'warning', message: 'no HTTP-Redirect SingleLogoutService: log-out requests are answered without a LogoutResponse' },
+    );
     const now = deps.clock.now().getTime();
     let usable = 0;
     for (const pem of metadata.certificates) {
@@ -141,9 +160,11 @@ export function createConnectionTest(deps: Deps, settings: SsoSettings, clients:
       else {
         usable++;
         const days = Math.floor((until - now) / 86_400_000);
-        checks.push(days < CERT_WARNING_DAYS
-          ? { check: 'certificate', field, status: 'warning', message: `${name} expires in ${days} day(s), on ${info.not_after}` }
-          : { check: 'certificate', field, status: 'ok', message: `${name} valid until ${info.not_after}` });
+        checks.push(
+          days < CERT_WARNING_DAYS
+            ? { check: 'certificate', field, status: 'warning', message: `${name} expires in ${days} day(s), on ${info.not_after}` }
+            : { check: 'certificate', field, status: 'ok', message: `${name} valid until ${info.not_after}` },
+        );
       }
     }
     // Signature checks do not look at validity dates; a rotated-in certificate next to an expired one is fine.

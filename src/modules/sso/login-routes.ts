@@ -47,8 +47,7 @@ function sendTokens(reply: FastifyReply, { tokens, redirectTo, landing }: Signed
 
 const LANDING_NOTE = 'With `?to=console` the login lands in the web console (docs/console.md, "Sign-in and sessions").';
 
-const loginResponses = (success: Record<number, ReturnType<typeof Type.Null> | typeof TokenResponse>) =>
-  withErrors(success, [401, 404, 429, 503]);
+const loginResponses = (success: Record<number, ReturnType<typeof Type.Null> | typeof TokenResponse>) => withErrors(success, [401, 404, 429, 503]);
 
 /**
  * The public sign-in paths (no bearer token: the IdP's signature or the OIDC exchange is the
@@ -64,9 +63,7 @@ export function ssoLoginRoutes(oidc: OidcService, saml: SamlService): RoutePlugi
           operationId: 'oidcLogin',
           tags: ['sso'],
           summary: "Start an OIDC login: redirect to the tenant's identity provider",
-          description:
-            'Authorization code flow with PKCE (S256), state and nonce; sets a short-lived cookie binding the login to this browser. ' +
-            LANDING_NOTE,
+          description: 'Authorization code flow with PKCE (S256), state and nonce; sets a short-lived cookie binding the login to this browser. ' + LANDING_NOTE,
           params: SlugParams,
           querystring: LoginQuery,
           response: loginResponses({ 302: Redirect }),
@@ -90,7 +87,7 @@ export function ssoLoginRoutes(oidc: OidcService, saml: SamlService): RoutePlugi
           description:
             'Validates state (one-time, bound to the browser), exchanges the code with the PKCE verifier and validates the ID token ' +
             '(signature, issuer, audience, nonce, expiry). Answers the token response, or 303 to the configured app URL with it in ' +
-            'the fragment; a login started with `?to=console` sets the console\'s session cookies and answers 303 to `/`. ' +
+            "the fragment; a login started with `?to=console` sets the console's session cookies and answers 303 to `/`. " +
             'Register this path as the redirect URI at the IdP.',
           params: SlugParams,
           querystring: OidcCallbackQuery,
@@ -147,7 +144,7 @@ export function ssoLoginRoutes(oidc: OidcService, saml: SamlService): RoutePlugi
         schema: {
           operationId: 'samlSingleLogout',
           tags: ['sso'],
-          summary: 'SAML single log-out: a signed LogoutRequest from the IdP revokes the user\'s sessions',
+          summary: "SAML single log-out: a signed LogoutRequest from the IdP revokes the user's sessions",
           description:
             'HTTP-Redirect binding, signed (SigAlg, Signature). Revokes every session of the user the request names, then redirects ' +
             'to the IdP with a LogoutResponse, or answers 200 when the IdP has no log-out endpoint.',
@@ -183,7 +180,7 @@ export function ssoLoginRoutes(oidc: OidcService, saml: SamlService): RoutePlugi
               'Checks the signature (IdP metadata certificates), audience, issuer, destination and recipient, the time window ' +
               '(NotBefore/NotOnOrAfter, 60 s clock skew), InResponseTo when present, and one-time use of the assertion id. ' +
               'Each refusal is a 401 naming the reason. Answers the token response, or 303 to the configured app URL; with the ' +
-              'RelayState `console` it sets the console\'s session cookies and answers 303 to `/`.',
+              "RelayState `console` it sets the console's session cookies and answers 303 to `/`.",
             consumes: ['application/x-www-form-urlencoded'],
             params: SlugParams,
             body: AcsBody,

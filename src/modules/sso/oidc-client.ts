@@ -71,9 +71,7 @@ export class OidcClients {
     const skewSeconds = Math.round((this.clock.now().getTime() - Date.now()) / 1000);
     const methods = cached.metadata.token_endpoint_auth_methods_supported;
     // client_secret_basic is the OAuth default (and what most IdPs register clients with).
-    const auth = !methods || methods.includes('client_secret_basic')
-      ? client.ClientSecretBasic(input.clientSecret)
-      : client.ClientSecretPost(input.clientSecret);
+    const auth = !methods || methods.includes('client_secret_basic') ? client.ClientSecretBasic(input.clientSecret) : client.ClientSecretPost(input.clientSecret);
     const config = new client.Configuration(cached.metadata, input.clientId, { [client.clockSkew]: skewSeconds }, auth);
     config.timeout = TIMEOUT_SECONDS;
     config[client.customFetch] = this.fetch;

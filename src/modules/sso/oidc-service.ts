@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as client from 'openid-client';
 import type { AppDeps } from '../../deps.js';
@@ -140,12 +141,7 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
       const state = typeof query.state === 'string' ? query.state : null;
       if (!state) throw await refuse('the callback has no state parameter');
       const stateHash = sha256(state);
-      const row = await db
-        .deleteFrom('sso_login_states')
-        .where('state_hash', '=', stateHash)
-        .where('tenant_id', '=', tenant.id)
-        .returningAll()
-        .executeTakeFirst();
+      const row = await db.deleteFrom('sso_login_states').where('state_hash', '=', stateHash).where(inTenant(tenant.id)).returningAll().executeTakeFirst();
       // An unknown state counts as a failure even when the IdP reports an error: otherwise forged
       // error callbacks would be free (each one writes an audit entry).
       if (!row) throw await refuse('unknown or already used login state: start the login again');
@@ -191,14 +187,20 @@ export function createOidcService(deps: Deps, settings: SsoSettings, clients: Oi
         }
       }
       const text = (value: unknown) => (typeof value === 'string' && value.length > 0 ? value.slice(0, 320) : null);
-      const result = await signInExternal(deps, tenant, config.default_role, {
-        protocol: 'oidc',
-        issuer: claims.iss,
-        subject: claims.sub,
-        email: text(profile.email),
-        displayName: text(profile.name),
-        preferredUsername: text(profile.preferred_username),
-      }, meta);
+      const result = await signInExternal(
+        deps,
+        tenant,
+        config.default_role,
+        {
+          protocol: 'oidc',
+          issuer: claims.iss,
+          subject: claims.sub,
+          email: text(profile.email),
+          displayName: text(profile.name),
+          preferredUsername: text(profile.preferred_username),
+        },
+        meta,
+      );
       return { tokens: result, redirectTo: config.app_redirect_url, landing: landingOf(binding!), clearCookie };
     },
   };

@@ -102,11 +102,7 @@ export class FetchProblem extends Error {
  * size cap, following at most three redirects (each checked). Messages never tell a closed port
  * from one that does not speak HTTP.
  */
-export async function fetchLimited(
-  raw: string,
-  settings: SsoSettings,
-  options: { maxBytes: number; timeoutMs: number; accept: string },
-): Promise<string> {
+export async function fetchLimited(raw: string, settings: SsoSettings, options: { maxBytes: number; timeoutMs: number; accept: string }): Promise<string> {
   try {
     const response = await outboundFetch(settings.policy, raw, { headers: { accept: options.accept }, timeoutMs: options.timeoutMs, maxRedirects: 3 });
     if (!response.ok) {

@@ -76,9 +76,7 @@ export async function parseIdpMetadata(xml: string): Promise<IdpMetadata> {
     return redirect?.getAttribute('Location') || null;
   };
 
-  const keyNodes = xpath
-    .selectElements(idp, "./*[local-name()='KeyDescriptor']")
-    .filter((k) => !k.getAttribute('use') || k.getAttribute('use') === 'signing');
+  const keyNodes = xpath.selectElements(idp, "./*[local-name()='KeyDescriptor']").filter((k) => !k.getAttribute('use') || k.getAttribute('use') === 'signing');
   const certificates: string[] = [];
   for (const key of keyNodes) {
     for (const node of xpath.selectElements(key, ".//*[local-name()='X509Certificate']")) {

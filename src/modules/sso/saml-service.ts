@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { inflateRawSync } from 'node:zlib';
 import { SAML, ValidateInResponseTo, type Profile } from '@node-saml/node-saml';
 import { parseDomFromString } from '@node-saml/node-saml/lib/xml.js';
@@ -68,16 +69,21 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
 
   /** The IdP metadata: inline, or fetched (and cached in the row for METADATA_TTL_MS). */
   async function idpMetadata(config: SsoConfigRow, options: { refresh?: boolean } = {}): Promise<IdpMetadata> {
-    const cached: IdpMetadata | null = config.idp_entity_id && config.idp_certificates.length > 0
-      ? { entityId: config.idp_entity_id, ssoUrl: config.idp_sso_url, sloUrl: config.idp_slo_url, certificates: config.idp_certificates }
-      : null;
+    const cached: IdpMetadata | null =
+      config.idp_entity_id && config.idp_certificates.length > 0
+        ? { entityId: config.idp_entity_id, ssoUrl: config.idp_sso_url, sloUrl: config.idp_slo_url, certificates: config.idp_certificates }
+        : null;
     const fresh = config.metadata_fetched_at && deps.clock.now().getTime() - new Date(config.metadata_fetched_at).getTime() < METADATA_TTL_MS;
     if (config.metadata_inline || !config.metadata_url || (cached && fresh && !options.refresh)) {
       if (!cached) throw unavailable('the SAML IdP metadata has not been read yet');
       return cached;
     }
     try {
-      const xml = await fetchLimited(config.metadata_url, settings, { maxBytes: MAX_METADATA_BYTES, timeoutMs: 10_000, accept: 'application/samlmetadata+xml, application/xml, text/xml' });
+      const xml = await fetchLimited(config.metadata_url, settings, {
+        maxBytes: MAX_METADATA_BYTES,
+        timeoutMs: 10_000,
+        accept: 'application/samlmetadata+xml, application/xml, text/xml',
+      });
       const metadata = await parseIdpMetadata(xml);
       await db
         .updateTable('sso_configs')
@@ -89,7 +95,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
           idp_slo_url: metadata.sloUrl,
           idp_certificates: metadata.certificates,
         })
-        .where('tenant_id', '=', config.tenant_id)
+        .where(inTenant(config.tenant_id))
         .execute();
       return metadata;
     } catch (error) {
@@ -199,16 +205,23 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
         .returning('assertion_id')
         .executeTakeFirst();
       if (!fresh) throw await refuse(`assertion ${checked.id} was already used (replay)`);
-      const tokens = await signInExternal(deps, tenant, config.default_role, {
-        protocol: 'saml',
-        issuer: metadata.entityId,
-        subject: profile.nameID,
-        email: attribute(profile, ['email', 'mail', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress']) ??
-          (profile.nameIDFormat?.endsWith(':emailAddress') ? profile.nameID : null),
-        displayName: attribute(profile, ['displayName', 'name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name', 'urn:oid:2.16.840.1.113730.3.1.241']),
-        preferredUsername: attribute(profile, ['username', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1']),
-        samlSessionIndex: profile.sessionIndex ?? null,
-      }, meta);
+      const tokens = await signInExternal(
+        deps,
+        tenant,
+        config.default_role,
+        {
+          protocol: 'saml',
+          issuer: metadata.entityId,
+          subject: profile.nameID,
+          email:
+            attribute(profile, ['email', 'mail', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress']) ??
+            (profile.nameIDFormat?.endsWith(':emailAddress') ? profile.nameID : null),
+          displayName: attribute(profile, ['displayName', 'name', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name', 'urn:oid:2.16.840.1.113730.3.1.241']),
+          preferredUsername: attribute(profile, ['username', 'uid', 'urn:oid:0.9.2342.19200300.100.1.1']),
+          samlSessionIndex: profile.sessionIndex ?? null,
+        },
+        meta,
+      );
       return { tokens, redirectTo: config.app_redirect_url, landing: landingOf(body.RelayState) };
     },
 
@@ -259,7 +272,7 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
       const identity = await db
         .selectFrom('sso_identities')
         .select(['id', 'user_id'])
-        .where('tenant_id', '=', tenant.id)
+        .where(inTenant(tenant.id))
         .where('issuer', '=', metadata.entityId)
         .where('subject', '=', profile.nameID)
         .executeTakeFirst();
@@ -273,13 +286,18 @@ export function createSamlService(deps: Deps, settings: SsoSettings) {
             .where('revoked_at', 'is', null)
             .returning('id')
             .execute();
-          await writeAudit(trx, deps.clock, { type: 'system', id: null, name: 'sso:saml', ip: meta.ip, requestId: meta.requestId }, {
-            tenantId: tenant.id,
-            action: 'auth.sso_logout',
-            targetType: 'user',
-            targetId: identity.user_id,
-            details: { protocol: 'saml', issuer: metadata.entityId, subject: profile.nameID, sessions_revoked: rows.length },
-          });
+          await writeAudit(
+            trx,
+            deps.clock,
+            { type: 'system', id: null, name: 'sso:saml', ip: meta.ip, requestId: meta.requestId },
+            {
+              tenantId: tenant.id,
+              action: 'auth.sso_logout',
+              targetType: 'user',
+              targetId: identity.user_id,
+              details: { protocol: 'saml', issuer: metadata.entityId, subject: profile.nameID, sessions_revoked: rows.length },
+            },
+          );
           return rows.length;
         });
       }

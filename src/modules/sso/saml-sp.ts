@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { CacheProvider } from '@node-saml/node-saml';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -45,7 +46,7 @@ export function requestCache(db: Kysely<Database>, deps: Pick<AppDeps, 'clock'>,
       const row = await db
         .selectFrom('sso_saml_requests')
         .select('value')
-        .where('tenant_id', '=', tenantId)
+        .where(inTenant(tenantId))
         .where('request_id', '=', key)
         .where('expires_at', '>', deps.clock.now())
         .executeTakeFirst();
@@ -53,12 +54,7 @@ export function requestCache(db: Kysely<Database>, deps: Pick<AppDeps, 'clock'>,
     },
     async removeAsync(key) {
       if (!key) return null;
-      const row = await db
-        .deleteFrom('sso_saml_requests')
-        .where('tenant_id', '=', tenantId)
-        .where('request_id', '=', key)
-        .returning('value')
-        .executeTakeFirst();
+      const row = await db.deleteFrom('sso_saml_requests').where(inTenant(tenantId)).where('request_id', '=', key).returning('value').executeTakeFirst();
       return row?.value ?? null;
     },
   };

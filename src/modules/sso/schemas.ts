@@ -24,7 +24,9 @@ export const SsoConfigBody = Type.Object(
         description: 'Write-only; stored encrypted. May be omitted on a replace that keeps issuer and client_id: the stored secret is kept.',
       }),
     ),
-    scopes: Type.Optional(Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$', maxLength: 100 }), { maxItems: 20, description: 'OIDC scopes; default openid email profile' })),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$', maxLength: 100 }), { maxItems: 20, description: 'OIDC scopes; default openid email profile' }),
+    ),
     metadata_url: Type.Optional(Type.String({ maxLength: 2000, description: 'SAML: URL of the IdP metadata' })),
     metadata_xml: Type.Optional(Type.String({ maxLength: 1024 * 1024, description: 'SAML: the IdP metadata itself, for air-gapped set-ups' })),
     default_role: Type.Optional(
@@ -118,7 +120,7 @@ export const LoginQuery = Type.Object(
     to: Type.Optional(
       StringEnum(LANDINGS, {
         description:
-          '`console`: after the login, set the web console\'s session cookies and redirect to `/` (instead of answering the token ' +
+          "`console`: after the login, set the web console's session cookies and redirect to `/` (instead of answering the token " +
           "response or redirecting to the tenant's app URL)",
       }),
     ),

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -43,14 +44,7 @@ function ssoActor(protocol: SsoProtocol, meta: RequestMeta): AuditActor {
  * A refused SSO login: counted against the client address (when `count`), audit-logged in the
  * tenant, and answered 401 with the reason.
  */
-export async function refuseLogin(
-  deps: Deps,
-  tenantId: string,
-  protocol: SsoProtocol,
-  meta: RequestMeta,
-  reason: string,
-  options: { count?: boolean } = {},
-): Promise<AppError> {
+export async function refuseLogin(deps: Deps, tenantId: string, protocol: SsoProtocol, meta: RequestMeta, reason: string, options: { count?: boolean } = {}): Promise<AppError> {
   const db = deps.database.db;
   if (options.count !== false) await recordAddressFailure(db, deps.clock, meta.ip);
   await writeAudit(db, deps.clock, ssoActor(protocol, meta), {
@@ -73,7 +67,11 @@ const USERNAME_CHARS = /[^a-z0-9._@+-]+/g;
  */
 async function chooseUsername(trx: Kysely<Database>, slug: string, identity: ExternalIdentity): Promise<string> {
   const given = (identity.email || identity.preferredUsername || identity.displayName || identity.subject).toLowerCase();
-  const cleaned = given.replace(USERNAME_CHARS, '-').replace(/^[^a-z0-9]+/, '').replace(/-+$/, '') || 'user';
+  const cleaned =
+    given
+      .replace(USERNAME_CHARS, '-')
+      .replace(/^[^a-z0-9]+/, '')
+      .replace(/-+$/, '') || 'user';
   const base = `${slug}.${cleaned}`.slice(0, 64).replace(/[^a-z0-9]+$/, '');
   const digest = createHash('sha256').update(`${identity.issuer}\n${identity.subject}`).digest('hex');
   const candidates = [base, `${base.slice(0, 57)}-${digest.slice(0, 6)}`, `${base.slice(0, 51)}-${randomBytes(6).toString('hex')}`];
@@ -93,13 +91,7 @@ type Outcome = { tokens: TokenResponse } | { refused: string };
  * admin removed is not re-created: the login is refused until an admin adds the user again.
  * Issues the normal token response in a new session, remembered for single log-out.
  */
-export async function signInExternal(
-  deps: Deps,
-  tenant: LoginTenant,
-  defaultRole: JitRole,
-  identity: ExternalIdentity,
-  meta: RequestMeta,
-): Promise<TokenResponse> {
+export async function signInExternal(deps: Deps, tenant: LoginTenant, defaultRole: JitRole, identity: ExternalIdentity, meta: RequestMeta): Promise<TokenResponse> {
   const db = deps.database.db;
   let outcome: Outcome | undefined;
   for (let attempt = 0; attempt < 2 && !outcome; attempt++) {
@@ -116,21 +108,14 @@ export async function signInExternal(
   return outcome.tokens;
 }
 
-async function signInTrx(
-  trx: Kysely<Database>,
-  deps: Deps,
-  tenant: LoginTenant,
-  defaultRole: JitRole,
-  identity: ExternalIdentity,
-  meta: RequestMeta,
-): Promise<Outcome> {
+async function signInTrx(trx: Kysely<Database>, deps: Deps, tenant: LoginTenant, defaultRole: JitRole, identity: ExternalIdentity, meta: RequestMeta): Promise<Outcome> {
   const now = deps.clock.now();
   const actor = ssoActor(identity.protocol, meta);
   const existing = await trx
     .selectFrom('sso_identities as i')
     .innerJoin('users as u', 'u.id', 'i.user_id')
     .select(['i.id', 'i.user_id', 'u.disabled_at'])
-    .where('i.tenant_id', '=', tenant.id)
+    .where(inTenant(tenant.id, 'i'))
     .where('i.issuer', '=', identity.issuer)
     .where('i.subject', '=', identity.subject)
     .executeTakeFirst();
@@ -188,14 +173,19 @@ async function signInTrx(
     .insertInto('sso_sessions')
     .values({ session_id: sessionId, identity_id: identityId, tenant_id: tenant.id, saml_session_index: identity.samlSessionIndex ?? null, created_at: now })
     .execute();
-  await writeAudit(trx, deps.clock, { type: 'user', id: userId, name: subject.username, ip: meta.ip, requestId: meta.requestId }, {
-    tenantId: tenant.id,
-    workspaceId: subject.workspaceId,
-    action: 'auth.sso_login',
-    targetType: 'user',
-    targetId: userId,
-    details: { protocol: identity.protocol, issuer: identity.issuer, subject: identity.subject, session_id: sessionId },
-  });
+  await writeAudit(
+    trx,
+    deps.clock,
+    { type: 'user', id: userId, name: subject.username, ip: meta.ip, requestId: meta.requestId },
+    {
+      tenantId: tenant.id,
+      workspaceId: subject.workspaceId,
+      action: 'auth.sso_login',
+      targetType: 'user',
+      targetId: userId,
+      details: { protocol: identity.protocol, issuer: identity.issuer, subject: identity.subject, session_id: sessionId },
+    },
+  );
   return { tokens };
 }
 

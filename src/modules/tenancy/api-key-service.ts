@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -21,13 +22,34 @@ export interface ApiKeyInput {
 }
 
 const listColumns = [
-  'id', 'name', 'key_prefix', 'tenant_id', 'workspace_id', 'tenant_ids', 'permissions', 'allowed_ips',
-  'expires_at', 'revoked_at', 'last_used_at', 'created_at', 'created_by',
+  'id',
+  'name',
+  'key_prefix',
+  'tenant_id',
+  'workspace_id',
+  'tenant_ids',
+  'permissions',
+  'allowed_ips',
+  'expires_at',
+  'revoked_at',
+  'last_used_at',
+  'created_at',
+  'created_by',
 ] as const;
 
 function present(row: {
-  id: string; name: string; key_prefix: string; tenant_ids: string[]; permissions: string[]; allowed_ips: string[];
-  workspace_id: string | null; expires_at: Date | null; revoked_at: Date | null; last_used_at: Date | null; created_at: Date; created_by: string | null;
+  id: string;
+  name: string;
+  key_prefix: string;
+  tenant_ids: string[];
+  permissions: string[];
+  allowed_ips: string[];
+  workspace_id: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+  created_by: string | null;
 }) {
   return {
     id: row.id,
@@ -54,12 +76,7 @@ export function createApiKeyService(deps: Deps) {
 
   async function creatorRoleIn(context: RequestContext, tenantId: string): Promise<Role | null> {
     if (context.actor.isSystemAdmin) return 'system-admin';
-    const row = await db
-      .selectFrom('memberships')
-      .select('role')
-      .where('user_id', '=', context.actor.userId!)
-      .where('tenant_id', '=', tenantId)
-      .executeTakeFirst();
+    const row = await db.selectFrom('memberships').select('role').where('user_id', '=', context.actor.userId!).where(inTenant(tenantId)).executeTakeFirst();
     return row?.role ?? null;
   }
 
@@ -89,8 +106,8 @@ export function createApiKeyService(deps: Deps) {
       const homeTenant = options.tenantScoped ? context.scope.tenantId : tenants[0]!;
       let workspaceId: string | null = homeTenant === context.scope.tenantId ? context.scope.workspaceId : null;
       if (input.workspace_id) {
-        const workspace = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspace_id).where('tenant_id', '=', homeTenant).executeTakeFirst();
-        if (!workspace) throw badRequest('workspace_id is not a workspace of the key\'s tenant');
+        const workspace = await db.selectFrom('workspaces').select('id').where('id', '=', input.workspace_id).where(inTenant(homeTenant)).executeTakeFirst();
+        if (!workspace) throw badRequest("workspace_id is not a workspace of the key's tenant");
         workspaceId = workspace.id;
       }
       const tenantRow = await db.selectFrom('tenants').select('account_id').where('id', '=', homeTenant).executeTakeFirst();

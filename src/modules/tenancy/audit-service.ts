@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -17,7 +18,7 @@ export function createAuditLogService(deps: Pick<AppDeps, 'database'>) {
   const db = deps.database.db;
   return {
     async list(context: RequestContext, filters: AuditQuery, page: PageRequest) {
-      let query = db.selectFrom('audit_logs').where('tenant_id', '=', context.scope.tenantId);
+      let query = db.selectFrom('audit_logs').where(inTenant(context.scope.tenantId));
       if (filters.action) {
         query = filters.action.endsWith('*')
           ? query.where('action', 'like', filters.action.slice(0, -1).replace(/[%_\\]/g, '\\$&') + '%')

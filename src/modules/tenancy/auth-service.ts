@@ -29,22 +29,23 @@ export function createAuthService(deps: Deps) {
       const keys = throttleKeys(username, ip);
       // Counted before the password is evaluated: a refused guess is never evaluated.
       const admitted = await admitGuess(db, deps.clock, keys);
-      const user = await db
-        .selectFrom('users')
-        .select(['id', 'username', 'password_hash', 'disabled_at'])
-        .where('username', '=', username.toLowerCase())
-        .executeTakeFirst();
+      const user = await db.selectFrom('users').select(['id', 'username', 'password_hash', 'disabled_at']).where('username', '=', username.toLowerCase()).executeTakeFirst();
       const valid = await verifyPassword(password, user?.password_hash ?? (await timingDummyHash()));
       const tenantId = user ? await firstTenantOf(db, user.id) : null;
       const subject = valid && user && !user.disabled_at && tenantId ? await subjectFor(db, user.id, tenantId) : null;
       if (!subject) {
         if (user && tenantId) {
-          await writeAudit(db, deps.clock, { type: 'user', id: user.id, name: user.username, ip, requestId }, {
-            tenantId,
-            action: 'auth.login_failed',
-            targetType: 'user',
-            targetId: user.id,
-          });
+          await writeAudit(
+            db,
+            deps.clock,
+            { type: 'user', id: user.id, name: user.username, ip, requestId },
+            {
+              tenantId,
+              action: 'auth.login_failed',
+              targetType: 'user',
+              targetId: user.id,
+            },
+          );
         }
         deps.log.info({ username: username.toLowerCase(), ip }, 'login failed');
         throw unauthorized(FAILED_LOGIN);
@@ -109,40 +110,38 @@ export function createAuthService(deps: Deps) {
       if (!row) throw unauthorized('invalid refresh token');
       if (row.revoked_at) throw unauthorized('refresh token revoked');
       if (new Date(row.expires_at) <= now) throw unauthorized('refresh token expired');
-      return db.transaction().execute(async (trx) => {
-        const spent = await trx
-          .updateTable('refresh_tokens')
-          .set({ used_at: now })
-          .where('id', '=', row.id)
-          .where('used_at', 'is', null)
-          .returning('id')
-          .executeTakeFirst();
-        if (!spent) {
-          await trx
-            .updateTable('sessions')
-            .set({ revoked_at: now, revoked_reason: 'refresh token reuse' })
-            .where('id', '=', row.session_id)
-            .execute();
-          await announceAuthChange(trx);
-          await writeAudit(trx, deps.clock, { type: 'user', id: row.user_id, name: 'refresh-token', ip, requestId }, {
-            tenantId: row.tenant_id,
-            action: 'auth.refresh_reuse_detected',
-            targetType: 'session',
-            targetId: row.session_id,
-          });
-          return null;
-        }
-        const subject = await subjectFor(trx, row.user_id, row.tenant_id, row.workspace_id);
-        if (!subject) return 'no-access' as const;
-        return issueTokens(trx, deps, subject, row.session_id);
-      }).then((result) => {
-        if (result === null) {
-          deps.authCache.invalidate();
-          throw unauthorized('refresh token already used: session revoked');
-        }
-        if (result === 'no-access') throw unauthorized('no longer a member of this tenant');
-        return result;
-      });
+      return db
+        .transaction()
+        .execute(async (trx) => {
+          const spent = await trx.updateTable('refresh_tokens').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null).returning('id').executeTakeFirst();
+          if (!spent) {
+            await trx.updateTable('sessions').set({ revoked_at: now, revoked_reason: 'refresh token reuse' }).where('id', '=', row.session_id).execute();
+            await announceAuthChange(trx);
+            await writeAudit(
+              trx,
+              deps.clock,
+              { type: 'user', id: row.user_id, name: 'refresh-token', ip, requestId },
+              {
+                tenantId: row.tenant_id,
+                action: 'auth.refresh_reuse_detected',
+                targetType: 'session',
+                targetId: row.session_id,
+              },
+            );
+            return null;
+          }
+          const subject = await subjectFor(trx, row.user_id, row.tenant_id, row.workspace_id);
+          if (!subject) return 'no-access' as const;
+          return issueTokens(trx, deps, subject, row.session_id);
+        })
+        .then((result) => {
+          if (result === null) {
+            deps.authCache.invalidate();
+            throw unauthorized('refresh token already used: session revoked');
+          }
+          if (result === 'no-access') throw unauthorized('no longer a member of this tenant');
+          return result;
+        });
     },
 
     async selectTenant(context: RequestContext, tenantId: string): Promise<TokenResponse> {
@@ -183,12 +182,7 @@ export function createAuthService(deps: Deps) {
           .values({ jti: context.actor.jti!, expires_at: context.actor.tokenExpiresAt ?? now })
           .onConflict((oc) => oc.column('jti').doNothing())
           .execute();
-        await trx
-          .updateTable('sessions')
-          .set({ revoked_at: now, revoked_reason: 'logout' })
-          .where('id', '=', context.actor.sessionId!)
-          .where('revoked_at', 'is', null)
-          .execute();
+        await trx.updateTable('sessions').set({ revoked_at: now, revoked_reason: 'logout' }).where('id', '=', context.actor.sessionId!).where('revoked_at', 'is', null).execute();
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId: context.actor.tenantId,
           action: 'auth.logout',

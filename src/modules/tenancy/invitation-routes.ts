@@ -61,7 +61,10 @@ export const invitationRoutes: RoutePlugin = async (app, { deps }) => {
     async (request) => invitations.listMine(contextOf(request), pageRequest(request.query)),
   );
 
-  for (const [action, accept] of [['accept', true], ['decline', false]] as const) {
+  for (const [action, accept] of [
+    ['accept', true],
+    ['decline', false],
+  ] as const) {
     app.post(
       `/account/invitations/:invitationID/${action}`,
       {
@@ -69,9 +72,7 @@ export const invitationRoutes: RoutePlugin = async (app, { deps }) => {
         schema: {
           operationId: accept ? 'acceptInvitation' : 'declineInvitation',
           tags: ['users'],
-          summary: accept
-            ? 'Accept an invitation: the membership is created with its role (then POST /auth/select-tenant to work there)'
-            : 'Decline an invitation',
+          summary: accept ? 'Accept an invitation: the membership is created with its role (then POST /auth/select-tenant to work there)' : 'Decline an invitation',
           description: '404 for an invitation that is not yours, 409 once answered or withdrawn, 410 after it expired.',
           params: InvitationParams,
           response: withErrors({ 200: Invitation }, [401, 403, 404, 409, 410]),

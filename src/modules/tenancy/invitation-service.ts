@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -72,13 +73,7 @@ export function createInvitationService(deps: Deps) {
 
   /** The caller's invitation, locked for the answer; another user's reads as not found. */
   async function mine(trx: Kysely<Database>, userId: string, id: string): Promise<InvitationRow> {
-    const row = await trx
-      .selectFrom('membership_invitations')
-      .selectAll()
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .forUpdate()
-      .executeTakeFirst();
+    const row = await trx.selectFrom('membership_invitations').selectAll().where('id', '=', id).where('user_id', '=', userId).forUpdate().executeTakeFirst();
     if (!row) throw notFound('invitation not found');
     if (row.status !== 'pending') throw conflict(`invitation already ${row.status}`);
     if (new Date(row.expires_at) <= deps.clock.now()) throw gone('invitation expired: ask the tenant admin to invite you again');
@@ -156,7 +151,7 @@ export function createInvitationService(deps: Deps) {
 
     /** The tenant's invitations, newest first (every state; an open one past its expiry is `expired`). */
     async listForTenant(context: RequestContext, page: PageRequest) {
-      const base = withTenant(db).where('i.tenant_id', '=', context.scope.tenantId);
+      const base = withTenant(db).where(inTenant(context.scope.tenantId, 'i'));
       const [rows, count] = await Promise.all([
         base.select(columns).orderBy('i.created_at', 'desc').orderBy('i.id').limit(page.perPage).offset(offsetOf(page)).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -171,7 +166,7 @@ export function createInvitationService(deps: Deps) {
         const row = await trx
           .selectFrom('membership_invitations')
           .select(['id', 'username', 'role', 'status'])
-          .where('tenant_id', '=', tenantId)
+          .where(inTenant(tenantId))
           .where('id', '=', id)
           .forUpdate()
           .executeTakeFirst();

@@ -33,12 +33,7 @@ const retryAfter = (until: Date, now: Date) => Math.max(1, Math.ceil((until.getT
 /** 429 while either key is locked. */
 export async function assertNotLocked(db: Kysely<Database>, clock: Clock, keys: ThrottleKeys): Promise<void> {
   const now = clock.now();
-  const rows = await db
-    .selectFrom('login_throttle')
-    .select(['locked_until'])
-    .where('key', 'in', [keys.user, keys.ip])
-    .where('locked_until', '>', now)
-    .execute();
+  const rows = await db.selectFrom('login_throttle').select(['locked_until']).where('key', 'in', [keys.user, keys.ip]).where('locked_until', '>', now).execute();
   if (rows.length === 0) return;
   const until = Math.max(...rows.map((r) => new Date(r.locked_until!).getTime()));
   throw rateLimited(retryAfter(new Date(until), now));
@@ -68,7 +63,11 @@ export async function admitGuess(db: Kysely<Database>, clock: Clock, keys: Throt
     const rows = await trx
       .selectFrom('login_throttle')
       .selectAll()
-      .where('key', 'in', ordered.map(([, key]) => key))
+      .where(
+        'key',
+        'in',
+        ordered.map(([, key]) => key),
+      )
       .orderBy('key')
       .forUpdate()
       .execute();
@@ -83,7 +82,15 @@ export async function admitGuess(db: Kysely<Database>, clock: Clock, keys: Throt
     const over = state.filter((s) => s.counted + 1 > THRESHOLDS[s.kind]);
     if (over.length > 0) {
       const until = new Date(now.getTime() + LOCK_MS);
-      await trx.updateTable('login_throttle').set({ locked_until: until }).where('key', 'in', over.map((s) => s.key)).execute();
+      await trx
+        .updateTable('login_throttle')
+        .set({ locked_until: until })
+        .where(
+          'key',
+          'in',
+          over.map((s) => s.key),
+        )
+        .execute();
       return { refused: retryAfter(until, now) };
     }
     for (const s of state) {

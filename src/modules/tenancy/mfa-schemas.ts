@@ -40,14 +40,9 @@ export const MfaCodeBody = Type.Object(
 export const MfaRecoveryCodes = Type.Object(
   {
     recovery_codes: Type.Array(Type.String(), { description: '10 single-use codes (xxxxx-xxxxx), shown only now' }),
-    sign_in_again: Type.Optional(
-      Type.Boolean({ description: 'Confirm only: this session stays held to enrollment; sign in again with the password and a code' }),
-    ),
+    sign_in_again: Type.Optional(Type.Boolean({ description: 'Confirm only: this session stays held to enrollment; sign in again with the password and a code' })),
   },
   { description: 'New recovery codes' },
 );
 
-export const MfaSetting = Type.Object(
-  { mfa_required: Type.Boolean({ description: 'Password sign-ins into the tenant need a second factor' }) },
-  { additionalProperties: false },
-);
+export const MfaSetting = Type.Object({ mfa_required: Type.Boolean({ description: 'Password sign-ins into the tenant need a second factor' }) }, { additionalProperties: false });

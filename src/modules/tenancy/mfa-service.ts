@@ -26,13 +26,10 @@ export type SecondFactor = 'totp' | 'recovery_code';
 const ACCEPTED = ['totp', 'recovery_code'];
 
 /** Login with a password right and no `otp`: the client asks for the code and sends both again. */
-export const mfaRequired = () =>
-  new AppError(401, 'MFA_REQUIRED', 'this account needs its one-time code', { accepted: ACCEPTED, field: 'otp' });
+export const mfaRequired = () => new AppError(401, 'MFA_REQUIRED', 'this account needs its one-time code', { accepted: ACCEPTED, field: 'otp' });
 /** Login with a wrong, expired or replayed code (it counts as a failed guess in the login throttle). */
-export const mfaInvalid = () =>
-  new AppError(401, 'MFA_INVALID', 'the one-time code is wrong, expired or already used', { accepted: ACCEPTED, field: 'otp' });
-const wrongCode = () =>
-  badRequest("the code is wrong, expired or already used: enter the authenticator's current 6-digit code or an unused recovery code");
+export const mfaInvalid = () => new AppError(401, 'MFA_INVALID', 'the one-time code is wrong, expired or already used', { accepted: ACCEPTED, field: 'otp' });
+const wrongCode = () => badRequest("the code is wrong, expired or already used: enter the authenticator's current 6-digit code or an unused recovery code");
 
 /** The sealed secret's associated data: a sealed value copied to another user's row does not open. */
 const sealContext = (userId: string) => `user-totp:${userId}`;
@@ -60,12 +57,7 @@ export function createMfaService(deps: Deps) {
   }
 
   async function confirmedRow(executor: Kysely<Database>, userId: string) {
-    return executor
-      .selectFrom('user_totp')
-      .select(['secret_sealed', 'last_time_step'])
-      .where('user_id', '=', userId)
-      .where('confirmed_at', 'is not', null)
-      .executeTakeFirst();
+    return executor.selectFrom('user_totp').select(['secret_sealed', 'last_time_step']).where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst();
   }
 
   async function codesLeft(executor: Kysely<Database>, userId: string): Promise<number> {
@@ -142,11 +134,7 @@ export function createMfaService(deps: Deps) {
    * passwords (same throttle: a stolen session cannot try a million codes to turn MFA off); a code
    * that passes forgives them.
    */
-  async function withSecondFactor<T>(
-    context: RequestContext,
-    code: string,
-    change: (trx: Kysely<Database>, userId: string, factor: SecondFactor) => Promise<T>,
-  ): Promise<T> {
+  async function withSecondFactor<T>(context: RequestContext, code: string, change: (trx: Kysely<Database>, userId: string, factor: SecondFactor) => Promise<T>): Promise<T> {
     const { userId, username } = requireUser(context);
     if (!(await confirmedRow(db, userId))) throw conflict('multi-factor sign-in is not enabled for this account');
     const keys = throttleKeys(username, context.ip);
@@ -214,11 +202,7 @@ export function createMfaService(deps: Deps) {
     /** Confirms the pending enrollment with a code from the app; returns the recovery codes, shown once. */
     async confirm(context: RequestContext, code: string) {
       const { userId } = requireUser(context);
-      const pending = await db
-        .selectFrom('user_totp')
-        .select(['secret_sealed', 'confirmed_at'])
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      const pending = await db.selectFrom('user_totp').select(['secret_sealed', 'confirmed_at']).where('user_id', '=', userId).executeTakeFirst();
       if (pending?.confirmed_at) throw conflict('multi-factor sign-in is already enabled');
       if (!pending) throw conflict('no enrollment in progress: start one with POST /api/v1/auth/mfa/totp/enroll');
       const secret = await openSecret(userId, pending.secret_sealed);

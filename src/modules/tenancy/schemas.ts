@@ -38,7 +38,7 @@ export const LoginBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 64,
-        description: 'For accounts with multi-factor sign-in: the authenticator\'s current 6-digit code or an unused recovery code',
+        description: "For accounts with multi-factor sign-in: the authenticator's current 6-digit code or an unused recovery code",
       }),
     ),
   },

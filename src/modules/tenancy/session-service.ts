@@ -31,11 +31,7 @@ export function createSessionService(deps: Deps) {
   /** The session of an unexpired refresh token (spent or not: ending a session is never unsafe). */
   async function refreshSession(token: string | null): Promise<Ending | null> {
     if (!token) return null;
-    const row = await db
-      .selectFrom('refresh_tokens')
-      .select(['session_id', 'tenant_id', 'expires_at'])
-      .where('token_hash', '=', hashSecret(token))
-      .executeTakeFirst();
+    const row = await db.selectFrom('refresh_tokens').select(['session_id', 'tenant_id', 'expires_at']).where('token_hash', '=', hashSecret(token)).executeTakeFirst();
     if (!row || new Date(row.expires_at) <= deps.clock.now()) return null;
     return { sessionId: row.session_id, tenantId: row.tenant_id };
   }
@@ -68,12 +64,17 @@ export function createSessionService(deps: Deps) {
           // A session that had already ended (signed out in another tab) is not logged twice.
           if (!revoked) continue;
           const user = await trx.selectFrom('users').select('username').where('id', '=', revoked.user_id).executeTakeFirst();
-          await writeAudit(trx, deps.clock, { type: 'user', id: revoked.user_id, name: user?.username ?? 'unknown', ...meta }, {
-            tenantId: ending.tenantId,
-            action: 'auth.logout',
-            targetType: 'session',
-            targetId: ending.sessionId,
-          });
+          await writeAudit(
+            trx,
+            deps.clock,
+            { type: 'user', id: revoked.user_id, name: user?.username ?? 'unknown', ...meta },
+            {
+              tenantId: ending.tenantId,
+              action: 'auth.logout',
+              targetType: 'session',
+              targetId: ending.sessionId,
+            },
+          );
         }
       });
     },

@@ -9,20 +9,13 @@ import '../../platform/auth/tables.js';
  * token would bind to (the given one if it belongs to the tenant, else the tenant's default).
  * Returns null when the user has no access to the tenant, or the workspace is not the tenant's.
  */
-export async function subjectFor(
-  db: Kysely<Database>,
-  userId: string,
-  tenantId: string,
-  workspaceId?: string,
-): Promise<SessionSubject | null> {
+export async function subjectFor(db: Kysely<Database>, userId: string, tenantId: string, workspaceId?: string): Promise<SessionSubject | null> {
   const row = await db
     .selectFrom('users as u')
     .innerJoin('tenants as t', (join) => join.on('t.id', '=', tenantId))
     .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').onRef('m.tenant_id', '=', 't.id'))
     .leftJoin('workspaces as w', (join) =>
-      workspaceId
-        ? join.onRef('w.tenant_id', '=', 't.id').on('w.id', '=', workspaceId)
-        : join.onRef('w.tenant_id', '=', 't.id').on('w.is_default', '=', true),
+      workspaceId ? join.onRef('w.tenant_id', '=', 't.id').on('w.id', '=', workspaceId) : join.onRef('w.tenant_id', '=', 't.id').on('w.is_default', '=', true),
     )
     .select(['u.id', 'u.username', 'u.account_id', 'u.is_system_admin', 'm.role', 'w.id as workspace_id', 't.onboarding_completed'])
     .where('u.id', '=', userId)
@@ -44,14 +37,7 @@ export async function subjectFor(
 
 /** The user's first tenant: their oldest membership (contracts section 2). */
 export async function firstTenantOf(db: Kysely<Database>, userId: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('memberships')
-    .select('tenant_id')
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'asc')
-    .orderBy('seq', 'asc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await db.selectFrom('memberships').select('tenant_id').where('user_id', '=', userId).orderBy('created_at', 'asc').orderBy('seq', 'asc').limit(1).executeTakeFirst();
   return row?.tenant_id ?? null;
 }
 

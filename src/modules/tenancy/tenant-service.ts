@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -18,17 +19,7 @@ export interface TenantInput {
   plan?: Plan;
 }
 
-const tenantColumns = [
-  't.id',
-  't.account_id',
-  't.name',
-  't.slug',
-  't.plan',
-  't.onboarding_completed',
-  't.created_at',
-  't.updated_at',
-  'w.id as default_workspace_id',
-] as const;
+const tenantColumns = ['t.id', 't.account_id', 't.name', 't.slug', 't.plan', 't.onboarding_completed', 't.created_at', 't.updated_at', 'w.id as default_workspace_id'] as const;
 
 function tenantsWithDefaultWorkspace(db: Kysely<Database>) {
   return db
@@ -52,15 +43,9 @@ export async function createTenantRows(
     .insertInto('tenants')
     .values({ id: tenantId, account_id: input.accountId, name: input.name, slug: input.slug, plan: input.plan, onboarding_completed: false, created_at: now, updated_at: now })
     .execute();
-  await trx
-    .insertInto('workspaces')
-    .values({ id: workspaceId, tenant_id: tenantId, name: 'default', is_default: true, created_at: now, updated_at: now })
-    .execute();
+  await trx.insertInto('workspaces').values({ id: workspaceId, tenant_id: tenantId, name: 'default', is_default: true, created_at: now, updated_at: now }).execute();
   if (input.creator) {
-    await trx
-      .insertInto('memberships')
-      .values({ user_id: input.creator.userId, tenant_id: tenantId, role: input.creator.role, created_at: now, updated_at: now })
-      .execute();
+    await trx.insertInto('memberships').values({ user_id: input.creator.userId, tenant_id: tenantId, role: input.creator.role, created_at: now, updated_at: now }).execute();
   }
   return { tenantId, workspaceId };
 }
@@ -71,11 +56,11 @@ async function slugTaken(db: Kysely<Database>, slug: string): Promise<boolean> {
 
 /** Everything of a tenant or workspace that is not reached by foreign-key cascades. */
 async function purgeUnreferenced(trx: Kysely<Database>, tenantId: string, workspaceId?: string): Promise<void> {
-  let jobs = trx.deleteFrom('jobs').where('tenant_id', '=', tenantId);
-  let events = trx.deleteFrom('outbox_events').where('tenant_id', '=', tenantId);
+  let jobs = trx.deleteFrom('jobs').where(inTenant(tenantId));
+  let events = trx.deleteFrom('outbox_events').where(inTenant(tenantId));
   if (workspaceId) {
-    jobs = jobs.where('workspace_id', '=', workspaceId);
-    events = events.where('workspace_id', '=', workspaceId);
+    jobs = jobs.where(inWorkspace({ workspaceId }));
+    events = events.where(inWorkspace({ workspaceId }));
   }
   await jobs.execute();
   await events.execute();
@@ -105,13 +90,14 @@ export function createTenantService(deps: Deps) {
       let query = tenantsWithDefaultWorkspace(db).where('t.account_id', '=', actor.accountId);
       if (actor.type === 'api_key') query = query.where('t.id', 'in', actor.keyTenantIds ?? []);
       else if (!actor.isSystemAdmin) {
-        query = query.where((eb) =>
-          eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.tenant_id', '=', 't.id').where('m.user_id', '=', actor.userId!)),
-        );
+        query = query.where((eb) => eb.exists(eb.selectFrom('memberships as m').select('m.user_id').whereRef('m.tenant_id', '=', 't.id').where('m.user_id', '=', actor.userId!)));
       }
       const [rows, count] = await Promise.all([
         query.orderBy('t.created_at').orderBy('t.id').limit(page.perPage).offset(offsetOf(page)).execute(),
-        query.clearSelect().select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        query
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow(),
       ]);
       return toPage(rows, Number(count.n), page);
     },
@@ -173,7 +159,11 @@ export function createTenantService(deps: Deps) {
       if (changes.name === '') throw badRequest('name must not be empty');
       // The plan decides the rate limit, which the authenticator caches with the identity.
       await changeAccess(db, deps.authCache, async (trx) => {
-        await trx.updateTable('tenants').set({ ...changes, updated_at: deps.clock.now() }).where('id', '=', tenantId).execute();
+        await trx
+          .updateTable('tenants')
+          .set({ ...changes, updated_at: deps.clock.now() })
+          .where('id', '=', tenantId)
+          .execute();
         const previous = Object.fromEntries(Object.keys(changes).map((k) => [k, current[k as keyof typeof current]]));
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,

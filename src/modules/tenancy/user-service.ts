@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -34,9 +35,7 @@ function actingLevel(context: RequestContext): number {
   return context.actor.level;
 }
 
-export type AddResult =
-  | { user: { id: string; username: string; role: Role; created_at: Date } }
-  | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
+export type AddResult = { user: { id: string; username: string; role: Role; created_at: Date } } | { invitation: Awaited<ReturnType<InvitationService['invite']>> };
 
 /** A member of the tenant with their role (undefined when not a member). */
 async function membership(db: Kysely<Database>, tenantId: string, userId: string) {
@@ -44,7 +43,7 @@ async function membership(db: Kysely<Database>, tenantId: string, userId: string
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
     .select(['u.id', 'u.username', 'm.role', 'm.created_at', 'u.is_system_admin'])
-    .where('m.tenant_id', '=', tenantId)
+    .where(inTenant(tenantId, 'm'))
     .where('m.user_id', '=', userId)
     .executeTakeFirst();
 }
@@ -79,15 +78,9 @@ export function createUserService(deps: Deps) {
 
   return {
     async list(context: RequestContext, page: PageRequest) {
-      const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where('m.tenant_id', '=', context.scope.tenantId);
+      const base = db.selectFrom('memberships as m').innerJoin('users as u', 'u.id', 'm.user_id').where(inTenant(context.scope.tenantId, 'm'));
       const [items, count] = await Promise.all([
-        base
-          .select(['u.id', 'u.username', 'm.role', 'm.created_at'])
-          .orderBy('m.created_at')
-          .orderBy('u.id')
-          .limit(page.perPage)
-          .offset(offsetOf(page))
-          .execute(),
+        base.select(['u.id', 'u.username', 'm.role', 'm.created_at']).orderBy('m.created_at').orderBy('u.id').limit(page.perPage).offset(offsetOf(page)).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       return toPage(items, Number(count.n), page);
@@ -114,7 +107,7 @@ export function createUserService(deps: Deps) {
       // One statement whether or not the name exists (no extra membership query that timing would show).
       const existing = await db
         .selectFrom('users as u')
-        .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on('m.tenant_id', '=', tenantId))
+        .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'u.id').on(inTenant(tenantId, 'm')))
         .select(['u.id', 'm.role as member_role'])
         .where('u.username', '=', username)
         .executeTakeFirst();
@@ -159,12 +152,7 @@ export function createUserService(deps: Deps) {
       if (ROLE_LEVEL[target.role] > actingLevel(context)) throw forbidden('cannot modify a user with higher role than your own');
       protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
-        await trx
-          .updateTable('memberships')
-          .set({ role, updated_at: deps.clock.now() })
-          .where('tenant_id', '=', tenantId)
-          .where('user_id', '=', userId)
-          .execute();
+        await trx.updateTable('memberships').set({ role, updated_at: deps.clock.now() }).where(inTenant(tenantId)).where('user_id', '=', userId).execute();
         await refreshSystemAdminFlag(trx, userId);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,
@@ -185,7 +173,7 @@ export function createUserService(deps: Deps) {
       guard(context, null, target.role);
       protectSystemAdmin(context, target);
       await changeAccess(db, deps.authCache, async (trx) => {
-        await trx.deleteFrom('memberships').where('tenant_id', '=', tenantId).where('user_id', '=', userId).execute();
+        await trx.deleteFrom('memberships').where(inTenant(tenantId)).where('user_id', '=', userId).execute();
         await refreshSystemAdminFlag(trx, userId);
         await writeAudit(trx, deps.clock, actorOf(context), {
           tenantId,

@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
@@ -17,7 +18,7 @@ export function createWorkspaceService(deps: Deps) {
   const db = deps.database.db;
 
   async function get(tenantId: string, id: string) {
-    const row = await db.selectFrom('workspaces').select(columns).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+    const row = await db.selectFrom('workspaces').select(columns).where(inTenant(tenantId)).where('id', '=', id).executeTakeFirst();
     if (!row) throw notFound('workspace not found');
     return row;
   }
@@ -26,7 +27,7 @@ export function createWorkspaceService(deps: Deps) {
     get: (context: RequestContext, id: string) => get(context.scope.tenantId, id),
 
     async list(context: RequestContext, page: PageRequest) {
-      const base = db.selectFrom('workspaces').where('tenant_id', '=', context.scope.tenantId);
+      const base = db.selectFrom('workspaces').where(inTenant(context.scope.tenantId));
       const [items, count] = await Promise.all([
         base.select(columns).orderBy('is_default', 'desc').orderBy('created_at').orderBy('id').limit(page.perPage).offset(offsetOf(page)).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
@@ -41,10 +42,7 @@ export function createWorkspaceService(deps: Deps) {
       const id = randomUUID();
       try {
         await db.transaction().execute(async (trx) => {
-          await trx
-            .insertInto('workspaces')
-            .values({ id, tenant_id: context.scope.tenantId, name: trimmed, is_default: false, created_at: now, updated_at: now })
-            .execute();
+          await trx.insertInto('workspaces').values({ id, tenant_id: context.scope.tenantId, name: trimmed, is_default: false, created_at: now, updated_at: now }).execute();
           await writeAudit(trx, deps.clock, actorOf(context), {
             tenantId: context.scope.tenantId,
             workspaceId: id,
@@ -91,7 +89,7 @@ export function createWorkspaceService(deps: Deps) {
       const count = await db
         .selectFrom('workspaces')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('tenant_id', '=', context.scope.tenantId)
+        .where(inTenant(context.scope.tenantId))
         .executeTakeFirstOrThrow();
       if (Number(count.n) <= 1) throw badRequest('the only workspace cannot be deleted');
       await changeAccess(db, deps.authCache, async (trx) => {

@@ -181,7 +181,9 @@ export function createApiImports(deps: Deps) {
         const run = await trx.selectFrom('vulndb_import_runs').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
         if (!run) throw notFound('import not found');
         if (run.trigger !== 'api' || !run.job_id) {
-          throw conflict(`only imports made through POST /vulndb/imports can be cancelled (this one was made by ${run.trigger === 'cli' ? 'the command line' : `the ${run.trigger}`})`);
+          throw conflict(
+            `only imports made through POST /vulndb/imports can be cancelled (this one was made by ${run.trigger === 'cli' ? 'the command line' : `the ${run.trigger}`})`,
+          );
         }
         if (run.status !== 'queued' && run.status !== 'running') throw conflict(`the import is ${run.status} already: nothing to cancel`);
         // Locked: a worker claiming the job meanwhile (FOR UPDATE SKIP LOCKED) passes it by.

@@ -28,7 +28,11 @@ export function createKevLookup(db: Kysely<Database>): KevLookup {
     async isKnownExploited(cveIds) {
       const ids = [...new Set(cveIds.map((id) => id.trim().toUpperCase()).filter(Boolean))];
       if (ids.length === 0) return new Set();
-      const rows = await db.selectFrom('vulndb_kev').select('cve_id').where('cve_id', '=', sql<string>`ANY(${ids}::text[])`).execute();
+      const rows = await db
+        .selectFrom('vulndb_kev')
+        .select('cve_id')
+        .where('cve_id', '=', sql<string>`ANY(${ids}::text[])`)
+        .execute();
       return new Set(rows.map((r) => r.cve_id));
     },
   };
@@ -101,9 +105,6 @@ export async function reconcileKevSeverities(trx: Kysely<Database>, clock: Clock
     FROM target t
     WHERE f.workspace_id = t.workspace_id AND f.id = t.id
     RETURNING f.tenant_id, f.workspace_id, f.id, f.rule_id, f.resource_id, t.previous_severity, f.severity, f.cve_ids`.execute(trx);
-  await emitEvents(trx, clock, [
-    ...escalated.rows.map((row) => event(row, KNOWN_EXPLOITED)),
-    ...restored.rows.map((row) => event(row, NO_LONGER_KNOWN_EXPLOITED)),
-  ]);
+  await emitEvents(trx, clock, [...escalated.rows.map((row) => event(row, KNOWN_EXPLOITED)), ...restored.rows.map((row) => event(row, NO_LONGER_KNOWN_EXPLOITED))]);
   return { escalated: escalated.rows.length, restored: restored.rows.length };
 }

@@ -50,11 +50,7 @@ export function importJob(deps: Deps): JobDefinition<ImportJobPayload> {
     // A full NVD or OSV upload takes minutes; the worker renews the lease while it runs.
     leaseMs: 30 * 60_000,
     async run(payload, ctx) {
-      const run = await ctx.db
-        .selectFrom('vulndb_import_runs')
-        .select(['status', 'location', 'error', 'stage_id'])
-        .where('id', '=', payload.run_id)
-        .executeTakeFirst();
+      const run = await ctx.db.selectFrom('vulndb_import_runs').select(['status', 'location', 'error', 'stage_id']).where('id', '=', payload.run_id).executeTakeFirst();
       // A run whose worker died may have been marked abandoned by another import meanwhile: this job is its retry.
       const abandoned = run?.status === 'failed' && run.error?.startsWith('abandoned');
       if (!run || (run.status !== 'queued' && run.status !== 'running' && !abandoned)) {

@@ -17,4 +17,16 @@ export { EPSS_THRESHOLD } from './service.js';
 export { ecosystemInfo } from './matching/ecosystems.js';
 export type { StoredRange } from './tables.js';
 export { purlType, versRange } from './vers.js';
-export { type AdvisoryDatabase, type AffectedFacts, type Rating, type VulnerabilityFacts, affectedEntries, databaseOf, distributionUrgency, nvdUrl, ratingsOf, urgencySeverity, vulnerabilityFacts } from './vulnerability-facts.js';
+export {
+  type AdvisoryDatabase,
+  type AffectedFacts,
+  type Rating,
+  type VulnerabilityFacts,
+  affectedEntries,
+  databaseOf,
+  distributionUrgency,
+  nvdUrl,
+  ratingsOf,
+  urgencySeverity,
+  vulnerabilityFacts,
+} from './vulnerability-facts.js';

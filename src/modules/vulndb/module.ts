@@ -23,9 +23,7 @@ export const vulndbModule: Module = {
   name: 'vulndb',
   routes: vulndbRoutes,
   jobs: (deps) => [syncJob(deps), seedJob(deps), importJob(deps)],
-  schedules: (deps) => [
-    { name: SYNC_SCHEDULE, kind: SYNC_JOB, intervalMs: deps.config.vulndbIntervalMs, payload: { trigger: 'schedule' }, maxAttempts: 3 },
-  ],
+  schedules: (deps) => [{ name: SYNC_SCHEDULE, kind: SYNC_JOB, intervalMs: deps.config.vulndbIntervalMs, payload: { trigger: 'schedule' }, maxAttempts: 3 }],
   onStart: async (deps) => {
     // A wrong CONTROLGRAPH_VULNDB_SOURCES stops the start with the reason, not the first sync 6 h later.
     parseSourceSpecs(deps.config.vulndbSources, outboundPolicyOf(deps.config));

@@ -108,9 +108,7 @@ export const vulndbRoutes: RoutePlugin = async (app, { deps }) => {
       const wanted = request.query.source;
       const specs = parseSourceSpecs(deps.config.vulndbSources, outboundPolicyOf(deps.config)).filter((s) => !wanted?.length || wanted.includes(s.source));
       if (specs.length === 0) {
-        throw conflict(
-          wanted?.length ? `no configured vulnerability source for ${wanted.join(', ')}` : 'no vulnerability sources configured (CONTROLGRAPH_VULNDB_SOURCES)',
-        );
+        throw conflict(wanted?.length ? `no configured vulnerability source for ${wanted.join(', ')}` : 'no vulnerability sources configured (CONTROLGRAPH_VULNDB_SOURCES)');
       }
       const sources = [...new Set(specs.map((s) => s.source))];
       const job = await deps.database.db.transaction().execute(async (trx) => {

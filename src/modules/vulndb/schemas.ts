@@ -195,7 +195,9 @@ export const ImportRun = Type.Object({
   trigger: StringEnum(['cli', 'seed', 'schedule', 'manual', 'api'] as const, { description: 'api: POST /vulndb/imports' }),
   location: Type.String({ description: 'The file, directory or URL; an upload is upload:<file name>' }),
   job_id: Nullable(Uuid),
-  status: StringEnum(IMPORT_STATUSES, { description: 'queued (an API import waiting for a worker), running, then succeeded, unchanged, failed or cancelled (an API import cancelled before it was applied)' }),
+  status: StringEnum(IMPORT_STATUSES, {
+    description: 'queued (an API import waiting for a worker), running, then succeeded, unchanged, failed or cancelled (an API import cancelled before it was applied)',
+  }),
   started_at: Timestamp,
   finished_at: Nullable(Timestamp),
   bytes: Type.Integer({ description: 'Bytes read (as uploaded or downloaded, before decompression); updated while it runs' }),

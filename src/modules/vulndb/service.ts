@@ -165,7 +165,12 @@ export function createVulnService(deps: Deps) {
       const timestamp = (value: string | null | undefined) => (value ? new Date(value) : null);
       if (!nvd && !kev && !epss && osv.length === 0) throw notFound(`${cveId} is not known to the vulnerability store`);
       // CVSS: the NVD metric, else one computed from an advisory's CVSS 3 vector.
-      let cvss = { score: nvd?.cvss_v3_score ?? null, severity: nvd?.cvss_v3_severity ?? null, vector: nvd?.cvss_v3_vector ?? null, source: nvd?.cvss_v3_score != null ? 'nvd' : null } as {
+      let cvss = {
+        score: nvd?.cvss_v3_score ?? null,
+        severity: nvd?.cvss_v3_severity ?? null,
+        vector: nvd?.cvss_v3_vector ?? null,
+        source: nvd?.cvss_v3_score != null ? 'nvd' : null,
+      } as {
         score: number | null;
         severity: string | null;
         vector: string | null;

@@ -62,8 +62,7 @@ export function parseSourceSpecs(entries: readonly string[], policy: OutboundPol
       } catch (error) {
         throw new Error(`CONTROLGRAPH_VULNDB_SOURCES: ${(error as Error).message}`);
       }
-    }
-    else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file://')) {
+    } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('file://')) {
       throw new Error(`CONTROLGRAPH_VULNDB_SOURCES: "${location}" is neither an https URL nor a local path`);
     }
     specs.push({ source, location });
@@ -116,14 +115,9 @@ export async function runSync(
   // A retried job: locations an earlier attempt imported are done.
   const done = options.jobId
     ? new Set(
-        (
-          await db
-            .selectFrom('vulndb_import_runs')
-            .select('location')
-            .where('job_id', '=', options.jobId)
-            .where('status', 'in', ['succeeded', 'unchanged'])
-            .execute()
-        ).map((r) => r.location),
+        (await db.selectFrom('vulndb_import_runs').select('location').where('job_id', '=', options.jobId).where('status', 'in', ['succeeded', 'unchanged']).execute()).map(
+          (r) => r.location,
+        ),
       )
     : new Set<string>();
   const runs: ImportResult[] = [];
@@ -178,9 +172,7 @@ export async function runSeed(deps: SyncDeps, db: Kysely<Database> = deps.databa
       deps.log.warn({ location: spec.location }, 'vulndb seed content missing');
       continue;
     }
-    results.push(
-      await importLocation({ db, clock: deps.clock, log: deps.log }, spec.location, { source: spec.source, trigger: 'seed', jobId, onlyIfNeverImported: true }),
-    );
+    results.push(await importLocation({ db, clock: deps.clock, log: deps.log }, spec.location, { source: spec.source, trigger: 'seed', jobId, onlyIfNeverImported: true }));
   }
   return results;
 }
@@ -202,7 +194,11 @@ export async function enqueueSeedIfEmpty(deps: SyncDeps): Promise<boolean> {
   const imported = await db
     .selectFrom('vulndb_sources')
     .select('source')
-    .where('source', 'in', SEED_FILES.map((s) => s.source))
+    .where(
+      'source',
+      'in',
+      SEED_FILES.map((s) => s.source),
+    )
     .where('last_success_at', 'is not', null)
     .execute();
   if (imported.length === SEED_FILES.length) return false;

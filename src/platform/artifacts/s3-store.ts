@@ -34,9 +34,7 @@ export class S3ArtifactStore implements ArtifactStore {
     private readonly location: S3Location,
     client?: S3Client,
   ) {
-    this.client =
-      client ??
-      new S3Client({ region: location.region, endpoint: location.endpoint, forcePathStyle: location.forcePathStyle });
+    this.client = client ?? new S3Client({ region: location.region, endpoint: location.endpoint, forcePathStyle: location.forcePathStyle });
   }
 
   private objectKey(key: string): string {

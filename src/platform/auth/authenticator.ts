@@ -1,3 +1,4 @@
+import { tenantIs } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.js';
@@ -21,7 +22,6 @@ declare module 'fastify' {
     ctx: RequestContext | null;
   }
 }
-
 
 interface JwtRow {
   username: string;
@@ -144,8 +144,8 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       SELECT u.username, u.account_id, u.is_system_admin, u.disabled_at IS NOT NULL AS disabled,
         s.revoked_at IS NOT NULL AS session_revoked,
         EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ${claims.jti}) AS jti_revoked,
-        (SELECT m.role FROM memberships m WHERE m.user_id = u.id AND m.tenant_id = ${claims.tenant_id}) AS token_role,
-        EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND w.tenant_id = ${claims.tenant_id}) AS token_workspace_ok,
+        (SELECT m.role FROM memberships m WHERE m.user_id = u.id AND ${tenantIs(claims.tenant_id, 'm')}) AS token_role,
+        EXISTS (SELECT 1 FROM workspaces w WHERE w.id = ${claims.workspace_id} AND ${tenantIs(claims.tenant_id, 'w')}) AS token_workspace_ok,
         t.id IS NOT NULL AS target_exists, t.plan AS target_plan,
         (SELECT w.id FROM workspaces w WHERE w.tenant_id = t.id AND w.is_default) AS target_default_workspace,
         (SELECT tt.plan FROM tenants tt WHERE tt.id = ${claims.tenant_id}) AS token_plan,
@@ -211,8 +211,18 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       .selectFrom('api_keys as k')
       .innerJoin('tenants as t', 't.id', 'k.tenant_id')
       .select([
-        'k.id', 'k.name', 'k.account_id', 'k.tenant_id', 'k.workspace_id', 'k.tenant_ids', 'k.permissions',
-        'k.allowed_ips', 'k.expires_at', 'k.revoked_at', 'k.last_used_at', 't.plan',
+        'k.id',
+        'k.name',
+        'k.account_id',
+        'k.tenant_id',
+        'k.workspace_id',
+        'k.tenant_ids',
+        'k.permissions',
+        'k.allowed_ips',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.last_used_at',
+        't.plan',
       ])
       .where('k.key_hash', '=', hash)
       .executeTakeFirst();
@@ -273,7 +283,11 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     if (now.getTime() - last < 60_000) return;
     if (lastUsedWrites.size > 10_000) lastUsedWrites = new Map();
     lastUsedWrites.set(id, now.getTime());
-    db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute().catch(() => undefined);
+    db.updateTable('api_keys')
+      .set({ last_used_at: now })
+      .where('id', '=', id)
+      .execute()
+      .catch(() => undefined);
   }
 
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -286,9 +300,10 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
     }
     const credential = credentialOf(request);
     const pathTenant = (request.params as Record<string, string> | undefined)?.tenantID;
-    const resolved = credential.source === 'header' && looksLikeApiKey(credential.value)
-      ? await fromApiKey(credential.value, pathTenant, request.ip)
-      : await fromJwt(credential.value, pathTenant);
+    const resolved =
+      credential.source === 'header' && looksLikeApiKey(credential.value)
+        ? await fromApiKey(credential.value, pathTenant, request.ip)
+        : await fromJwt(credential.value, pathTenant);
     // From here on the request is authenticated: refused or not, it spends its bucket and carries
     // the rate-limit headers (an empty bucket answers 429 before any refusal).
     let bucket: Bucket;

@@ -54,9 +54,7 @@ export async function migrate(db: Kysely<Database>, migrations = loadMigrations(
         checksum text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`.execute(conn);
-      const done = new Map(
-        (await conn.selectFrom('schema_migrations').select(['version', 'checksum', 'name']).execute()).map((r) => [r.version, r]),
-      );
+      const done = new Map((await conn.selectFrom('schema_migrations').select(['version', 'checksum', 'name']).execute()).map((r) => [r.version, r]));
       const applied: string[] = [];
       for (const migration of migrations) {
         const previous = done.get(migration.version);
@@ -67,16 +65,16 @@ export async function migrate(db: Kysely<Database>, migrations = loadMigrations(
           continue;
         }
         // A failing migration rolls back whole: the schema stays as it was before it.
-        await conn.transaction().execute(async (trx) => {
-          await sql.raw(migration.sql).execute(trx);
-          await trx
-            .insertInto('schema_migrations')
-            .values({ version: migration.version, name: migration.name, checksum: migration.checksum, applied_at: new Date() })
-            .execute();
-        }).catch((error: unknown) => {
-          const reason = error instanceof Error ? error.message : String(error);
-          throw new Error(`migration ${migration.version}_${migration.name} failed: ${reason}`, { cause: error });
-        });
+        await conn
+          .transaction()
+          .execute(async (trx) => {
+            await sql.raw(migration.sql).execute(trx);
+            await trx.insertInto('schema_migrations').values({ version: migration.version, name: migration.name, checksum: migration.checksum, applied_at: new Date() }).execute();
+          })
+          .catch((error: unknown) => {
+            const reason = error instanceof Error ? error.message : String(error);
+            throw new Error(`migration ${migration.version}_${migration.name} failed: ${reason}`, { cause: error });
+          });
         applied.push(`${migration.version}_${migration.name}`);
       }
       return { applied };

@@ -13,9 +13,7 @@ export interface Notifier {
 
 type Handler = (payload: string) => void;
 
-export function createNotifier(
-  source: { kind: 'postgres'; connectionString: string } | { kind: 'pglite'; pglite: PGlite },
-): Notifier {
+export function createNotifier(source: { kind: 'postgres'; connectionString: string } | { kind: 'pglite'; pglite: PGlite }): Notifier {
   return source.kind === 'pglite' ? pgliteNotifier(source.pglite) : postgresNotifier(source.connectionString);
 }
 

@@ -42,9 +42,7 @@ export async function unnestInsert(db: Kysely<Database>, insert: UnnestInsert): 
   ];
   const columnList = [...names, ...constants.map(([name]) => name)].map((name) => sql.ref(name));
   const aliases = sql.raw(names.map((_, i) => `c${i}`).join(', '));
-  const conflict = insert.onConflictDoNothing
-    ? sql` ON CONFLICT (${sql.join(insert.onConflictDoNothing.map((name) => sql.ref(name)))}) DO NOTHING`
-    : sql``;
+  const conflict = insert.onConflictDoNothing ? sql` ON CONFLICT (${sql.join(insert.onConflictDoNothing.map((name) => sql.ref(name)))}) DO NOTHING` : sql``;
   await sql`INSERT INTO ${sql.table(insert.table)} (${sql.join(columnList)})
     SELECT ${sql.join(selected)} FROM unnest(${sql.join(arrays)}) AS u(${aliases})${conflict}`.execute(db);
 }

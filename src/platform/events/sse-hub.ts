@@ -1,3 +1,4 @@
+import { inTenant } from '../../platform/db/scope.js';
 import { Gauge } from 'prom-client';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
@@ -84,11 +85,7 @@ export interface SseHub {
    * more than `maxAgeMs` ago. `truncated` says that older ones were left out; `newestSeq` is the
    * newest matching seq, replayed or not.
    */
-  readLatest(
-    filter: StreamFilter,
-    after: number,
-    bound: { maxEvents: number; maxAgeMs: number },
-  ): Promise<{ events: StreamEvent[]; truncated: boolean; newestSeq: number | null }>;
+  readLatest(filter: StreamFilter, after: number, bound: { maxEvents: number; maxAgeMs: number }): Promise<{ events: StreamEvent[]; truncated: boolean; newestSeq: number | null }>;
   /** Ends every client's stream and stops listening and polling. */
   close(): Promise<void>;
 }
@@ -221,7 +218,10 @@ class Hub implements SseHub {
 
   async readLatest(filter: StreamFilter, after: number, bound: { maxEvents: number; maxAgeMs: number }) {
     // Newest first with one row more than allowed: a full page means older events were left out.
-    const rows = await this.scoped(filter, after).orderBy('seq', 'desc').limit(bound.maxEvents + 1).execute();
+    const rows = await this.scoped(filter, after)
+      .orderBy('seq', 'desc')
+      .limit(bound.maxEvents + 1)
+      .execute();
     const cutoff = this.deps.clock.now().getTime() - bound.maxAgeMs;
     const events: StreamEvent[] = [];
     for (const row of rows.slice(0, bound.maxEvents)) {
@@ -253,7 +253,7 @@ class Hub implements SseHub {
     return this.deps.database.db
       .selectFrom('outbox_events')
       .select(['seq', 'tenant_id', 'workspace_id', 'type', 'data', 'created_at'])
-      .where('tenant_id', '=', filter.tenantId)
+      .where(inTenant(filter.tenantId))
       .where((eb) => eb.or([eb('workspace_id', '=', filter.workspaceId), eb('workspace_id', 'is', null)]))
       .where('type', 'in', [...filter.types])
       .where('seq', '>', String(after));
@@ -365,7 +365,11 @@ class Hub implements SseHub {
       const { workspaceId, types } = client.filter;
       if (!types.has(event.type)) continue;
       if (event.workspaceId !== null && event.workspaceId !== workspaceId) continue;
-      safely(() => client.deliver(event), this.log, () => client.terminate('internal error, reconnect'));
+      safely(
+        () => client.deliver(event),
+        this.log,
+        () => client.terminate('internal error, reconnect'),
+      );
     }
   }
 }

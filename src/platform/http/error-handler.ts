@@ -48,9 +48,8 @@ function toAppError(error: FastifyError | AppError | Error, request: FastifyRequ
     // Fastify's own client errors: malformed JSON, empty body, wrong content type, too large.
     // A wrong content type is the client's bad request here (the spec has no 415).
     const mapped = status === 415 ? 400 : status;
-    const message = fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-      ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}`
-      : fastifyError.message;
+    const message =
+      fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' ? `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}` : fastifyError.message;
     return new AppError(mapped, CODE_BY_STATUS[mapped] ?? 'BAD_REQUEST', message);
   }
   if (isDatabaseUnavailable(error)) {
@@ -75,7 +74,5 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError(404, 'NOT_FOUND', `route ${request.method} ${request.url.split('?')[0]} not found`)),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(reply, new AppError(404, 'NOT_FOUND', `route ${request.method} ${request.url.split('?')[0]} not found`)));
 }

@@ -40,15 +40,7 @@ export const forbidden = (message = 'insufficient permissions') => new AppError(
 export const notFound = (message = 'not found') => new AppError(404, 'NOT_FOUND', message);
 export const conflict = (message: string, details: Details = null) => new AppError(409, 'CONFLICT', message, details);
 export const gone = (message: string) => new AppError(410, 'GONE', message);
-export const payloadTooLarge = (message: string, details: Details = null) =>
-  new AppError(413, 'PAYLOAD_TOO_LARGE', message, details);
+export const payloadTooLarge = (message: string, details: Details = null) => new AppError(413, 'PAYLOAD_TOO_LARGE', message, details);
 export const unavailable = (message: string) => new AppError(503, 'SERVICE_UNAVAILABLE', message);
 export const rateLimited = (retryAfterSeconds: number) =>
-  new AppError(
-    429,
-    'RATE_LIMITED',
-    'too many requests',
-    { retry_after: retryAfterSeconds },
-    { retry_after: retryAfterSeconds },
-    { 'retry-after': String(retryAfterSeconds) },
-  );
+  new AppError(429, 'RATE_LIMITED', 'too many requests', { retry_after: retryAfterSeconds }, { retry_after: retryAfterSeconds }, { 'retry-after': String(retryAfterSeconds) });

@@ -52,8 +52,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       return { schema: transformed as typeof schema, url };
     },
     // Only the OpenAPI 3 document is built here (no Swagger 2 object).
-    transformObject: (documents) =>
-      'openapiObject' in documents ? finishDocument(documents.openapiObject as Record<string, unknown>) : documents.swaggerObject,
+    transformObject: (documents) => ('openapiObject' in documents ? finishDocument(documents.openapiObject as Record<string, unknown>) : documents.swaggerObject),
   });
 }
 

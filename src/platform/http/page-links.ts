@@ -40,9 +40,7 @@ function isNumberedPage(body: Record<string, unknown>): body is Record<string, u
 }
 
 function isOffsetPage(body: Record<string, unknown>): body is Record<string, unknown> & OffsetPage {
-  return (
-    Array.isArray(body.items) && isInteger(body.total) && (body.limit === null || isInteger(body.limit)) && isInteger(body.offset) && typeof body.has_more === 'boolean'
-  );
+  return Array.isArray(body.items) && isInteger(body.total) && (body.limit === null || isInteger(body.limit)) && isInteger(body.offset) && typeof body.has_more === 'boolean';
 }
 
 /** A request target split as received: the path untouched (no URL normalisation), the query parsed. */
@@ -82,7 +80,10 @@ export function offsetPageLinks(url: Target, page: OffsetPage): string {
   const limit = page.limit;
   if (!limit) {
     const whole = linkTo(url, { offset: null });
-    return format([['first', whole], ['last', whole]]);
+    return format([
+      ['first', whole],
+      ['last', whole],
+    ]);
   }
   const at = (offset: number) => linkTo(url, { limit, offset });
   const links: Array<[Relation, string]> = [['first', at(0)]];

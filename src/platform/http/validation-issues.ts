@@ -24,7 +24,12 @@ const LISTED_VALUES = 30;
 const SHAPE_KEYWORDS = new Set(['required', 'additionalProperties', 'type']);
 
 function pointer(path: string): string[] {
-  return path === '' ? [] : path.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return path === ''
+    ? []
+    : path
+        .slice(1)
+        .split('/')
+        .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function at(root: unknown, segments: string[]): unknown {

@@ -53,13 +53,7 @@ export async function enqueueJob(executor: Kysely<Database>, clock: Clock, input
     const inserted = await executor
       .insertInto('jobs')
       .values(values)
-      .onConflict((oc) =>
-        oc
-          .columns(['kind', 'dedupe_key'])
-          .where('dedupe_key', 'is not', null)
-          .where('status', 'in', ['queued', 'running'])
-          .doNothing(),
-      )
+      .onConflict((oc) => oc.columns(['kind', 'dedupe_key']).where('dedupe_key', 'is not', null).where('status', 'in', ['queued', 'running']).doNothing())
       .returning('id')
       .executeTakeFirst();
     if (!inserted) {

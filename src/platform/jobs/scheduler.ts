@@ -66,9 +66,7 @@ export class Scheduler {
           interval_ms: s.intervalMs,
           next_run_at: s.firstRunAt ?? now,
         })
-        .onConflict((oc) =>
-          oc.column('name').doUpdateSet({ kind: s.kind, payload: json(s.payload ?? {}), interval_ms: s.intervalMs }),
-        )
+        .onConflict((oc) => oc.column('name').doUpdateSet({ kind: s.kind, payload: json(s.payload ?? {}), interval_ms: s.intervalMs }))
         .execute();
     }
   }
@@ -79,13 +77,7 @@ export class Scheduler {
     const now = clock.now();
     const maxAttempts = new Map(this.options.schedules.map((s) => [s.name, s.maxAttempts]));
     return db.transaction().execute(async (trx) => {
-      const due = await trx
-        .selectFrom('job_schedules')
-        .selectAll()
-        .where('next_run_at', '<=', now)
-        .forUpdate()
-        .skipLocked()
-        .execute();
+      const due = await trx.selectFrom('job_schedules').selectAll().where('next_run_at', '<=', now).forUpdate().skipLocked().execute();
       for (const row of due) {
         await enqueueJob(trx, clock, {
           kind: row.kind,

@@ -46,7 +46,7 @@ function v4Refusal(bytes: number[]): string | null {
   for (const [a, b, bits, reason] of V4_RULES) {
     const base = ((a << 24) >>> 0) + (b << 16);
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if (((value & mask) >>> 0) === ((base & mask) >>> 0)) return reason;
+    if ((value & mask) >>> 0 === (base & mask) >>> 0) return reason;
   }
   for (const [a, b, c] of V4_DOC) if (bytes[0] === a && bytes[1] === b && bytes[2] === c) return 'documentation';
   return null;

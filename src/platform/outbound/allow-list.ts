@@ -77,7 +77,10 @@ export function allowHostsFromEnv(env: Record<string, string | undefined>): stri
   for (const name of [ALLOW_HOSTS_SETTING, ...DEPRECATED_ALLOW_HOSTS_SETTINGS]) {
     const value = env[name];
     if (!value) continue;
-    const list = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+    const list = value
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
     // Validated here, with the name of the variable that holds the mistake.
     createAllowList(list, name);
     entries.push(...list);

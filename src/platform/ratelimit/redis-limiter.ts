@@ -25,10 +25,7 @@ export function createRedisRateLimiter(url: string): RateLimiter {
   return {
     async consume(key, plan, now) {
       const { perMinute, burst } = limitsOf(plan);
-      const [allowed, tokens] = (await redis.eval(SCRIPT, 1, `cg:rl:${key}`, burst, perMinute / 60, now.getTime() / 1000)) as [
-        number,
-        string,
-      ];
+      const [allowed, tokens] = (await redis.eval(SCRIPT, 1, `cg:rl:${key}`, burst, perMinute / 60, now.getTime() / 1000)) as [number, string];
       return decide(Number(tokens), allowed === 1, plan, now);
     },
     async close() {

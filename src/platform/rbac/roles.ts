@@ -14,17 +14,7 @@ export const ROLE_LEVEL: Record<Role, number> = {
   'system-admin': 5,
 };
 
-const READ_ONLY = [
-  'tenant:read',
-  'nodes:read',
-  'jobs:read',
-  'findings:read',
-  'evidence:read',
-  'poam:read',
-  'questionnaire:read',
-  'assessment:read',
-  'rules:read',
-] as const;
+const READ_ONLY = ['tenant:read', 'nodes:read', 'jobs:read', 'findings:read', 'evidence:read', 'poam:read', 'questionnaire:read', 'assessment:read', 'rules:read'] as const;
 
 const AUDITOR = [...READ_ONLY, 'logs:read', 'conmon:read', 'attestation_evidence:read'] as const;
 
@@ -45,15 +35,7 @@ const SECURITY_ANALYST = [
   'applications:write',
 ] as const;
 
-const TENANT_ADMIN = [
-  ...SECURITY_ANALYST,
-  'tenant:update',
-  'tenant:delete',
-  'tenants:create',
-  'roles:manage',
-  'api_keys:manage',
-  'agents:write',
-] as const;
+const TENANT_ADMIN = [...SECURITY_ANALYST, 'tenant:update', 'tenant:delete', 'tenants:create', 'roles:manage', 'api_keys:manage', 'agents:write'] as const;
 
 const SYSTEM_ADMIN = [...TENANT_ADMIN, 'platform:admin'] as const;
 
@@ -68,9 +50,7 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   'system-admin': SYSTEM_ADMIN,
 };
 
-const permissionSets = new Map<Role, ReadonlySet<string>>(
-  ROLES.map((role) => [role, new Set<string>(ROLE_PERMISSIONS[role])]),
-);
+const permissionSets = new Map<Role, ReadonlySet<string>>(ROLES.map((role) => [role, new Set<string>(ROLE_PERMISSIONS[role])]));
 
 export function permissionsOf(role: Role): ReadonlySet<string> {
   return permissionSets.get(role)!;

@@ -12762,7 +12762,7 @@ export interface operations {
     listFrameworkControls: {
         parameters: {
             query: {
-                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 /** @description withdrawn controls too (left out by default: nothing should be mapped to them) */
                 include_withdrawn?: boolean;
                 page?: number;
@@ -12795,7 +12795,7 @@ export interface operations {
                             control_id: string;
                             family: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             /** @description the base control of an enhancement */
                             parent: string | null;
                             title: string;
@@ -12940,7 +12940,7 @@ export interface operations {
     listControlGaps: {
         parameters: {
             query?: {
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 page?: number;
                 per_page?: number;
             };
@@ -13033,7 +13033,7 @@ export interface operations {
     getControlsHistory: {
         parameters: {
             query?: {
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 /** @description the first point (default: 30 days before to): YYYY-MM-DD (a UTC day) or an RFC 3339 date-time */
                 from?: string;
                 /** @description day: one point per UTC day; run: one per audit */
@@ -13160,7 +13160,7 @@ export interface operations {
             query?: {
                 /** @description failing: an active finding maps to the control; unknown: none does, but a rule could not judge one of its resources (an unknown evaluation maps to it: GET /evaluations/unknown); passing: a rule checks it and neither holds; not_automated: no rule checks it */
                 automated_state?: "passing" | "failing" | "unknown" | "not_automated";
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 page?: number;
                 per_page?: number;
                 /** @description controls (the list) with this attestation status */
@@ -13203,6 +13203,8 @@ export interface operations {
                                 /** @description controls an active finding maps to */
                                 failing_controls: number;
                                 findings: number;
+                                /** @description current controls of the catalog that nothing covers (no rule, finding, question or attestation): not applicable, so neither listed nor in the score, and never passing */
+                                not_assessed_controls: number;
                                 /** @description controls no rule checks and no current attestation covers */
                                 not_attested_controls: number;
                                 /** @description controls that count towards the score */
@@ -13235,7 +13237,7 @@ export interface operations {
                                 expiring_soon: boolean;
                                 family: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                                 /** @description counts towards the score: no active finding, no unknown evaluation, and checked by a rule or attested */
                                 passing: boolean;
                                 title: string;
@@ -13590,7 +13592,7 @@ export interface operations {
             query?: {
                 /** @description the rule's own control or a mapped one (of framework, when given) */
                 control_id?: string;
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 page?: number;
                 per_page?: number;
                 /** @description missing_configuration: a path the rule reads is absent and its content declares when_missing: unknown (missing_paths); evaluation_error: the condition failed on the resource (detail); budget_exceeded: the evaluation ran past its time budget, or the rule was stopped for the run for that (detail); not_collected: a host rule needs data the agent did not collect (missing_paths names it), or no item it read decides (detail) */
@@ -13632,7 +13634,7 @@ export interface operations {
                             framework_mappings: {
                                 control_id: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             }[];
                             /** Format: date-time */
                             last_seen: string;
@@ -14159,7 +14161,7 @@ export interface operations {
                 control_id?: string;
                 /** @description the next_cursor of the previous page: the rows after it in the same order (not with page) */
                 cursor?: string;
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 group_id?: string;
                 /** @description one finding by id (any status) */
                 id?: string;
@@ -14222,7 +14224,7 @@ export interface operations {
                             framework_mappings: {
                                 control_id: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             }[];
                             group_id: string;
                             /** @description <rule_id>:<resource_id> */
@@ -14359,7 +14361,7 @@ export interface operations {
                         framework_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         group_id: string;
                         /** @description <rule_id>:<resource_id> */
@@ -14806,7 +14808,7 @@ export interface operations {
                         framework_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         group_id: string;
                         /** @description <rule_id>:<resource_id> */
@@ -14998,7 +15000,7 @@ export interface operations {
         parameters: {
             query?: {
                 control_id?: string;
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 group_id?: string;
                 page?: number;
                 per_page?: number;
@@ -15594,7 +15596,7 @@ export interface operations {
                 control_id?: string;
                 /** @description the next_cursor of the previous page: the rows after it in the same order (not with page) */
                 cursor?: string;
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 group_id?: string;
                 min_score?: number;
                 page?: number;
@@ -15652,7 +15654,7 @@ export interface operations {
                             framework_mappings: {
                                 control_id: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             }[];
                             group_id: string;
                             /** @description <rule_id>:<resource_id> */
@@ -23645,7 +23647,7 @@ export interface operations {
             query?: {
                 /** @description true: built-in rules only; false: custom rules only */
                 builtin?: boolean;
-                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                framework?: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                 page?: number;
                 per_page?: number;
                 resource_type?: string;
@@ -23719,12 +23721,12 @@ export interface operations {
                             /** @description the failure wording every finding of the rule carries (a custom rule without one: "Fails: <title>") */
                             finding_title: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             /** @description the other controls a failure of the rule fails (counted in control states and scores) */
                             framework_mappings: {
                                 control_id: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             }[];
                             /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                             group_by: {
@@ -23756,7 +23758,7 @@ export interface operations {
                             related_mappings: {
                                 control_id: string;
                                 /** @enum {string} */
-                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                                framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             }[];
                             remediation: {
                                 steps: {
@@ -23844,11 +23846,11 @@ export interface operations {
                     /** @description the failure wording of the rule's findings, one line ("Bucket is not encrypted"); must differ from title; omitted or null: "Fails: <title>" */
                     finding_title?: string | null;
                     /** @enum {string} */
-                    framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                    framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                     framework_mappings?: {
                         control_id: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                     }[];
                     /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                     group_by?: {
@@ -23941,12 +23943,12 @@ export interface operations {
                         /** @description the failure wording every finding of the rule carries (a custom rule without one: "Fails: <title>") */
                         finding_title: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         /** @description the other controls a failure of the rule fails (counted in control states and scores) */
                         framework_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                         group_by: {
@@ -23978,7 +23980,7 @@ export interface operations {
                         related_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         remediation: {
                             steps: {
@@ -24118,12 +24120,12 @@ export interface operations {
                         /** @description the failure wording every finding of the rule carries (a custom rule without one: "Fails: <title>") */
                         finding_title: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         /** @description the other controls a failure of the rule fails (counted in control states and scores) */
                         framework_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                         group_by: {
@@ -24155,7 +24157,7 @@ export interface operations {
                         related_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         remediation: {
                             steps: {
@@ -24287,11 +24289,11 @@ export interface operations {
                     /** @description the failure wording of the rule's findings, one line ("Bucket is not encrypted"); must differ from title; omitted or null: "Fails: <title>" */
                     finding_title?: string | null;
                     /** @enum {string} */
-                    framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                    framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                     framework_mappings?: {
                         control_id: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                     }[];
                     /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                     group_by?: {
@@ -24324,7 +24326,7 @@ export interface operations {
                     related_mappings?: {
                         control_id: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                     }[];
                     /** @description text (the summary, no steps) or {summary, steps} */
                     remediation: string | {
@@ -24406,12 +24408,12 @@ export interface operations {
                         /** @description the failure wording every finding of the rule carries (a custom rule without one: "Fails: <title>") */
                         finding_title: string;
                         /** @enum {string} */
-                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                        framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         /** @description the other controls a failure of the rule fails (counted in control states and scores) */
                         framework_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         /** @description Root cause of a violation: findings of the rule with the same cause form one group; without it (or when the resource has no value) they group by account and region */
                         group_by: {
@@ -24443,7 +24445,7 @@ export interface operations {
                         related_mappings: {
                             control_id: string;
                             /** @enum {string} */
-                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            framework: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                         }[];
                         remediation: {
                             steps: {
@@ -26282,11 +26284,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         frameworks: {
-                            /** @description controls in the catalog */
+                            /** @description controls in the catalog (for a framework carried as Prowler ships it, the requirements Prowler lists) */
                             controls: number;
+                            /** @description whether a tenant that never switched it has it on: the four core frameworks are on, the frameworks carried as Prowler ships them off */
+                            default_enabled: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            id: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            id: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             name: string;
                             /** @description rules whose failure affects the framework */
                             rules: number;
@@ -26390,11 +26394,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         frameworks: {
-                            /** @description controls in the catalog */
+                            /** @description controls in the catalog (for a framework carried as Prowler ships it, the requirements Prowler lists) */
                             controls: number;
+                            /** @description whether a tenant that never switched it has it on: the four core frameworks are on, the frameworks carried as Prowler ships them off */
+                            default_enabled: boolean;
                             enabled: boolean;
                             /** @enum {string} */
-                            id: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2";
+                            id: "nist-800-53" | "cis-aws" | "pci-dss" | "soc2" | "hipaa" | "iso-27001" | "nist-csf" | "nist-800-171" | "fedramp-low" | "fedramp-moderate" | "fedramp-20x-ksi-low" | "gdpr" | "aws-fsbp" | "cisa";
                             name: string;
                             /** @description rules whose failure affects the framework */
                             rules: number;

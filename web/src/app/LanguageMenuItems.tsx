@@ -16,20 +16,20 @@ export function LanguageMenuItems() {
       {/* A labelled group: a menu may hold items and groups only (axe: aria-required-children). */}
       <Menu.Label aria-hidden>{t('shell.language')}</Menu.Label>
       <div role="group" aria-label={t('shell.language')}>
-      {LANGUAGES.map((language) => {
-        const current = i18n.language === language.code;
-        return (
-          <Menu.Item
-            key={language.code}
-            lang={language.code}
-            aria-current={current ? 'true' : undefined}
-            rightSection={current ? '✓' : undefined}
-            onClick={() => void changeLanguage(language.code).catch(() => notifyError(t('shell.languageFailed')))}
-          >
-            {language.name}
-          </Menu.Item>
-        );
-      })}
+        {LANGUAGES.map((language) => {
+          const current = i18n.language === language.code;
+          return (
+            <Menu.Item
+              key={language.code}
+              lang={language.code}
+              aria-current={current ? 'true' : undefined}
+              rightSection={current ? '✓' : undefined}
+              onClick={() => void changeLanguage(language.code).catch(() => notifyError(t('shell.languageFailed')))}
+            >
+              {language.name}
+            </Menu.Item>
+          );
+        })}
       </div>
     </>
   );

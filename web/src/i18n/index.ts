@@ -83,8 +83,7 @@ const number = (digits: number) => cached(`number-${digits}`, (locale) => new In
 /** Dates and numbers through Intl, in the console's language. */
 export const formatDate = (value: string | null | undefined): string => (value ? dateTime().format(new Date(value)) : '—');
 export const formatDay = (value: string | null | undefined): string => (value ? day().format(new Date(value)) : '—');
-export const formatNumber = (value: number | null | undefined, digits = 0): string =>
-  value === null || value === undefined ? '—' : number(digits).format(value);
+export const formatNumber = (value: number | null | undefined, digits = 0): string => (value === null || value === undefined ? '—' : number(digits).format(value));
 const percent = () => cached('percent', (locale) => new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 3 }));
 /** A share 0..1 as a percentage (EPSS scores and percentiles). */
 export const formatPercent = (value: number | null | undefined): string => (value === null || value === undefined ? '—' : percent().format(value));

@@ -1,13 +1,5 @@
 import { Checkbox, Table, UnstyledButton } from '@mantine/core';
-import {
-  flexRender,
-  getCoreRowModel,
-  useReactTable,
-  type ColumnDef,
-  type RowSelectionState,
-  type SortingState,
-  type Updater,
-} from '@tanstack/react-table';
+import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type RowSelectionState, type SortingState, type Updater } from '@tanstack/react-table';
 import { useTranslation } from 'react-i18next';
 import rowClasses from './table-rows.module.css';
 

@@ -5,17 +5,7 @@ import { formatNumber } from '../i18n';
 const PAGE_SIZES = ['50', '100', '200', '500'];
 
 /** Page number and size (50 to 500) of a paged list; both live in the URL through the caller. */
-export function Pager({
-  page,
-  perPage,
-  total,
-  onChange,
-}: {
-  page: number;
-  perPage: number;
-  total: number;
-  onChange: (next: { page?: number; perPage?: number }) => void;
-}) {
+export function Pager({ page, perPage, total, onChange }: { page: number; perPage: number; total: number; onChange: (next: { page?: number; perPage?: number }) => void }) {
   const { t } = useTranslation();
   const pages = Math.max(1, Math.ceil(total / perPage));
   return (

@@ -41,20 +41,11 @@ export const MAPPED_ATTRIBUTES: Record<string, MappedAttribute> = lookupTable({
   },
   subnet_id: {
     description: 'the subnet of the resource',
-    sources: [
-      { path: ['configuration', 'subnetId'] },
-      { path: ['configuration', 'SubnetId'] },
-      { relationship: 'AWS::EC2::Subnet' },
-      { path: ['subnet_id'] },
-    ],
+    sources: [{ path: ['configuration', 'subnetId'] }, { path: ['configuration', 'SubnetId'] }, { relationship: 'AWS::EC2::Subnet' }, { path: ['subnet_id'] }],
   },
   availability_zone: {
     description: 'the availability zone',
-    sources: [
-      { path: ['availabilityZone'] },
-      { path: ['configuration', 'availabilityZone'] },
-      { path: ['configuration', 'placement', 'availabilityZone'] },
-    ],
+    sources: [{ path: ['availabilityZone'] }, { path: ['configuration', 'availabilityZone'] }, { path: ['configuration', 'placement', 'availabilityZone'] }],
   },
   arn: { description: 'the ARN of the configuration item', sources: [{ path: ['arn'] }, { path: ['configuration', 'arn'] }] },
   resource_type: { description: 'the AWS Config resource type, e.g. AWS::EC2::Instance', sources: [{ path: ['resourceType'] }] },
@@ -67,7 +58,6 @@ export type Attribute =
   | { kind: 'mapped'; name: string; mapping: MappedAttribute };
 
 export const KNOWN_ATTRIBUTES = [...NODE_COLUMNS, ...Object.keys(MAPPED_ATTRIBUTES), 'tags.<key>', 'properties.<path>'];
-
 
 /** Splits bare parts at dots; quoted parts stay whole. */
 function segments(parts: AttributePart[]): string[] {
@@ -99,7 +89,12 @@ export function resolveAttribute(parts: AttributePart[], position: number): Attr
   const lower = head.toLowerCase();
   if (lower.startsWith('tags.')) {
     // Everything after "tags." is the key (tag keys may hold dots: kubernetes.io/cluster/x).
-    const key = head.slice(5) + parts.slice(1).map((p) => p.text).join('');
+    const key =
+      head.slice(5) +
+      parts
+        .slice(1)
+        .map((p) => p.text)
+        .join('');
     if (!key) throw new FilterError('tags. needs a tag key, e.g. tags.env', position);
     return { kind: 'tag', name, key };
   }

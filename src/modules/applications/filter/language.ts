@@ -218,7 +218,10 @@ class Parser {
       }
     }
     const attribute = resolveAttribute(parts, first.start);
-    const path = this.tokens.slice(this.tokens.indexOf(first), this.index).map((t) => t.text).join('');
+    const path = this.tokens
+      .slice(this.tokens.indexOf(first), this.index)
+      .map((t) => t.text)
+      .join('');
     const opToken = this.next();
     if (opToken.kind === 'eq' || opToken.kind === 'neq') {
       return { kind: 'compare', attribute, op: opToken.kind === 'eq' ? '=' : '!=', values: [this.value()], position: first.start };

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { AppDeps } from '../../../deps.js';
@@ -38,8 +39,8 @@ async function affectedGroups(db: Kysely<Database>, scope: Scope, reached: strin
   const apps = await db
     .selectFrom('applications')
     .select(['id', 'name', 'derived', 'filter'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .orderBy(sql`lower(name)`)
     .orderBy('id')
     .limit(BLAST_LIMITS.maxGroups)
@@ -47,8 +48,8 @@ async function affectedGroups(db: Kysely<Database>, scope: Scope, reached: strin
   const services = await db
     .selectFrom('business_services')
     .select(['id', 'name', 'criticality'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .orderBy(sql`lower(name)`)
     .orderBy('id')
     .limit(BLAST_LIMITS.maxGroups)
@@ -105,7 +106,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
         // One probe of the (workspace_id, resource_id) index per node, whatever the planner knows.
         sql<{ severity: SeverityKey; n: number }>`SELECT f.severity, count(*)::int AS n FROM unnest(${chunk}::text[]) AS r(id)
           CROSS JOIN LATERAL (SELECT f.severity FROM findings f
-            WHERE f.workspace_id = ${scope.workspaceId} AND f.resource_id = r.id AND ${activeAt('f', now, live)} OFFSET 0) f
+            WHERE ${workspaceIs(scope, 'f')} AND f.resource_id = r.id AND ${activeAt('f', now, live)} OFFSET 0) f
           GROUP BY f.severity`.execute(db),
       ]);
       for (const row of types.rows) byType.set(row.type, (byType.get(row.type) ?? 0) + row.n);
@@ -171,9 +172,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
     }
     const ids = [...reached.keys()].filter((id) => id !== INTERNET);
     const [summary, groups] = await Promise.all([facts(scope, ids, now), affectedGroups(db, scope, ids)]);
-    const shown = [...reached.entries()]
-      .sort((x, y) => x[1].depth - y[1].depth || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
-      .slice(0, listed);
+    const shown = [...reached.entries()].sort((x, y) => x[1].depth - y[1].depth || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0)).slice(0, listed);
     const summaries = await nodeSummaries(
       db,
       scope,

@@ -65,7 +65,9 @@ export const BlastBody = Type.Object(
     max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: BLAST_LIMITS.maxDepth, default: BLAST_LIMITS.defaultDepth })),
     edge_types: Type.Optional(EdgeTypes),
     max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: BLAST_LIMITS.maxNodes, default: BLAST_LIMITS.defaultNodes })),
-    limit: Type.Optional(Type.Integer({ minimum: 0, maximum: BLAST_LIMITS.maxListed, default: BLAST_LIMITS.defaultListed, description: 'reached nodes listed (nearest first); counts cover all' })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: BLAST_LIMITS.maxListed, default: BLAST_LIMITS.defaultListed, description: 'reached nodes listed (nearest first); counts cover all' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -153,7 +153,10 @@ export function createTracer(deps: Pick<AppDeps, 'database' | 'clock'>) {
       scope,
       [source, target].filter((id) => id !== INTERNET),
     );
-    for (const [field, id] of [['source', source], ['target', target]] as const) {
+    for (const [field, id] of [
+      ['source', source],
+      ['target', target],
+    ] as const) {
       if (id !== INTERNET && !known.has(id)) throw notFound(`${field} node not found: ${id}`);
     }
     const budget = new Budget(input.max_nodes ?? TRACE_LIMITS.maxNodes, TRACE_LIMITS.maxEdges, started + TRACE_LIMITS.timeBudgetMs);
@@ -163,9 +166,7 @@ export function createTracer(deps: Pick<AppDeps, 'database' | 'clock'>) {
       traversal: await presentTypes(db, scope, traversal),
       budget,
       internet:
-        source === INTERNET || target === INTERNET
-          ? { role: source === INTERNET ? 'source' : 'target', entries: await internetEntries(db, scope, deps.clock.now()) }
-          : null,
+        source === INTERNET || target === INTERNET ? { role: source === INTERNET ? 'source' : 'target', entries: await internetEntries(db, scope, deps.clock.now()) } : null,
     };
     const graph = new HopGraph();
     const forward = new Map<string, number>([[source, 0]]);
@@ -235,7 +236,9 @@ export function createTracer(deps: Pick<AppDeps, 'database' | 'clock'>) {
         node_ids: [source, ...path.map((hop) => hop.to)],
         hops: path.map((hop) => ({ from: hop.from, to: hop.to, edge_types: [...hop.types].sort(), edge_ids: [...hop.edgeIds].sort() })),
       })),
-      nodes: Object.fromEntries([...ids].map((id) => [id, id === INTERNET ? { name: 'Internet', type: 'internet', region: '' } : summaries.get(id) ?? { name: id, type: '', region: '' }])),
+      nodes: Object.fromEntries(
+        [...ids].map((id) => [id, id === INTERNET ? { name: 'Internet', type: 'internet', region: '' } : (summaries.get(id) ?? { name: id, type: '', region: '' })]),
+      ),
       paths_capped: found.capped,
       truncated,
       truncation_reason: truncated ? (budget.exceeded ?? (found.exhausted ? 'enumeration_budget' : 'time_budget')) : null,

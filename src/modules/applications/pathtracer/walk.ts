@@ -1,3 +1,4 @@
+import { workspaceIs, tenantIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -41,10 +42,7 @@ const FRONTIER_CHUNK = 5000;
  * targeted by an Internet node) and the graph's own Internet nodes (type `*.internet.*`).
  */
 export async function internetEntries(db: Kysely<Database>, scope: Scope, now: Date): Promise<Set<string>> {
-  const [exposed, internetNodes] = await Promise.all([
-    exposedResources(db, scope, now),
-    internetNodeIds(db, scope),
-  ]);
+  const [exposed, internetNodes] = await Promise.all([exposedResources(db, scope, now), internetNodeIds(db, scope)]);
   for (const id of internetNodes) exposed.add(id);
   return exposed;
 }
@@ -58,7 +56,7 @@ export async function presentTypes(db: Kysely<Database>, scope: Scope, traversal
   const types = [...new Set([...traversal.forward, ...traversal.reverse])];
   if (types.length === 0) return traversal;
   const rows = await sql<{ type: string }>`SELECT t.type FROM unnest(${types}::text[]) AS t(type)
-    WHERE EXISTS (SELECT 1 FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.type = t.type)`.execute(db);
+    WHERE EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.type = t.type)`.execute(db);
   const present = new Set(rows.rows.map((r) => r.type));
   return {
     forward: traversal.forward.filter((t) => present.has(t)),
@@ -87,9 +85,12 @@ export async function expand(ctx: WalkContext, frontier: string[], mode: 'succes
   if (internet) {
     const virtual = frontier.includes(INTERNET);
     if (mode === 'successors' && internet.role === 'source' && virtual) for (const e of internet.entries) steps.push({ from: INTERNET, to: e, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'predecessors' && internet.role === 'target' && virtual) for (const e of internet.entries) steps.push({ from: e, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'successors' && internet.role === 'target') for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: n, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
-    if (mode === 'predecessors' && internet.role === 'source') for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: INTERNET, to: n, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'predecessors' && internet.role === 'target' && virtual)
+      for (const e of internet.entries) steps.push({ from: e, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'successors' && internet.role === 'target')
+      for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: n, to: INTERNET, type: INTERNET_EDGE, edgeId: null });
+    if (mode === 'predecessors' && internet.role === 'source')
+      for (const n of frontier) if (internet.entries.has(n)) steps.push({ from: INTERNET, to: n, type: INTERNET_EDGE, edgeId: null });
   }
   const real = frontier.filter((n) => n !== INTERNET);
   // successors: forward types leave through `source`, reverse types through `target`; predecessors: the opposite.
@@ -110,12 +111,12 @@ export async function expand(ctx: WalkContext, frontier: string[], mode: 'succes
     if (bySource.length) {
       parts.push(sql`SELECT e.id, e.source, e.target, e.type, true AS out FROM unnest(${chunk}::text[]) AS f(id)
         CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE x.workspace_id = ${scope.workspaceId} AND x.source = f.id AND x.type = ANY(${bySource}::text[]) OFFSET 0) e`);
+          WHERE ${workspaceIs(scope, 'x')} AND x.source = f.id AND x.type = ANY(${bySource}::text[]) OFFSET 0) e`);
     }
     if (byTarget.length) {
       parts.push(sql`SELECT e.id, e.source, e.target, e.type, false AS out FROM unnest(${chunk}::text[]) AS f(id)
         CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE x.workspace_id = ${scope.workspaceId} AND x.target = f.id AND x.type = ANY(${byTarget}::text[]) OFFSET 0) e`);
+          WHERE ${workspaceIs(scope, 'x')} AND x.target = f.id AND x.type = ANY(${byTarget}::text[]) OFFSET 0) e`);
     }
     if (parts.length === 0) break;
     const rows = await sql<{ id: string; source: string; target: string; type: string; out: boolean }>`
@@ -142,11 +143,11 @@ const PROBE_LIMIT = 2000;
 
 export function nodesAmong(scope: Scope, ids: readonly string[]) {
   if (ids.length > PROBE_LIMIT) {
-    return sql`(SELECT n.* FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.tenant_id = ${scope.tenantId} AND n.id = ANY(${ids}::text[]))`;
+    return sql`(SELECT n.* FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids}::text[]))`;
   }
   return sql`(SELECT x.* FROM unnest(${ids}::text[]) AS wanted(id)
-    CROSS JOIN LATERAL (SELECT n.* FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = wanted.id OFFSET 0) x
-    WHERE x.tenant_id = ${scope.tenantId})`;
+    CROSS JOIN LATERAL (SELECT n.* FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = wanted.id OFFSET 0) x
+    WHERE ${tenantIs(scope.tenantId, 'x')})`;
 }
 
 /** Ids among `ids` that are nodes of the scope. */

@@ -42,9 +42,7 @@ export function auditJob(deps: Pick<AppDeps, 'database' | 'clock' | 'log' | 'con
         enabled,
         rules: await allRules(db, scope.tenantId),
         budgetMs: deps.config.ruleBudgetMs,
-        ...(deps.database.kind === 'pglite'
-          ? { batchSize: EMBEDDED_BATCH_SIZE, writesInFlight: EMBEDDED_WRITES_IN_FLIGHT, pace: () => othersFirst(deps.database.pool) }
-          : {}),
+        ...(deps.database.kind === 'pglite' ? { batchSize: EMBEDDED_BATCH_SIZE, writesInFlight: EMBEDDED_WRITES_IN_FLIGHT, pace: () => othersFirst(deps.database.pool) } : {}),
         signal: ctx.signal,
         // One audit of a workspace at a time, across processes too (a discovery job audits as well).
         lock: databaseAuditLock(deps.database),

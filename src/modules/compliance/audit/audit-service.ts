@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Database } from '../../../platform/db/schema.js';
@@ -12,7 +13,6 @@ import { emptyStats } from './engine.js';
 export const AUDIT_JOB = 'compliance.audit';
 
 type Run = Selectable<Database['audit_runs']>;
-
 
 export function presentRun(run: Run) {
   return {
@@ -98,13 +98,7 @@ export function createAuditRunService(deps: Pick<AppDeps, 'database' | 'clock'>)
     },
 
     async get(scope: Scope, id: string) {
-      const run = await db
-        .selectFrom('audit_runs')
-        .selectAll()
-        .where('id', '=', id)
-        .where('tenant_id', '=', scope.tenantId)
-        .where('workspace_id', '=', scope.workspaceId)
-        .executeTakeFirst();
+      const run = await db.selectFrom('audit_runs').selectAll().where('id', '=', id).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
       if (!run) throw notFound('audit run not found');
       return presentRun(run);
     },

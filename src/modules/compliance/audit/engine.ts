@@ -184,12 +184,25 @@ async function audit(input: AuditInput): Promise<AuditStats> {
       stats.unknown += batch.unknowns.size;
       const batchTime = clock.now();
       seen.at.push(batchTime);
-      const write = pace().then(() => reconcileBatch(db, scope, batchTime, batch, nodes.map((n) => n.id), ruleIds, unknowns, { nodes, versions })).then((counts) => {
-        stats.findings_created += counts.created;
-        stats.findings_resolved += counts.resolved;
-        stats.findings_reopened += counts.reopened;
-        stats.severity_changes += counts.severityChanged;
-      });
+      const write = pace()
+        .then(() =>
+          reconcileBatch(
+            db,
+            scope,
+            batchTime,
+            batch,
+            nodes.map((n) => n.id),
+            ruleIds,
+            unknowns,
+            { nodes, versions },
+          ),
+        )
+        .then((counts) => {
+          stats.findings_created += counts.created;
+          stats.findings_resolved += counts.resolved;
+          stats.findings_reopened += counts.reopened;
+          stats.severity_changes += counts.severityChanged;
+        });
       write.catch(() => undefined);
       inFlight.push(write);
       if (inFlight.length >= (input.writesInFlight ?? 2)) await settle();

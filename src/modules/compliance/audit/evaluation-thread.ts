@@ -9,9 +9,7 @@ import type { AuditNode } from './evaluate.js';
  * can end an evaluation that does not return (watchdog).
  */
 
-export type ThreadRequest =
-  | { type: 'rules'; rules: BudgetRule[]; settings: BudgetSettings }
-  | { type: 'batch'; nodes: AuditNode[]; state: RuleRunState[]; skip: number[] };
+export type ThreadRequest = { type: 'rules'; rules: BudgetRule[]; settings: BudgetSettings } | { type: 'batch'; nodes: AuditNode[]; state: RuleRunState[]; skip: number[] };
 
 export type ThreadReply =
   | { type: 'ready' }

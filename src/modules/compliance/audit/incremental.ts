@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -41,7 +42,11 @@ export async function recordAuditState(trx: Kysely<Database>, scope: Scope, node
   const failed = undecided(batch);
   const done = nodes.filter((n) => !failed.has(n.id) && versions.has(n.type));
   if (failed.size) {
-    await trx.deleteFrom('node_audit_state').where('workspace_id', '=', scope.workspaceId).where('node_id', '=', sql<string>`ANY(${[...failed]}::text[])`).execute();
+    await trx
+      .deleteFrom('node_audit_state')
+      .where(inWorkspace(scope))
+      .where('node_id', '=', sql<string>`ANY(${[...failed]}::text[])`)
+      .execute();
   }
   const replace = done.filter((n) => n.prior_version !== null);
   const add = done.filter((n) => n.prior_version === null);
@@ -51,7 +56,7 @@ export async function recordAuditState(trx: Kysely<Database>, scope: Scope, node
       UPDATE node_audit_state AS s SET input_hash = v.input_hash, ruleset_version = v.version
       FROM unnest(${column(replace, (n) => n.id)}::text[], ${column(replace, (n) => n.input_hash)}::uuid[], ${column(replace, (n) => versions.get(n.type)!)}::text[],
         ${column(replace, (n) => n.prior_hash)}::uuid[], ${column(replace, (n) => n.prior_version)}::text[]) AS v(node_id, input_hash, version, prior_hash, prior_version)
-      WHERE s.workspace_id = ${scope.workspaceId} AND s.node_id = v.node_id AND s.input_hash = v.prior_hash AND s.ruleset_version = v.prior_version`.execute(trx);
+      WHERE ${workspaceIs(scope, 's')} AND s.node_id = v.node_id AND s.input_hash = v.prior_hash AND s.ruleset_version = v.prior_version`.execute(trx);
   }
   if (add.length) {
     // A record that appeared since the read is an invalidation's: it stays.
@@ -66,5 +71,9 @@ export async function recordAuditState(trx: Kysely<Database>, scope: Scope, node
 /** Forgets the records of these resources (their findings or unknowns were cleared as vanished), in the caller's transaction. */
 export async function forgetAuditState(trx: Kysely<Database>, workspaceId: string, nodeIds: string[]): Promise<void> {
   if (nodeIds.length === 0) return;
-  await trx.deleteFrom('node_audit_state').where('workspace_id', '=', workspaceId).where('node_id', '=', sql<string>`ANY(${[...new Set(nodeIds)]}::text[])`).execute();
+  await trx
+    .deleteFrom('node_audit_state')
+    .where(inWorkspace({ workspaceId }))
+    .where('node_id', '=', sql<string>`ANY(${[...new Set(nodeIds)]}::text[])`)
+    .execute();
 }

@@ -8,9 +8,7 @@ import type { UnknownReason } from '../unknowns/tables.js';
  * `when_missing` before its condition runs (`byDefault` then names the paths); a condition that
  * fails or runs past its budget is unknown, never a pass.
  */
-export type Judgement =
-  | { outcome: 'violated' | 'passed'; missing: string[] | null }
-  | { outcome: 'unknown'; reason: UnknownReason; missing: string[]; detail: string | null };
+export type Judgement = { outcome: 'violated' | 'passed'; missing: string[] | null } | { outcome: 'unknown'; reason: UnknownReason; missing: string[]; detail: string | null };
 
 export function judge(compiled: CompiledCondition, rule: MissingJudgement | null, resource: ConditionResource, budgetMs: number): Judgement {
   if (rule) {

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -58,7 +59,7 @@ export function nodePageReader(db: Kysely<Database>, scope: Scope, types: string
         FROM nodes n
         CROSS JOIN LATERAL (SELECT ${input} AS input_hash OFFSET 0) i
         ${record}
-        WHERE n.workspace_id = ${scope.workspaceId} AND n.type = ${type} AND n.id > ${after} ${unchanged}
+        WHERE ${workspaceIs(scope, 'n')} AND n.type = ${type} AND n.id > ${after} ${unchanged}
         ORDER BY n.id
         LIMIT ${pageSize}`.execute(db);
       if (nodes.length === 0) continue;
@@ -96,7 +97,7 @@ export async function countNodes(db: Kysely<Database>, scope: Scope, types: stri
   const row = await db
     .selectFrom('nodes')
     .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('type', '=', sql<string>`ANY(${types}::text[])`)
     .executeTakeFirstOrThrow();
   return Number(row.n);

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -31,8 +32,19 @@ interface Existing {
 }
 
 const EVENT_COLUMNS = [
-  'id', 'rule_id', 'resource_id', 'created_at', 'framework', 'control_id', 'severity', 'title', 'description', 'resource_type',
-  'resource_name', 'region', 'remediation',
+  'id',
+  'rule_id',
+  'resource_id',
+  'created_at',
+  'framework',
+  'control_id',
+  'severity',
+  'title',
+  'description',
+  'resource_type',
+  'resource_name',
+  'region',
+  'remediation',
 ] as const;
 
 /** Where a batch's unknown evaluations are recorded (record-unknowns.ts). */
@@ -112,13 +124,17 @@ export async function reconcileBatch(
     }
 
     await insertNewFindings(trx, scope, now, inserts);
-    const scoped = () => trx.updateTable('finding_rows').where('workspace_id', '=', scope.workspaceId);
-    if (touch.length) await scoped().set({ last_seen: now }).where('id', '=', sql<string>`ANY(${touch}::text[])`).execute();
+    const scoped = () => trx.updateTable('finding_rows').where(inWorkspace(scope));
+    if (touch.length)
+      await scoped()
+        .set({ last_seen: now })
+        .where('id', '=', sql<string>`ANY(${touch}::text[])`)
+        .execute();
     if (reopen.length) {
       const reopened = await trx
         .selectFrom('findings')
         .select(EVENT_COLUMNS)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where('id', '=', sql<string>`ANY(${reopen}::text[])`)
         .execute();
       for (const f of reopened) events.push(findingReopened(scope, f, now));
@@ -132,7 +148,7 @@ export async function reconcileBatch(
         UPDATE finding_rows AS f SET group_id = v.group_id, group_cause = v.group_cause, updated_at = ${now}
         FROM unnest(${regroup.map((r) => r.id)}::text[], ${regroup.map((r) => r.group_id)}::text[], ${regroup.map((r) => r.group_cause)}::text[])
           AS v(id, group_id, group_cause)
-        WHERE f.workspace_id = ${scope.workspaceId} AND f.id = v.id`.execute(trx);
+        WHERE ${workspaceIs(scope, 'f')} AND f.id = v.id`.execute(trx);
     }
     for (const [severity, ids] of severityUpdates) {
       await scoped()
@@ -174,7 +190,7 @@ async function existingFindings(trx: Kysely<Database>, scope: Scope, resourceIds
     CROSS JOIN LATERAL (
       SELECT id, status, severity, base_severity, rule_id, resource_id, group_id, group_cause
       FROM findings
-      WHERE workspace_id = ${scope.workspaceId} AND resource_id = r.id AND rule_id = ANY(${ruleIds}::text[])
+      WHERE ${workspaceIs(scope)} AND resource_id = r.id AND rule_id = ANY(${ruleIds}::text[])
       OFFSET 0
     ) AS f`.execute(trx);
   return rows;
@@ -203,16 +219,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
   const checked = await checkedRules(db, scope, ruleIds);
   const unchecked = ruleIds.filter((id) => !checked.has(id));
   const gone = (eb: ExpressionBuilder<Database & { g: Database['findings'] }, 'g'>) =>
-    eb.not(
-      eb.exists(
-        eb
-          .selectFrom('nodes as n')
-          .select('n.id')
-          .where('n.workspace_id', '=', scope.workspaceId)
-          .whereRef('n.id', '=', 'g.resource_id')
-          .whereRef('n.type', '=', 'g.resource_type'),
-      ),
-    );
+    eb.not(eb.exists(eb.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).whereRef('n.id', '=', 'g.resource_id').whereRef('n.type', '=', 'g.resource_type')));
   // An anti-join first, then an update by id: an UPDATE ... WHERE id IN (subquery with LIMIT) is
   // planned as a per-row subplan, quadratic in the number of findings.
   const vanished = [
@@ -221,7 +228,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
       : await db
           .selectFrom('findings as g')
           .select(['g.id', 'g.rule_id', 'g.resource_id'])
-          .where('g.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'g'))
           .where('g.status', '=', 'open')
           .where('g.rule_id', '=', sql<string>`ANY(${unchecked}::text[])`)
           .where((eb) => eb.or([eb('g.last_seen', '<=', seen.since), sql<boolean>`NOT (g.last_seen = ANY(${seen.at}::timestamptz[]))`]))
@@ -233,7 +240,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
           .selectFrom('audit_removed_nodes as r')
           .innerJoin('findings as g', (join) => join.onRef('g.workspace_id', '=', 'r.workspace_id').onRef('g.resource_id', '=', 'r.node_id'))
           .select(['g.id', 'g.rule_id', 'g.resource_id'])
-          .where('r.workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope, 'r'))
           .where('g.status', '=', 'open')
           .where('g.rule_id', '=', sql<string>`ANY(${[...checked]}::text[])`)
           .where(gone)
@@ -245,14 +252,22 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
       const rows = await trx
         .updateTable('finding_rows')
         .set({ status: 'resolved', resolved_at: now, resolved_by: 'audit', updated_at: now })
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inWorkspace(scope))
         .where('status', '=', 'open')
         .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
         .returning(['id', 'rule_id', 'resource_id'])
         .execute();
-      await emitEvents(trx, { now: () => now }, rows.map((f) => findingResolved(scope, f, now, 'audit')));
+      await emitEvents(
+        trx,
+        { now: () => now },
+        rows.map((f) => findingResolved(scope, f, now, 'audit')),
+      );
       // A node recreated later with the same content is evaluated again, not skipped over resolved findings.
-      await forgetAuditState(trx, scope.workspaceId, chunk.map((f) => f.resource_id));
+      await forgetAuditState(
+        trx,
+        scope.workspaceId,
+        chunk.map((f) => f.resource_id),
+      );
     });
   }
   // Every open finding of these rules has now been checked against the nodes (or its resource was

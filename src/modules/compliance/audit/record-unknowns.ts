@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -29,7 +30,7 @@ export async function recordBatchUnknowns(
     const kept = [...unknowns.keys()];
     await sql`
       DELETE FROM evaluation_unknowns u
-      WHERE u.workspace_id = ${scope.workspaceId}
+      WHERE ${workspaceIs(scope, 'u')}
         AND u.resource_id = ANY(${resourceIds}::text[])
         AND u.rule_id = ANY(${ruleIds}::text[])
         AND NOT ((u.rule_id || ':' || u.resource_id) = ANY(${kept}::text[]))`.execute(trx);
@@ -63,7 +64,7 @@ export async function hasUnknowns(db: Kysely<Database>, scope: Scope, ruleIds: s
   const row = await db
     .selectFrom('evaluation_unknowns')
     .select('rule_id')
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('rule_id', '=', sql<string>`ANY(${ruleIds}::text[])`)
     .limit(1)
     .executeTakeFirst();
@@ -79,15 +80,15 @@ export async function hasUnknowns(db: Kysely<Database>, scope: Scope, ruleIds: s
 export async function clearVanishedUnknowns(db: Kysely<Database>, scope: Scope): Promise<number> {
   // Once checked in full, only the resources deleted or retyped since are looked at (vanished.ts).
   const logged = (await checkedRules(db, scope, [ALL_UNKNOWNS])).has(ALL_UNKNOWNS);
-  const removed = logged ? sql`AND u.resource_id IN (SELECT r.node_id FROM audit_removed_nodes r WHERE r.workspace_id = ${scope.workspaceId})` : sql``;
+  const removed = logged ? sql`AND u.resource_id IN (SELECT r.node_id FROM audit_removed_nodes r WHERE ${workspaceIs(scope, 'r')})` : sql``;
   const result = await sql<{ n: number }>`
     WITH gone AS (
       DELETE FROM evaluation_unknowns u
-      WHERE u.workspace_id = ${scope.workspaceId} ${removed}
+      WHERE ${workspaceIs(scope, 'u')} ${removed}
         AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = u.workspace_id AND n.id = u.resource_id AND n.type = u.resource_type)
       RETURNING u.resource_id
     ), forgotten AS (
-      DELETE FROM node_audit_state s WHERE s.workspace_id = ${scope.workspaceId} AND s.node_id IN (SELECT resource_id FROM gone)
+      DELETE FROM node_audit_state s WHERE ${workspaceIs(scope, 's')} AND s.node_id IN (SELECT resource_id FROM gone)
     )
     SELECT count(*)::int AS n FROM gone`.execute(db);
   if (!logged) await markChecked(db, scope, [ALL_UNKNOWNS]);

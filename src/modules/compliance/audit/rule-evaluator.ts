@@ -159,7 +159,10 @@ export class RuleEvaluator {
   private charge(rule: number, resourceId: string, message: string): void {
     const state = this.state[rule]!;
     state.exceeded++;
-    state.stopped ??= state.exceeded >= this.settings.stopAfterExceeded ? `not evaluated: the rule exceeded its evaluation budget of ${this.settings.budgetMs} ms on ${state.exceeded} resources in this run` : null;
+    state.stopped ??=
+      state.exceeded >= this.settings.stopAfterExceeded
+        ? `not evaluated: the rule exceeded its evaluation budget of ${this.settings.budgetMs} ms on ${state.exceeded} resources in this run`
+        : null;
     const report = this.reports[rule]!;
     report.evaluations++;
     report.errors++;

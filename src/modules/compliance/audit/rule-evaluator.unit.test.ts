@@ -46,7 +46,10 @@ afterEach(() => {
 
 describe('RuleEvaluator', () => {
   it('evaluates every rule of a node type in the thread: violations, passes and errors', async () => {
-    const evaluator = (open = await RuleEvaluator.open([rule('named-public', "resource.name.contains('public')"), rule('has-x', 'resource.properties.x == 1'), rule('other', 'true', 'aws.ec2.instance')], { budgetMs: 100 }));
+    const evaluator = (open = await RuleEvaluator.open(
+      [rule('named-public', "resource.name.contains('public')"), rule('has-x', 'resource.properties.x == 1'), rule('other', 'true', 'aws.ec2.instance')],
+      { budgetMs: 100 },
+    ));
     const batch = await evaluator.evaluate([node('public-1', { x: 1 }), node('private-2', {}), node('i-1', {}, 'aws.ec2.instance')]);
     expect([...batch.violations.keys()].sort()).toEqual(['has-x:public-1', 'named-public:public-1', 'other:i-1']);
     expect([...batch.passes].sort()).toEqual(['named-public:private-2']);
@@ -54,8 +57,15 @@ describe('RuleEvaluator', () => {
     // The error is an unknown outcome of that (rule, resource), never a pass.
     expect([...batch.unknowns.entries()].map(([id, u]) => [id, u.reason, u.detail])).toEqual([['has-x:private-2', 'evaluation_error', 'No such key: x (at 20)']]);
     expect(evaluator.report().find((r) => r.rule_id === 'has-x')).toEqual({
-      rule_id: 'has-x', evaluations: 2, errors: 1, budget_exceeded: 0, unknown: 1, missing_configuration: { violations: 0, passes: 0, unknown: 0 }, missing_paths: [],
-      stopped: null, error: { resource_id: 'private-2', message: 'No such key: x (at 20)' },
+      rule_id: 'has-x',
+      evaluations: 2,
+      errors: 1,
+      budget_exceeded: 0,
+      unknown: 1,
+      missing_configuration: { violations: 0, passes: 0, unknown: 0 },
+      missing_paths: [],
+      stopped: null,
+      error: { resource_id: 'private-2', message: 'No such key: x (at 20)' },
     });
   });
 
@@ -86,7 +96,7 @@ describe('RuleEvaluator', () => {
     expect(second.unknowns.get('nested:n5')).toMatchObject({ reason: 'budget_exceeded', detail: expect.stringContaining('not evaluated') });
   });
 
-  it('judges a resource lacking a required path by the rule\'s when_missing, before its condition runs', async () => {
+  it("judges a resource lacking a required path by the rule's when_missing, before its condition runs", async () => {
     const declared = (id: string, when_missing: 'violation' | 'pass' | 'unknown'): Rule => ({
       ...rule(id, 'resource.properties.configuration.flag != true'),
       definition: { reads: ['configuration.flag'], when_missing } as Rule['definition'],

@@ -34,17 +34,7 @@ export function rulesetVersions(rules: Rule[]): Map<string, string> {
 
 /** What of a rule decides a node's outcome or is written with it (not its timestamps or source lines). */
 function ruleContent(rule: Rule): unknown[] {
-  return [
-    rule.id,
-    rule.condition,
-    missingJudgementOf(rule.definition),
-    rule.severity,
-    rule.framework,
-    rule.control_id,
-    rule.framework_mappings,
-    rule.group_by,
-    ruleText(rule),
-  ];
+  return [rule.id, rule.condition, missingJudgementOf(rule.definition), rule.severity, rule.framework, rule.control_id, rule.framework_mappings, rule.group_by, ruleText(rule)];
 }
 
 /**

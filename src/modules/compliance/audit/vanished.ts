@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -19,7 +20,7 @@ export async function checkedRules(db: Kysely<Database>, scope: Scope, ruleIds: 
   const rows = await db
     .selectFrom('audit_vanished_checked')
     .select('rule_id')
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('rule_id', '=', sql<string>`ANY(${ruleIds}::text[])`)
     .execute();
   return new Set(rows.map((r) => r.rule_id));
@@ -43,11 +44,11 @@ export async function settleRemovals(db: Kysely<Database>, scope: Scope): Promis
   await sql`
     DELETE FROM node_audit_state s
     USING audit_removed_nodes r
-    WHERE s.workspace_id = ${scope.workspaceId} AND r.workspace_id = s.workspace_id AND r.node_id = s.node_id
+    WHERE ${workspaceIs(scope, 's')} AND r.workspace_id = s.workspace_id AND r.node_id = s.node_id
       AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = s.workspace_id AND n.id = s.node_id)`.execute(db);
   await sql`
     DELETE FROM audit_removed_nodes r
-    WHERE r.workspace_id = ${scope.workspaceId}
+    WHERE ${workspaceIs(scope, 'r')}
       AND NOT EXISTS (
         SELECT 1 FROM finding_rows f
         WHERE f.workspace_id = r.workspace_id AND f.resource_id = r.node_id AND f.status = 'open'

@@ -72,12 +72,9 @@ function waitFor(promise: Promise<void>, signal: AbortSignal | undefined): Promi
   return new Promise((resolve, reject) => {
     const abort = () => reject(new Error('audit aborted'));
     signal.addEventListener('abort', abort, { once: true });
-    promise.then(
-      () => {
-        signal.removeEventListener('abort', abort);
-        resolve();
-      },
-      reject,
-    );
+    promise.then(() => {
+      signal.removeEventListener('abort', abort);
+      resolve();
+    }, reject);
   });
 }

@@ -50,9 +50,7 @@ export function controlCatalog(
   const catalog = frameworks().get(framework)!;
   const needle = filter.search?.toLowerCase();
   const matching = [...catalog.controls.values()].filter(
-    (control) =>
-      (filter.include_withdrawn || !control.withdrawn) &&
-      (!needle || control.id.toLowerCase().includes(needle) || control.title.toLowerCase().includes(needle)),
+    (control) => (filter.include_withdrawn || !control.withdrawn) && (!needle || control.id.toLowerCase().includes(needle) || control.title.toLowerCase().includes(needle)),
   );
   const items = matching.slice(offsetOf(page), offsetOf(page) + page.perPage).map((control) => ({
     framework,

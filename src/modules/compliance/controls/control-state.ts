@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -21,7 +22,6 @@ export const controlKey = (framework: string, controlId: string) => `${framework
 export function countedControls(row: { framework: string; control_id: string; framework_mappings: ReadonlyArray<{ framework: string; control_id: string }> }): string[] {
   return [controlKey(row.framework, row.control_id), ...row.framework_mappings.map((m) => controlKey(m.framework, m.control_id))];
 }
-
 
 /**
  * Findings per (framework, control) among those `where` selects from `findings f`, with the highest
@@ -111,9 +111,9 @@ async function failingByQuery(db: Kysely<Database>, scope: Scope, now: Date, opt
     FROM (
       SELECT DISTINCT f.framework, f.control_id, f.text_id
       FROM findings f
-      WHERE f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)} AND ${inScope} AND ${notResolvedAway(options)}
+      WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)} AND ${inScope} AND ${notResolvedAway(options)}
     ) d
-    JOIN finding_texts t ON t.workspace_id = ${scope.workspaceId} AND t.id = d.text_id`.execute(db);
+    JOIN finding_texts t ON ${workspaceIs(scope, 't')} AND t.id = d.text_id`.execute(db);
   return rows;
 }
 
@@ -162,12 +162,7 @@ export async function controlState(db: Kysely<Database>, scope: Scope, enabled: 
   const [failingRows, attestationRows, unknownRows] = await Promise.all([
     // A forecast's findings counted as resolved are not in the read model's counts: it asks the findings.
     options.resources || options.resolvedFindings?.length ? failingByQuery(db, scope, now, options) : activeRollup(db, scope, now),
-    db
-      .selectFrom('control_attestations')
-      .select(['framework', 'control_id', 'status', 'expires_at'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
-      .execute(),
+    db.selectFrom('control_attestations').select(['framework', 'control_id', 'status', 'expires_at']).where(inWorkspace(scope)).where(inTenant(scope.tenantId)).execute(),
     options.resources ? unknownGroups(db, scope, options.resources) : unknownRollup(db, scope),
   ]);
   const failing = new Set<string>();

@@ -2,14 +2,22 @@ import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
-import { requireFrameworkId } from '../frameworks.js';
+import { frameworks, requireFrameworkId } from '../frameworks.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import { SEVERITIES, type FrameworkId } from '../rules/rule-types.js';
 import { controlKey } from './control-state.js';
 import { activeRollup, unknownRollupTotals } from '../rollups/active-rollup.js';
 import { countsByControl, countsByFramework, countsBySeverity } from '../rollups/rollup-counts.js';
-import { ATTESTATION_STATUSES, controlStatuses, countControls, type AttestationStatus, type AutomatedState, type ControlCounts, type ControlStatusEntry } from './control-statuses.js';
+import {
+  ATTESTATION_STATUSES,
+  controlStatuses,
+  countControls,
+  type AttestationStatus,
+  type AutomatedState,
+  type ControlCounts,
+  type ControlStatusEntry,
+} from './control-statuses.js';
 import { slaCounts } from '../sla/sla-filter.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
@@ -19,6 +27,13 @@ export interface ControlsFilter {
   /** Attestation status. */
   status?: AttestationStatus;
   automated_state?: AutomatedState;
+}
+
+/** The catalog's current controls that are not applicable: nothing covers them, so they are not assessed. */
+function notAssessed(framework: FrameworkId, applicable: ReadonlySet<string> | undefined): number {
+  let n = 0;
+  for (const control of frameworks().get(framework)!.controls.values()) if (!control.withdrawn && !applicable?.has(control.id)) n++;
+  return n;
 }
 
 export function createControlsService(deps: Deps) {
@@ -64,17 +79,20 @@ export function createControlsService(deps: Deps) {
       const { enabled, selected } = await frameworksFor(scope, framework);
       const { state, controls } = await controlStatuses(db, scope, enabled, await allRules(db, scope.tenantId), now);
       const ofSelected = controls.filter((c) => selected.includes(c.framework));
-      const listed = ofSelected.filter(
-        (c) => (!query.status || c.attestation_status === query.status) && (!query.automated_state || c.automated_state === query.automated_state),
-      );
+      const listed = ofSelected.filter((c) => (!query.status || c.attestation_status === query.status) && (!query.automated_state || c.automated_state === query.automated_state));
       const start = offsetOf(page);
       // Every count from the read model: the same definitions as the reports (finding-counts.ts, countControls).
       const active = await activeRollup(db, scope, now);
       const { bySeverity, total } = countsBySeverity(active, framework);
       const perFramework = countsByFramework(active);
-      const byFramework: Record<string, { score: number; findings: number } & ControlCounts> = {};
+      const byFramework: Record<string, { score: number; findings: number; not_assessed_controls: number } & ControlCounts> = {};
       for (const fw of selected) {
-        byFramework[fw] = { score: state.scores.get(fw) ?? 100, findings: perFramework.get(fw) ?? 0, ...countControls(ofSelected.filter((c) => c.framework === fw)) };
+        byFramework[fw] = {
+          score: state.scores.get(fw) ?? 100,
+          findings: perFramework.get(fw) ?? 0,
+          ...countControls(ofSelected.filter((c) => c.framework === fw)),
+          not_assessed_controls: notAssessed(fw, state.applicable.get(fw)),
+        };
       }
       const unknownCounts = await unknownRollupTotals(db, scope);
       return {

@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -28,13 +29,18 @@ export interface FindingSelection {
 /** The condition on `findings f`: the workspace's active findings (open, not risk-accepted) of the selection. */
 export async function activeFindingsWhere(db: Kysely<Database>, scope: Scope, now: Date, selection: FindingSelection = {}): Promise<RawBuilder<boolean>> {
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
-  return sql<boolean>`f.workspace_id = ${scope.workspaceId} AND ${activeAt('f', now, live)}
+  return sql<boolean>`${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
     AND ${selection.framework ? findingInFramework(selection.framework) : sql<boolean>`true`}
     AND ${selection.resources ? selection.resources(sql.ref<string>('f.resource_id')) : sql<boolean>`true`}`;
 }
 
 /** Active findings by severity (every severity present, 0 when none) and their total. */
-export async function activeFindingCounts(db: Kysely<Database>, scope: Scope, now: Date, selection: FindingSelection = {}): Promise<{ bySeverity: Record<string, number>; total: number }> {
+export async function activeFindingCounts(
+  db: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  selection: FindingSelection = {},
+): Promise<{ bySeverity: Record<string, number>; total: number }> {
   // The workspace's read model answers unless the selection is of some resources only.
   if (!selection.resources) return countsBySeverity(await activeRollup(db, scope, now), selection.framework);
   const where = await activeFindingsWhere(db, scope, now, selection);

@@ -31,7 +31,7 @@ export const ControlStatusItem = Type.Object({
   title: Type.String(),
   family: Type.String(),
   automated_state: AutomatedStateName,
-  unknown_evaluations: Type.Integer({ description: '(rule, resource) evaluations of the control\'s rules whose latest outcome is unknown (0 while it fails)' }),
+  unknown_evaluations: Type.Integer({ description: "(rule, resource) evaluations of the control's rules whose latest outcome is unknown (0 while it fails)" }),
   attestation_status: AttestationStatusName,
   attestation_expires_at: AttestationExpiry,
   expiring_soon: Type.Boolean({ description: 'attested, and the attestation ends within 7 days' }),
@@ -46,11 +46,15 @@ export const ControlsStatus = Type.Object({
     Type.Object({
       score: Type.Integer(),
       findings: Type.Integer(),
-      applicable_controls: Type.Integer({ description: 'the controls of the framework that count (the score\'s denominator); the four counts below add up to it' }),
+      applicable_controls: Type.Integer({ description: "the controls of the framework that count (the score's denominator); the four counts below add up to it" }),
       passing_controls: Type.Integer({ description: 'controls that count towards the score' }),
       failing_controls: Type.Integer({ description: 'controls an active finding maps to' }),
       unknown_controls: Type.Integer({ description: 'controls of the framework whose automated state is unknown' }),
       not_attested_controls: Type.Integer({ description: 'controls no rule checks and no current attestation covers' }),
+      not_assessed_controls: Type.Integer({
+        description:
+          'current controls of the catalog that nothing covers (no rule, finding, question or attestation): not applicable, so neither listed nor in the score, and never passing',
+      }),
     }),
   ),
   unknown: Type.Object(
@@ -93,7 +97,7 @@ export const ControlGap = Type.Object({
   family: Type.String(),
   status: StringEnum(['failing', 'unknown', 'not_attested'] as const),
   findings: Type.Integer(),
-  unknown_evaluations: Type.Integer({ description: 'evaluations of the control\'s rules whose outcome is unknown (0 while it fails)' }),
+  unknown_evaluations: Type.Integer({ description: "evaluations of the control's rules whose outcome is unknown (0 while it fails)" }),
   max_severity: Nullable(SeverityName),
   automated: Type.Boolean(),
   attestation_status: AttestationStatusName,

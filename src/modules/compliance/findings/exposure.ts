@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -20,14 +21,14 @@ export async function exposedResources(db: Kysely<Database>, scope: Scope, now: 
   const rows = await sql<{ id: string }>`
     WITH open_to_world AS (
       SELECT DISTINCT f.resource_id AS id FROM findings f
-      WHERE f.workspace_id = ${scope.workspaceId} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)}
+      WHERE ${workspaceIs(scope, 'f')} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)}
     ), internet AS (
-      SELECT n.id FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.type LIKE '%.internet.%'
+      SELECT n.id FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.type LIKE '%.internet.%'
     )
     SELECT id FROM open_to_world
-    UNION SELECT e.target FROM edges e JOIN open_to_world o ON e.source = o.id WHERE e.workspace_id = ${scope.workspaceId}
-    UNION SELECT e.source FROM edges e JOIN open_to_world o ON e.target = o.id WHERE e.workspace_id = ${scope.workspaceId}
-    UNION SELECT e.target FROM edges e JOIN internet i ON e.source = i.id WHERE e.workspace_id = ${scope.workspaceId}`.execute(db);
+    UNION SELECT e.target FROM edges e JOIN open_to_world o ON e.source = o.id WHERE ${workspaceIs(scope, 'e')}
+    UNION SELECT e.source FROM edges e JOIN open_to_world o ON e.target = o.id WHERE ${workspaceIs(scope, 'e')}
+    UNION SELECT e.target FROM edges e JOIN internet i ON e.source = i.id WHERE ${workspaceIs(scope, 'e')}`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }
 
@@ -40,13 +41,13 @@ export async function exposedAmong(db: Kysely<Database>, scope: Scope, now: Date
   const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const openToWorld = (id: RawBuilder<string>) => sql<boolean>`EXISTS (
     SELECT 1 FROM findings f
-    WHERE f.workspace_id = ${scope.workspaceId} AND f.resource_id = ${id} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)})`;
+    WHERE ${workspaceIs(scope, 'f')} AND f.resource_id = ${id} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)})`;
   const rows = await sql<{ id: string }>`
     WITH asked AS (SELECT DISTINCT unnest(${resourceIds}::text[]) AS id)
     SELECT a.id FROM asked a
     WHERE ${openToWorld(sql.ref('a.id'))}
-      OR EXISTS (SELECT 1 FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.target = a.id AND (${openToWorld(sql.ref('e.source'))}
-        OR EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = e.source AND n.type LIKE '%.internet.%')))
-      OR EXISTS (SELECT 1 FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.source = a.id AND ${openToWorld(sql.ref('e.target'))})`.execute(db);
+      OR EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.target = a.id AND (${openToWorld(sql.ref('e.source'))}
+        OR EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = e.source AND n.type LIKE '%.internet.%')))
+      OR EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.source = a.id AND ${openToWorld(sql.ref('e.target'))})`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }

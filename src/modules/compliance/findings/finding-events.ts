@@ -61,25 +61,14 @@ export const findingReopened = (scope: Scope, f: EventFinding, at: Date): NewEve
  */
 export const reopening = (at: Date) => ({ reopened_at: at, reopen_count: sql<number>`reopen_count + 1` });
 
-export const findingResolved = (
-  scope: Scope,
-  f: { id: string; rule_id: string; resource_id: string },
-  at: Date,
-  resolvedBy: string,
-): NewEvent => ({
+export const findingResolved = (scope: Scope, f: { id: string; rule_id: string; resource_id: string }, at: Date, resolvedBy: string): NewEvent => ({
   tenantId: scope.tenantId,
   workspaceId: scope.workspaceId,
   type: 'finding.resolved',
   data: { finding_id: f.id, resolved_at: at.toISOString(), rule_id: f.rule_id, resource_id: f.resource_id, resolved_by: resolvedBy },
 });
 
-export const severityChanged = (
-  scope: Scope,
-  f: { id: string; rule_id: string; resource_id: string },
-  previous: string,
-  current: string,
-  reason: string,
-): NewEvent => ({
+export const severityChanged = (scope: Scope, f: { id: string; rule_id: string; resource_id: string }, previous: string, current: string, reason: string): NewEvent => ({
   tenantId: scope.tenantId,
   workspaceId: scope.workspaceId,
   type: 'finding.severity_changed',

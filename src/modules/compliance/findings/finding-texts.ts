@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { unnestInsert } from '../../../platform/db/unnest-insert.js';
@@ -76,6 +77,6 @@ export async function retextFindings(db: Kysely<Database>, scope: Scope, rules: 
   const result = await sql`
     UPDATE finding_rows AS f SET text_id = v.text_id
     FROM unnest(${rules.map((r) => r.id)}::text[], ${rules.map((r) => textIdOf(ruleText(r)))}::text[]) AS v(rule_id, text_id)
-    WHERE f.workspace_id = ${scope.workspaceId} AND f.rule_id = v.rule_id AND f.text_id <> v.text_id`.execute(db);
+    WHERE ${workspaceIs(scope, 'f')} AND f.rule_id = v.rule_id AND f.text_id <> v.text_id`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }

@@ -34,7 +34,11 @@ export interface Cursor {
 export function findingSortKeys(sort: string): SortKey[] {
   const desc = sort.startsWith('-');
   const name = sort.replace(/^-/, '');
-  if (name === 'severity') return [{ column: 'severity_rank', desc, kind: 'rank' }, { column: 'created_at', desc: true, kind: 'time' }];
+  if (name === 'severity')
+    return [
+      { column: 'severity_rank', desc, kind: 'rank' },
+      { column: 'created_at', desc: true, kind: 'time' },
+    ];
   if (name === 'resource_id') return [{ column: 'resource_id', desc, kind: 'text' }];
   return [{ column: name, desc, kind: 'time' }];
 }

@@ -46,8 +46,14 @@ export function cursorOf(text: string | undefined, list: { name: string; sort: s
  * than the page is read to know whether a next page exists.
  */
 export async function pageOfKeys(
-  db: Kysely<Database>, scope: Scope, filter: FindingFilter, view: AcceptanceView,
-  list: { name: string; sort: string; keys: SortKey[] }, page: PageRequest, cursor: Cursor | null, where?: RawBuilder<boolean>[],
+  db: Kysely<Database>,
+  scope: Scope,
+  filter: FindingFilter,
+  view: AcceptanceView,
+  list: { name: string; sort: string; keys: SortKey[] },
+  page: PageRequest,
+  cursor: Cursor | null,
+  where?: RawBuilder<boolean>[],
 ): Promise<{ rows: KeysetRow[]; next_cursor: string | null }> {
   const rows = await keysetPage(db, scope, filter, view, { keys: list.keys, cursor, offset: cursor ? 0 : offsetOf(page), limit: page.perPage + 1, where });
   const more = rows.length > page.perPage;
@@ -65,10 +71,12 @@ export async function listFindings(db: Kysely<Database>, scope: Scope, filter: F
   const list = { name: 'findings', sort, keys: findingSortKeys(sort) };
   const cursor = cursorOf(cursorText, list);
   const view = await acceptanceView(db, scope, now);
-  const [{ rows, next_cursor }, total] = await Promise.all([
-    pageOfKeys(db, scope, filter, view, list, page, cursor),
-    findingsTotal(db, scope, filter, view),
-  ]);
-  const items = await findingsByIds(db, scope, rows.map((r) => r.id), view);
+  const [{ rows, next_cursor }, total] = await Promise.all([pageOfKeys(db, scope, filter, view, list, page, cursor), findingsTotal(db, scope, filter, view)]);
+  const items = await findingsByIds(
+    db,
+    scope,
+    rows.map((r) => r.id),
+    view,
+  );
   return { items, total, next_cursor };
 }

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -47,11 +48,38 @@ export function findingSelection(view: AcceptanceView) {
     ? sql<'open' | 'resolved' | 'accepted'>`CASE WHEN f.status = 'open' AND ${acceptedAt('f', view.now)} THEN 'accepted' ELSE f.status END`
     : sql<'open' | 'resolved' | 'accepted'>`f.status`;
   return [
-    'f.id', 'f.rule_id', 'f.framework', 'f.control_id', 'f.framework_mappings', 'f.severity', 'f.base_severity', 'f.title',
-    'f.description', 'f.remediation', 'f.resource_id', 'f.resource_type', 'f.resource_name', 'f.region', 'f.account_id',
-    'f.cve_ids', 'f.tags', 'f.details', 'f.group_id', 'f.first_seen', 'f.last_seen', 'f.created_at', 'f.updated_at',
-    'f.resolved_at', 'f.resolved_by', 'f.due_at', 'f.reopened_at', 'f.reopen_count',
-    'f.source', 'f.source_check_id', 'f.source_finding_id', 'f.location',
+    'f.id',
+    'f.rule_id',
+    'f.framework',
+    'f.control_id',
+    'f.framework_mappings',
+    'f.severity',
+    'f.base_severity',
+    'f.title',
+    'f.description',
+    'f.remediation',
+    'f.resource_id',
+    'f.resource_type',
+    'f.resource_name',
+    'f.region',
+    'f.account_id',
+    'f.cve_ids',
+    'f.tags',
+    'f.details',
+    'f.group_id',
+    'f.first_seen',
+    'f.last_seen',
+    'f.created_at',
+    'f.updated_at',
+    'f.resolved_at',
+    'f.resolved_by',
+    'f.due_at',
+    'f.reopened_at',
+    'f.reopen_count',
+    'f.source',
+    'f.source_check_id',
+    'f.source_finding_id',
+    'f.location',
     status.as('status'),
   ] as const;
 }
@@ -66,7 +94,7 @@ const RANK: Record<string, number> = lookupTable(Object.fromEntries(SEVERITIES.m
  * so a tenant_id predicate would only force heap visits on index scans.
  */
 export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilter, view: AcceptanceView): FindingsQuery {
-  let q = db.selectFrom('findings as f').where('f.workspace_id', '=', scope.workspaceId) as unknown as FindingsQuery;
+  let q = db.selectFrom('findings as f').where(inWorkspace(scope, 'f')) as unknown as FindingsQuery;
   if (filter.status === 'open') {
     q = q.where('f.status', '=', 'open');
     if (view.live) q = q.where(sql<boolean>`NOT ${acceptedAt('f', view.now)}`);
@@ -88,8 +116,7 @@ export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilt
   // As `text_id = ANY(ARRAY(texts))`, not `IN (texts)`: the array is computed once and the
   // condition is an index condition (finding_rows_text_idx, migration 0030) that an OR with the
   // finding's own columns combines (BitmapOr) instead of a filter on every finding.
-  const texts = (where: RawBuilder<boolean>) =>
-    sql<string>`ANY(ARRAY(${db.selectFrom('finding_texts as t').select('t.id').where('t.workspace_id', '=', scope.workspaceId).where(where)}))`;
+  const texts = (where: RawBuilder<boolean>) => sql<string>`ANY(ARRAY(${db.selectFrom('finding_texts as t').select('t.id').where(inWorkspace(scope, 't')).where(where)}))`;
   // framework and control match the finding's own control or any of its cross-framework mappings.
   const mapped = (mapping: object) => texts(sql<boolean>`t.framework_mappings @> ${JSON.stringify([mapping])}::jsonb`);
   if (filter.framework && filter.controlId) {
@@ -115,5 +142,7 @@ export function filtered(db: Kysely<Database>, scope: Scope, filter: FindingFilt
 
 export async function getFinding(db: Kysely<Database>, scope: Scope, id: string, now: Date) {
   const view = await acceptanceView(db, scope, now);
-  return filtered(db, scope, { status: 'all', ids: [id] }, view).select(findingSelection(view)).executeTakeFirst();
+  return filtered(db, scope, { status: 'all', ids: [id] }, view)
+    .select(findingSelection(view))
+    .executeTakeFirst();
 }

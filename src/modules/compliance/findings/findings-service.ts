@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import type { AppDeps } from '../../../deps.js';
 import type { RequestContext } from '../../../platform/auth/actor.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -31,7 +32,10 @@ export interface ListQuery {
 
 export function parseSeverities(csv: string | undefined): string[] | undefined {
   if (!csv) return undefined;
-  const values = csv.split(',').map((s) => s.trim().toUpperCase()).filter(Boolean);
+  const values = csv
+    .split(',')
+    .map((s) => s.trim().toUpperCase())
+    .filter(Boolean);
   const bad = values.filter((v) => !(SEVERITIES as readonly string[]).includes(v));
   if (bad.length) throw badRequest(`severity: "${bad.join(', ')}" is not one of ${SEVERITIES.join(', ')}`);
   return values;
@@ -85,7 +89,7 @@ export function createFindingsService(deps: Deps) {
         await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: `${context.actor.type}:${context.actor.id}`, updated_at: now })
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope))
           .where('id', '=', id)
           .execute();
         await emitEvents(trx, deps.clock, [findingResolved(scope, current, now, 'user')]);

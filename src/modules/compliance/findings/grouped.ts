@@ -25,29 +25,37 @@ export function createGroupedFindings(deps: Pick<AppDeps, 'database' | 'clock'>)
 
   /** Each group's columns and sample from its findings, for the groups `base` selects. */
   function details(base: ReturnType<typeof filtered>) {
-    return base.select([
-      'f.group_id',
-      sql<string>`min(f.rule_id)`.as('rule_id'),
-      sql<string>`min(f.title)`.as('title'),
-      sql<string>`min(f.framework)`.as('framework'),
-      sql<string>`min(f.control_id)`.as('control_id'),
-      sql<string>`min(f.account_id)`.as('account_id'),
-      sql<string>`min(f.region)`.as('region'),
-      sql<string | null>`min(f.group_cause)`.as('group_cause'),
-      sql<string>`min(f.resource_type)`.as('resource_type'),
-      sql<number>`max(f.severity_rank)::int`.as('top'),
-      sql<number>`count(*)::int`.as('findings'),
-      sql<string[]>`(array_agg(f.resource_id ORDER BY f.resource_id))[1:20]`.as('resource_ids'),
-      sql<Date>`min(f.first_seen)`.as('first_seen'),
-      sql<Date>`max(f.last_seen)`.as('last_seen'),
-    ]).groupBy('f.group_id');
+    return base
+      .select([
+        'f.group_id',
+        sql<string>`min(f.rule_id)`.as('rule_id'),
+        sql<string>`min(f.title)`.as('title'),
+        sql<string>`min(f.framework)`.as('framework'),
+        sql<string>`min(f.control_id)`.as('control_id'),
+        sql<string>`min(f.account_id)`.as('account_id'),
+        sql<string>`min(f.region)`.as('region'),
+        sql<string | null>`min(f.group_cause)`.as('group_cause'),
+        sql<string>`min(f.resource_type)`.as('resource_type'),
+        sql<number>`max(f.severity_rank)::int`.as('top'),
+        sql<number>`count(*)::int`.as('findings'),
+        sql<string[]>`(array_agg(f.resource_id ORDER BY f.resource_id))[1:20]`.as('resource_ids'),
+        sql<Date>`min(f.first_seen)`.as('first_seen'),
+        sql<Date>`max(f.last_seen)`.as('last_seen'),
+      ])
+      .groupBy('f.group_id');
   }
 
   /** The page ranked by the read model (status and severity filters): only its groups' findings are read. */
   async function fromRollup(scope: Scope, filter: FindingFilter, page: PageRequest, view: AcceptanceView) {
     const { groups, total } = await rankedGroups(db, scope, filter, page, view.now);
     if (groups.length === 0) return { rows: [], total };
-    const found = await groupDetails(db, scope, filter, groups.map((g) => g.group_id), view.now);
+    const found = await groupDetails(
+      db,
+      scope,
+      filter,
+      groups.map((g) => g.group_id),
+      view.now,
+    );
     const byId = new Map(found.map((r) => [r.group_id, r]));
     return { rows: groups.flatMap((g) => (byId.has(g.group_id) ? [{ ...byId.get(g.group_id)!, top: g.top, findings: g.findings }] : [])), total };
   }

@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -87,7 +88,13 @@ export function causeOf(groupBy: GroupBy, node: GroupedNode, neighbours: Neighbo
   }
   if (linked.size === 0) return null;
   const ids = [...linked.keys()].sort();
-  return { key: ['node', ...ids].join('\u0000'), label: describe(groupBy.cause, ids.map((id) => linked.get(id)!.native_id)) };
+  return {
+    key: ['node', ...ids].join('\u0000'),
+    label: describe(
+      groupBy.cause,
+      ids.map((id) => linked.get(id)!.native_id),
+    ),
+  };
 }
 
 /** The group of a violation of `ruleId` on `node`. */
@@ -104,11 +111,11 @@ export async function neighboursOf(db: Kysely<Database>, scope: Scope, edgeTypes
   const rows = await sql<Neighbour & { resource_id: string }>`
     SELECT e.source AS resource_id, e.type AS edge, n.id, n.native_id, n.type
     FROM edges e JOIN nodes n ON n.workspace_id = e.workspace_id AND n.id = e.target
-    WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${edgeTypes}::text[]) AND e.source = ANY(${resourceIds}::text[])
+    WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${edgeTypes}::text[]) AND e.source = ANY(${resourceIds}::text[])
     UNION ALL
     SELECT e.target AS resource_id, e.type AS edge, n.id, n.native_id, n.type
     FROM edges e JOIN nodes n ON n.workspace_id = e.workspace_id AND n.id = e.source
-    WHERE e.workspace_id = ${scope.workspaceId} AND e.type = ANY(${edgeTypes}::text[]) AND e.target = ANY(${resourceIds}::text[])`.execute(db);
+    WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${edgeTypes}::text[]) AND e.target = ANY(${resourceIds}::text[])`.execute(db);
   for (const { resource_id, ...neighbour } of rows.rows) {
     const list = out.get(resource_id) ?? [];
     list.push(neighbour);

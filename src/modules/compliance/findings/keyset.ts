@@ -121,12 +121,14 @@ export async function keysetPage(db: Kysely<Database>, scope: Scope, filter: Fin
   // An ascending rank sort already has a piece per rank.
   const rankPieces: Array<RawBuilder<boolean> | null> = filter.severities?.length && ranks.length < 5 && !leadsWithAscendingRank(keys) ? ranks.map(rankIs) : [null];
   const parts = statuses.flatMap((status) =>
-    pieces.flatMap((afterCursor) => rankPieces.map((rank) => (rank ? sql<boolean>`${afterCursor} AND ${rank}` : afterCursor))).map((piece) => {
-      let q = filtered(db, scope, { ...filter, status }, view).where(piece);
-      for (const condition of request.where ?? []) q = q.where(condition);
-      // Each piece in the index's order and no longer than the page needs.
-      return q.select(selection).orderBy(orderBy(keys, 'f.')).limit(take);
-    }),
+    pieces
+      .flatMap((afterCursor) => rankPieces.map((rank) => (rank ? sql<boolean>`${afterCursor} AND ${rank}` : afterCursor)))
+      .map((piece) => {
+        let q = filtered(db, scope, { ...filter, status }, view).where(piece);
+        for (const condition of request.where ?? []) q = q.where(condition);
+        // Each piece in the index's order and no longer than the page needs.
+        return q.select(selection).orderBy(orderBy(keys, 'f.')).limit(take);
+      }),
   );
   const source = parts.length === 1 ? sql`${parts[0]!}` : sql.join(parts, sql` UNION ALL `);
   const rows = await sql<Record<string, unknown>>`

@@ -6,9 +6,26 @@ import type { Rule } from '../rule-catalog.js';
  * and stays as written.
  */
 const RESOURCE_PLACEHOLDERS = new Set([
-  'group-id', 'security-group-id', 'db-instance-id', 'bucket-name', 'snapshot-id', 'network-acl-id', 'db-cluster-id',
-  'user-name', 'trail-name', 'load-balancer-name', 'key-id', 'instance-id', 'group-name', 'vpn-connection-id',
-  'role-name', 'launch-template-id', 'alarm-name', 'volume-id', 'transit-gateway-id', 'subnet-id',
+  'group-id',
+  'security-group-id',
+  'db-instance-id',
+  'bucket-name',
+  'snapshot-id',
+  'network-acl-id',
+  'db-cluster-id',
+  'user-name',
+  'trail-name',
+  'load-balancer-name',
+  'key-id',
+  'instance-id',
+  'group-name',
+  'vpn-connection-id',
+  'role-name',
+  'launch-template-id',
+  'alarm-name',
+  'volume-id',
+  'transit-gateway-id',
+  'subnet-id',
 ]);
 
 export interface RemediationNode {

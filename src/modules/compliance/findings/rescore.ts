@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -90,10 +91,7 @@ const WRITE_CHUNK = 1_000;
 /** Recomputes the stored risk score of the workspace's findings (of `filter`); returns how many moved. */
 export async function rescoreFindings(db: Kysely<Database>, scope: Scope, now: Date, filter: RescoreFilter = {}): Promise<number> {
   if (filter.resourceIds && filter.resourceIds.length === 0) return 0;
-  let q = db
-    .selectFrom('finding_rows as f')
-    .select(['f.id', 'f.severity', 'f.resource_id', 'f.cve_ids', 'f.risk_score'])
-    .where('f.workspace_id', '=', scope.workspaceId);
+  let q = db.selectFrom('finding_rows as f').select(['f.id', 'f.severity', 'f.resource_id', 'f.cve_ids', 'f.risk_score']).where(inWorkspace(scope, 'f'));
   if (filter.resourceIds) q = q.where('f.resource_id', '=', sql<string>`ANY(${[...new Set(filter.resourceIds)]}::text[])`);
   if (filter.withCves) q = q.where(sql<boolean>`cardinality(f.cve_ids) > 0`);
   const rows = await q.execute();
@@ -104,7 +102,7 @@ export async function rescoreFindings(db: Kysely<Database>, scope: Scope, now: D
     await sql`
       UPDATE finding_rows AS f SET risk_score = v.score
       FROM unnest(${chunk.map((r) => r.id)}::text[], ${chunk.map((r) => scores.get(r.id)!.score)}::smallint[]) AS v(id, score)
-      WHERE f.workspace_id = ${scope.workspaceId} AND f.id = v.id`.execute(db);
+      WHERE ${workspaceIs(scope, 'f')} AND f.id = v.id`.execute(db);
   }
   return changed.length;
 }
@@ -126,8 +124,8 @@ export async function neighbourIds(db: Kysely<Database>, scope: Scope, nodeIds: 
   if (nodeIds.length === 0) return [];
   const ids = [...new Set(nodeIds)];
   const rows = await sql<{ id: string }>`
-    SELECT e.target AS id FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.source = ANY(${ids}::text[])
-    UNION SELECT e.source FROM edges e WHERE e.workspace_id = ${scope.workspaceId} AND e.target = ANY(${ids}::text[])`.execute(db);
+    SELECT e.target AS id FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.source = ANY(${ids}::text[])
+    UNION SELECT e.source FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.target = ANY(${ids}::text[])`.execute(db);
   return rows.rows.map((r) => r.id);
 }
 

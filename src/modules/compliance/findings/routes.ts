@@ -12,9 +12,19 @@ import { createScoredFindings } from './scored.js';
 import { remediationFor } from './remediation.js';
 import { requestCursor } from './findings-cursor.js';
 import {
-  CursorPaged, Finding, FindingGroup, FindingListQuery, FindingParams, GroupedQuery, Paged, Patch, Remediation, ResolveBody, ScoredFinding, ScoredQuery,
+  CursorPaged,
+  Finding,
+  FindingGroup,
+  FindingListQuery,
+  FindingParams,
+  GroupedQuery,
+  Paged,
+  Patch,
+  Remediation,
+  ResolveBody,
+  ScoredFinding,
+  ScoredQuery,
 } from './schemas.js';
-
 
 /** Findings: list, one, resolve, scored, grouped, remediation and Terraform patch. */
 export function findingRoutes(): RoutePlugin {
@@ -85,7 +95,13 @@ export function findingRoutes(): RoutePlugin {
       '/tenants/:tenantID/findings/:findingID',
       {
         config: { permission: 'findings:read' },
-        schema: { operationId: 'getFinding', summary: 'A finding with its resource, control mappings and remediation', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Finding }, [401, 403, 404]) },
+        schema: {
+          operationId: 'getFinding',
+          summary: 'A finding with its resource, control mappings and remediation',
+          tags: ['findings'],
+          params: FindingParams,
+          response: withErrors({ 200: Finding }, [401, 403, 404]),
+        },
       },
       async (request) => findings.get(contextOf(request).scope, request.params.findingID),
     );
@@ -118,7 +134,13 @@ export function findingRoutes(): RoutePlugin {
       '/tenants/:tenantID/findings/:findingID/remediation',
       {
         config: { permission: 'findings:read' },
-        schema: { operationId: 'getRemediation', summary: 'Remediation of a finding: summary, ordered steps, and whether a Terraform patch is available', tags: ['findings'], params: FindingParams, response: withErrors({ 200: Remediation }, [401, 403, 404]) },
+        schema: {
+          operationId: 'getRemediation',
+          summary: 'Remediation of a finding: summary, ordered steps, and whether a Terraform patch is available',
+          tags: ['findings'],
+          params: FindingParams,
+          response: withErrors({ 200: Remediation }, [401, 403, 404]),
+        },
       },
       async (request) => {
         const { scope } = contextOf(request);

@@ -32,17 +32,26 @@ export const Finding = Type.Object({
   resolved_at: Nullable(Timestamp),
   resolved_by: Nullable(Type.String()),
   reopened_at: Nullable(
-    Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again' }),
+    Type.Unsafe<string | Date>({
+      ...Timestamp,
+      description: 'when the finding last went from resolved back to open (found again by an audit or an agent report); null when it never did. Kept when it is resolved again',
+    }),
   ),
   reopen_count: Type.Integer({ minimum: 0, description: 'how many times the finding was reopened' }),
   source: Type.String({ description: "who found it: 'controlgraph' (our rules and agents) or the imported tool ('prowler', 'securityhub', a SARIF tool's name)" }),
   source_check_id: Nullable(Type.String({ description: "an imported finding's check id in its tool (rule_id is '<source>:<check id>')" })),
   source_finding_id: Nullable(Type.String({ description: "the tool's own id of an imported finding" })),
   location: Nullable(
-    Type.Object({ uri: Type.String(), start_line: Type.Optional(Type.Integer()), end_line: Type.Optional(Type.Integer()) }, { description: 'where in a file an IaC or code finding is' }),
+    Type.Object(
+      { uri: Type.String(), start_line: Type.Optional(Type.Integer()), end_line: Type.Optional(Type.Integer()) },
+      { description: 'where in a file an IaC or code finding is' },
+    ),
   ),
   due_at: Nullable(
-    Type.Unsafe<string | Date>({ ...Timestamp, description: 'when the open finding breaches its SLA (the tenant\'s window for its severity from when it was opened); null when it is not open or its severity has no SLA' }),
+    Type.Unsafe<string | Date>({
+      ...Timestamp,
+      description: "when the open finding breaches its SLA (the tenant's window for its severity from when it was opened); null when it is not open or its severity has no SLA",
+    }),
   ),
 });
 
@@ -53,9 +62,7 @@ const pageFields = {
 };
 /** Keyset paging beside page/per_page (findings-cursor.ts). */
 const cursorField = {
-  cursor: Type.Optional(
-    Type.String({ maxLength: 4096, description: 'the next_cursor of the previous page: the rows after it in the same order (not with page)' }),
-  ),
+  cursor: Type.Optional(Type.String({ maxLength: 4096, description: 'the next_cursor of the previous page: the rows after it in the same order (not with page)' })),
 };
 
 /** The paged envelope of the findings lists with keyset paging: next_cursor, and page null when a cursor was sent. */

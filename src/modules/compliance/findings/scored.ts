@@ -24,8 +24,21 @@ export function createScoredFindings(deps: Pick<AppDeps, 'database' | 'clock'>) 
     const where = minScore > 0 ? [sql<boolean>`f.risk_score >= ${minScore}::smallint`] : [];
     const counted = findingsTotal(db, scope, filter, view, where);
     const { rows, next_cursor } = await pageOfKeys(db, scope, filter, view, list, page, cursor, where);
-    const [total, full] = await Promise.all([counted, findingsByIds(db, scope, rows.map((r) => r.id), view)]);
-    const factors = await scoreRows(db, scope, now, full.map((f) => ({ id: f.id, severity: f.severity as Severity, resource_id: f.resource_id, cve_ids: f.cve_ids })));
+    const [total, full] = await Promise.all([
+      counted,
+      findingsByIds(
+        db,
+        scope,
+        rows.map((r) => r.id),
+        view,
+      ),
+    ]);
+    const factors = await scoreRows(
+      db,
+      scope,
+      now,
+      full.map((f) => ({ id: f.id, severity: f.severity as Severity, resource_id: f.resource_id, cve_ids: f.cve_ids })),
+    );
     const stored = new Map(rows.map((r) => [r.id, r.values[0] as number]));
     const items = full.map((f) => ({ ...f, risk_score: stored.get(f.id)!, risk_factors: factors.get(f.id)!.factors }));
     return { ...toPage(items, total, page), ...(cursor ? { page: null } : {}), next_cursor };

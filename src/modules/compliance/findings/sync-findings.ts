@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
@@ -129,11 +130,26 @@ interface SyncPlan {
 
 const emptyPlan = (): SyncPlan => ({ counts: emptyCounts(), events: [], texts: [], inserts: [], updates: [], touch: [], resolve: [] });
 
-const EXISTING_COLUMNS = ['id', 'rule_id', 'status', 'severity', 'base_severity', 'title', 'description', 'remediation', 'cve_ids', 'tags', 'details', 'created_at', 'source_finding_id', 'location'] as const;
+const EXISTING_COLUMNS = [
+  'id',
+  'rule_id',
+  'status',
+  'severity',
+  'base_severity',
+  'title',
+  'description',
+  'remediation',
+  'cve_ids',
+  'tags',
+  'details',
+  'created_at',
+  'source_finding_id',
+  'location',
+] as const;
 
 /** The findings of one resource that the options' rules decide. */
 async function existingOfResource(trx: Kysely<Database>, scope: Scope, resourceId: string, rules: SyncOptions['rules']): Promise<Map<string, Existing>> {
-  let query = trx.selectFrom('findings').select(EXISTING_COLUMNS).where('workspace_id', '=', scope.workspaceId).where('resource_id', '=', resourceId);
+  let query = trx.selectFrom('findings').select(EXISTING_COLUMNS).where(inWorkspace(scope)).where('resource_id', '=', resourceId);
   query = 'ids' in rules ? query.where('rule_id', '=', sql<string>`ANY(${rules.ids}::text[])`) : query.where('rule_id', 'like', `${rules.prefix.replace(/[%_\\]/g, '\\$&')}%`);
   return new Map(((await query.execute()) as Existing[]).map((f) => [f.id, f]));
 }
@@ -224,7 +240,10 @@ function planResource(plan: SyncPlan, scope: Scope, now: Date, resource: HostRes
       plan.counts.reopened++;
     } else {
       plan.counts.updated++;
-      if (severityMoved) plan.events.push(severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? options.severityReason ?? 'agent_report'));
+      if (severityMoved)
+        plan.events.push(
+          severityChanged(scope, { id, rule_id: d.rule_id, resource_id: resource.id }, found.severity, d.severity, d.severity_reason ?? options.severityReason ?? 'agent_report'),
+        );
     }
   }
   if (!options.resolveMissing) return;
@@ -254,22 +273,30 @@ async function writePlan(trx: Kysely<Database>, scope: Scope, now: Date, plan: S
         updated_at: now,
         ...(reopen ? { resolved_at: null, resolved_by: null, ...reopening(now) } : {}),
       })
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('id', '=', id)
       .execute();
   }
   for (let i = 0; i < plan.inserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('finding_rows').values(plan.inserts.slice(i, i + INSERT_CHUNK) as never).execute();
+    await trx
+      .insertInto('finding_rows')
+      .values(plan.inserts.slice(i, i + INSERT_CHUNK) as never)
+      .execute();
   }
   if (plan.touch.length) {
-    await trx.updateTable('finding_rows').set({ last_seen: now }).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${plan.touch}::text[])`).execute();
+    await trx
+      .updateTable('finding_rows')
+      .set({ last_seen: now })
+      .where(inWorkspace(scope))
+      .where('id', '=', sql<string>`ANY(${plan.touch}::text[])`)
+      .execute();
   }
   if (plan.resolve.length) {
     const resolvedBy = options.resolvedBy ?? 'agent';
     await trx
       .updateTable('finding_rows')
       .set({ status: 'resolved', resolved_at: now, resolved_by: resolvedBy, updated_at: now })
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('id', '=', sql<string>`ANY(${plan.resolve.map((f) => f.id)}::text[])`)
       .execute();
     for (const f of plan.resolve) plan.events.push(findingResolved(scope, f, now, resolvedBy));
@@ -306,7 +333,12 @@ export async function reportFindings(
 ): Promise<{ counts: SyncCounts; events: NewEvent[]; changedResourceIds: string[] }> {
   const ids = reports.flatMap(({ resource, desired }) => desired.map((d) => findingId(d.rule_id, resource.id)));
   const rows = ids.length
-    ? ((await trx.selectFrom('findings').select(EXISTING_COLUMNS).where('workspace_id', '=', scope.workspaceId).where('id', '=', sql<string>`ANY(${ids}::text[])`).execute()) as Existing[])
+    ? ((await trx
+        .selectFrom('findings')
+        .select(EXISTING_COLUMNS)
+        .where(inWorkspace(scope))
+        .where('id', '=', sql<string>`ANY(${ids}::text[])`)
+        .execute()) as Existing[])
     : [];
   const existing = new Map(rows.map((f) => [f.id, f]));
   const plan = emptyPlan();

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
@@ -35,8 +36,8 @@ export function createForecast(deps: Deps) {
       db
         .selectFrom('risk_acceptances')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('tenant_id', '=', scope.tenantId)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inTenant(scope.tenantId))
+        .where(inWorkspace(scope))
         .where('revoked_at', 'is', null)
         .where('expires_at', '>', now)
         .where('expires_at', '<=', date)
@@ -44,8 +45,8 @@ export function createForecast(deps: Deps) {
       db
         .selectFrom('control_attestations')
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('tenant_id', '=', scope.tenantId)
-        .where('workspace_id', '=', scope.workspaceId)
+        .where(inTenant(scope.tenantId))
+        .where(inWorkspace(scope))
         .where('status', '=', 'attested')
         .where('framework', 'in', enabled)
         .where('expires_at', '>', now)

@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -33,11 +34,7 @@ export function createHistoryService(deps: Deps) {
     async history(scope: Scope, query: HistoryRequest, page: PageRequest) {
       const { from, to } = parseRange(query, deps.clock.now(), DEFAULT_HISTORY_DAYS);
       const kind = query.interval ?? 'day';
-      const series = db
-        .selectFrom('compliance_history')
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('tenant_id', '=', scope.tenantId)
-        .where('kind', '=', kind);
+      const series = db.selectFrom('compliance_history').where(inWorkspace(scope)).where(inTenant(scope.tenantId)).where('kind', '=', kind);
       const inRange = series.where('framework', '=', OVERALL).where('point_at', '>=', from).where('point_at', '<=', to);
       const [{ total }, points] = await Promise.all([
         inRange.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
@@ -52,9 +49,7 @@ export function createHistoryService(deps: Deps) {
             .orderBy('point_at')
             .execute()
         : [];
-      const items = new Map(
-        times.map((at) => [at.getTime(), { at, taken_at: at, run_id: null as string | null, frameworks: {} as Record<string, unknown> }]),
-      );
+      const items = new Map(times.map((at) => [at.getTime(), { at, taken_at: at, run_id: null as string | null, frameworks: {} as Record<string, unknown> }]));
       for (const row of rows) {
         const item = items.get(new Date(row.point_at).getTime())!;
         if (row.framework === OVERALL || query.framework !== undefined) {
@@ -81,8 +76,8 @@ export function createHistoryService(deps: Deps) {
       const rows = await db
         .selectFrom('finding_daily_counts')
         .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), 'severity', 'opened', 'resolved', 'reopened', 'resolve_seconds'])
-        .where('workspace_id', '=', scope.workspaceId)
-        .where('tenant_id', '=', scope.tenantId)
+        .where(inWorkspace(scope))
+        .where(inTenant(scope.tenantId))
         .where('day', '>=', days[0]!)
         .where('day', '<=', days[days.length - 1]!)
         .execute();

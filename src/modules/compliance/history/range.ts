@@ -32,7 +32,8 @@ export function parseRange(query: { from?: string | undefined; to?: string | und
   const to = query.to === undefined ? now : parseTime('to', query.to, true);
   const from = query.from === undefined ? new Date(to.getTime() - defaultDays * DAY_MS) : parseTime('from', query.from);
   if (from > to) throw badRequest(`from (${from.toISOString()}) is after to (${to.toISOString()})`);
-  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw badRequest(`the range from ${from.toISOString()} to ${to.toISOString()} is longer than ${MAX_RANGE_DAYS} days: ask for a shorter one`);
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
+    throw badRequest(`the range from ${from.toISOString()} to ${to.toISOString()} is longer than ${MAX_RANGE_DAYS} days: ask for a shorter one`);
   return { from, to };
 }
 

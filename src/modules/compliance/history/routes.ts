@@ -58,7 +58,7 @@ export const historyRoutes: RoutePlugin = async (app, { deps }) => {
       schema: {
         operationId: 'getControlsForecast',
         tags: ['controls'],
-        summary: 'Each framework\'s score expected on a future date from expiring acceptances and attestations and POA&M items scheduled to close',
+        summary: "Each framework's score expected on a future date from expiring acceptances and attestations and POA&M items scheduled to close",
         description: 'date: in the future and at most 731 days ahead (400 otherwise).',
         params: TenantParams,
         querystring: ForecastQuery,

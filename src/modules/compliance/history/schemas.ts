@@ -3,8 +3,7 @@ import { DateOnly, Nullable, Paged, PageNumber, StringEnum, Timestamp } from '..
 import { FrameworkName } from '../schemas.js';
 
 /** A point in time of a range: a UTC date or an RFC 3339 date-time (range.ts checks it, with its own 400). */
-const TimeParam = (what: string) =>
-  Type.String({ maxLength: 40, description: `${what}: YYYY-MM-DD (a UTC day) or an RFC 3339 date-time` });
+const TimeParam = (what: string) => Type.String({ maxLength: 40, description: `${what}: YYYY-MM-DD (a UTC day) or an RFC 3339 date-time` });
 
 export const HISTORY_INTERVALS = ['day', 'run'] as const;
 export const MAX_HISTORY_PER_PAGE = 1000;

@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
@@ -34,12 +35,12 @@ async function findingTallies(db: Kysely<Database>, scope: Scope, now: Date): Pr
         CASE WHEN r.status = 'resolved' THEN 'resolved' WHEN r.accepted_until IS NOT NULL AND r.accepted_until > ${now} THEN 'accepted' ELSE 'open' END AS state,
         count(*)::int AS n
       FROM finding_rows r
-      WHERE r.workspace_id = ${scope.workspaceId}
+      WHERE ${workspaceIs(scope, 'r')}
       GROUP BY 1, 2, 3, 4
     )
     SELECT x.framework, g.severity, g.state, sum(g.n)::int AS n
     FROM g
-    LEFT JOIN finding_texts t ON t.workspace_id = ${scope.workspaceId} AND t.id = g.text_id
+    LEFT JOIN finding_texts t ON ${workspaceIs(scope, 't')} AND t.id = g.text_id
     CROSS JOIN LATERAL (
       SELECT g.framework AS framework
       UNION
@@ -138,7 +139,7 @@ export async function recordPoints(db: Kysely<Database>, scope: Scope, state: Co
   // A framework disabled since the day's earlier point is not part of the day's state any more.
   await db
     .deleteFrom('compliance_history')
-    .where('workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope))
     .where('kind', '=', 'day')
     .where('point_at', '=', dayOf(at))
     .where('framework', 'not in', series)

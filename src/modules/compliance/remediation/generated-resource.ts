@@ -39,9 +39,7 @@ function attrs(entries: Array<[string, unknown]>): HclBodyItem[] {
 }
 
 function tags(node: PatchNode): HclBodyItem[] {
-  const entries = Object.entries(node.tags ?? {}).filter(
-    (e): e is [string, string] => typeof e[1] === 'string' && !e[0].toLowerCase().startsWith('aws:'),
-  );
+  const entries = Object.entries(node.tags ?? {}).filter((e): e is [string, string] => typeof e[1] === 'string' && !e[0].toLowerCase().startsWith('aws:'));
   return entries.length === 0 ? [] : [{ attr: 'tags', value: Object.fromEntries(entries) }];
 }
 
@@ -69,7 +67,15 @@ function sgRule(kind: 'ingress' | 'egress', groupId: unknown, p: Obj): HclBodyIt
 function securityGroup(node: PatchNode, isDefault: boolean): HclBodyItem[] {
   const c = config(node);
   return [
-    ...attrs(isDefault ? [['vpc_id', c.vpcId]] : [['name', c.groupName], ['description', c.description], ['vpc_id', c.vpcId]]),
+    ...attrs(
+      isDefault
+        ? [['vpc_id', c.vpcId]]
+        : [
+            ['name', c.groupName],
+            ['description', c.description],
+            ['vpc_id', c.vpcId],
+          ],
+    ),
     ...list(c.ipPermissions).map((p) => sgRule('ingress', c.groupId, obj(p))),
     ...list(c.ipPermissionsEgress).map((p) => sgRule('egress', c.groupId, obj(p))),
     ...tags(node),
@@ -79,20 +85,32 @@ function securityGroup(node: PatchNode, isDefault: boolean): HclBodyItem[] {
 function listenerAction(a: Obj): HclBodyItem {
   const redirect = obj(a.RedirectConfig);
   const fixed = obj(a.FixedResponseConfig);
-  const body = attrs([['type', a.Type], ['order', a.Order], ['target_group_arn', a.TargetGroupArn]]);
+  const body = attrs([
+    ['type', a.Type],
+    ['order', a.Order],
+    ['target_group_arn', a.TargetGroupArn],
+  ]);
   if (a.RedirectConfig) {
     body.push({
       block: 'redirect',
       body: attrs([
-        ['host', redirect.Host], ['path', redirect.Path], ['port', redirect.Port], ['protocol', redirect.Protocol],
-        ['query', redirect.Query], ['status_code', redirect.StatusCode],
+        ['host', redirect.Host],
+        ['path', redirect.Path],
+        ['port', redirect.Port],
+        ['protocol', redirect.Protocol],
+        ['query', redirect.Query],
+        ['status_code', redirect.StatusCode],
       ]),
     });
   }
   if (a.FixedResponseConfig) {
     body.push({
       block: 'fixed_response',
-      body: attrs([['content_type', fixed.ContentType], ['message_body', fixed.MessageBody], ['status_code', fixed.StatusCode]]),
+      body: attrs([
+        ['content_type', fixed.ContentType],
+        ['message_body', fixed.MessageBody],
+        ['status_code', fixed.StatusCode],
+      ]),
     });
   }
   return { block: 'default_action', body };
@@ -212,14 +230,16 @@ const GENERATED: Record<string, GeneratedType> = lookupTable({
         ]),
         ...(Object.keys(metadata).length === 0
           ? []
-          : [{
-              block: 'metadata_options',
-              body: attrs([
-                ['http_endpoint', metadata.httpEndpoint],
-                ['http_tokens', metadata.httpTokens],
-                ['http_put_response_hop_limit', metadata.httpPutResponseHopLimit],
-              ]),
-            }]),
+          : [
+              {
+                block: 'metadata_options',
+                body: attrs([
+                  ['http_endpoint', metadata.httpEndpoint],
+                  ['http_tokens', metadata.httpTokens],
+                  ['http_put_response_hop_limit', metadata.httpPutResponseHopLimit],
+                ]),
+              },
+            ]),
         ...tags(node),
       ];
     },

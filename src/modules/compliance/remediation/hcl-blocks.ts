@@ -66,9 +66,7 @@ export function scanBody(text: string): HclItem[] {
 
 /** The top-level `resource "<type>" "<name>" { … }` block, or undefined. Throws HclScanError. */
 export function findResource(text: string, type: string, name: string): HclItem | undefined {
-  return scanBody(text).find(
-    (item) => item.kind === 'block' && item.name === 'resource' && item.labels[0] === type && item.labels[1] === name,
-  );
+  return scanBody(text).find((item) => item.kind === 'block' && item.name === 'resource' && item.labels[0] === type && item.labels[1] === name);
 }
 
 /** Every top-level `resource` block. Throws HclScanError. */

@@ -33,7 +33,10 @@ describe('scanBody', () => {
   it('reads labels written as identifiers and as strings with escapes', () => {
     const [block] = scanBody('resource aws_s3_bucket "we\\"ird" {}\n');
     expect(block!.labels).toEqual(['aws_s3_bucket', 'we"ird']);
-    expect(block!.labelSpans).toEqual([[9, 22], [23, 32]]);
+    expect(block!.labelSpans).toEqual([
+      [9, 22],
+      [23, 32],
+    ]);
   });
 
   it('ends an attribute before a trailing comment, keeps single-line blocks whole', () => {
@@ -45,7 +48,10 @@ describe('scanBody', () => {
 
   it('handles a one-line resource block', () => {
     const src = 'resource "t" "a" {}\nresource "t" "b" { x = 1 }';
-    expect(resourceBlocks(src).map((b) => [b.labels[1], names(b)])).toEqual([['a', []], ['b', ['=x']]]);
+    expect(resourceBlocks(src).map((b) => [b.labels[1], names(b)])).toEqual([
+      ['a', []],
+      ['b', ['=x']],
+    ]);
   });
 
   it('skips strings with escapes and nested interpolation', () => {
@@ -118,13 +124,7 @@ describe('scanBody', () => {
   it('finds the real block among decoys in comments, strings and heredocs', () => {
     const src = fixture('s3.tf');
     const blocks = resourceBlocks(src).map((b) => b.labels.join('.'));
-    expect(blocks).toEqual([
-      'aws_s3_bucket.logs',
-      'aws_s3_bucket_versioning.logs',
-      'aws_s3_bucket.payments',
-      'aws_s3_bucket_policy.payments',
-      'aws_s3_object.readme',
-    ]);
+    expect(blocks).toEqual(['aws_s3_bucket.logs', 'aws_s3_bucket_versioning.logs', 'aws_s3_bucket.payments', 'aws_s3_bucket_policy.payments', 'aws_s3_object.readme']);
     const payments = findResource(src, 'aws_s3_bucket', 'payments')!;
     expect(names(payments)).toEqual(['=bucket', '=force_destroy', '=tags', '{}lifecycle']);
     expect(src.slice(payments.lineStart).startsWith('resource "aws_s3_bucket" "payments" {\n')).toBe(true);

@@ -36,9 +36,7 @@ export function setAttributes(text: string, type: string, name: string, values: 
     const eol = eolAt(text, block.start);
     const indent = bodyIndent(text, block);
     const line = renderAttribute(key, value, indent, eol);
-    const matches = block.items.filter(
-      (item) => item.name === key || (item.kind === 'block' && item.name === 'dynamic' && item.labels[0] === key),
-    );
+    const matches = block.items.filter((item) => item.name === key || (item.kind === 'block' && item.name === 'dynamic' && item.labels[0] === key));
     const attribute = matches.find((item) => item.kind === 'attribute');
     if (matches.length === 0) {
       const padded = alignedLike(text, block, key) + line.slice(key.length);
@@ -93,7 +91,8 @@ export function addBlocks(text: string, type: string, name: string, snippet: str
     }
     const at: number = anchor.lineEnd;
     let insert: string;
-    if (!text.slice(anchor.start, at).endsWith('\n')) insert = eol + eol + body.slice(0, -eol.length); // keep "no final line break"
+    if (!text.slice(anchor.start, at).endsWith('\n'))
+      insert = eol + eol + body.slice(0, -eol.length); // keep "no final line break"
     else insert = eol + body + (at < text.length && text.slice(at, lineEndOf(text, at)).trim() !== '' ? eol : '');
     text = applyEdits(text, [{ start: at, end: at, text: insert }]);
     anchor = isResource ? findResource(text, block.labels[0]!, block.labels[1]!)! : blockAfter(text, at);
@@ -102,9 +101,7 @@ export function addBlocks(text: string, type: string, name: string, snippet: str
 }
 
 function counterpart(text: string, type: string, name: string, ref: string, self: HclItem): HclItem | undefined {
-  const candidates = scanBody(text).filter(
-    (b) => b.kind === 'block' && b.name === 'resource' && b.labels[0] === type && b.start !== self.start,
-  );
+  const candidates = scanBody(text).filter((b) => b.kind === 'block' && b.name === 'resource' && b.labels[0] === type && b.start !== self.start);
   const same = candidates.find((b) => b.labels[1] === name);
   if (same) return same;
   const escaped = ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -13,9 +13,7 @@ describe('setAttributes', () => {
   it('aligns an added attribute with the run above it when it fits', () => {
     const src = 'resource "t" "n" {\n  identifier = "x"\n  multi_az   = false\n}\n';
     expect(setAttributes(src, 't', 'n', { port: 1 })).toBe('resource "t" "n" {\n  identifier = "x"\n  multi_az   = false\n  port       = 1\n}\n');
-    expect(setAttributes(src, 't', 'n', { deletion_protection: true })).toBe(
-      'resource "t" "n" {\n  identifier = "x"\n  multi_az   = false\n  deletion_protection = true\n}\n',
-    );
+    expect(setAttributes(src, 't', 'n', { deletion_protection: true })).toBe('resource "t" "n" {\n  identifier = "x"\n  multi_az   = false\n  deletion_protection = true\n}\n');
     const afterBlock = 'resource "t" "n" {\n  a = 1\n\n  tags = {\n    x = 1\n  }\n}\n';
     expect(setAttributes(afterBlock, 't', 'n', { b: 2 })).toBe('resource "t" "n" {\n  a = 1\n\n  tags = {\n    x = 1\n  }\n  b = 2\n}\n');
   });
@@ -57,9 +55,7 @@ describe('setAttributes', () => {
   it('replaces nested blocks of the same name by the attribute, with the comments directly above them', () => {
     const src = terraformFixture('default-sg.tf');
     const out = setAttributes(src, 'aws_default_security_group', 'default', { ingress: [], egress: [] });
-    expect(out).toContain(
-      'resource "aws_default_security_group" "default" {\n  vpc_id = aws_vpc.main.id\n\n  ingress = []\n\n  egress = []\n\n  tags = {',
-    );
+    expect(out).toContain('resource "aws_default_security_group" "default" {\n  vpc_id = aws_vpc.main.id\n\n  ingress = []\n\n  egress = []\n\n  tags = {');
     expect(out).not.toContain('Members of the group');
     // The other group's ingress block is not touched.
     expect(out).toContain('resource "aws_security_group" "web" {\n  name   = "web-tier"\n  vpc_id = aws_vpc.main.id\n\n  ingress {\n');

@@ -90,9 +90,8 @@ export function renderBody(items: HclBodyItem[], indent: string, eol = '\n'): st
     }
     flush();
     const labels = (item.labels ?? []).map((l) => ' ' + hclString(l)).join('');
-    out += item.body.length === 0
-      ? `${indent}${item.block}${labels} {}${eol}`
-      : `${indent}${item.block}${labels} {${eol}${renderBody(item.body, indent + INDENT, eol)}${indent}}${eol}`;
+    out +=
+      item.body.length === 0 ? `${indent}${item.block}${labels} {}${eol}` : `${indent}${item.block}${labels} {${eol}${renderBody(item.body, indent + INDENT, eol)}${indent}}${eol}`;
   }
   flush();
   return out;

@@ -40,23 +40,31 @@ describe('renderValue', () => {
   });
 
   it('aligns map keys like terraform fmt', () => {
-    expect(renderValue({ Name: 'x', 'aws:x': 'y', Environment: 'prod' })).toBe(
-      '{\n  Name        = "x"\n  "aws:x"     = "y"\n  Environment = "prod"\n}',
-    );
+    expect(renderValue({ Name: 'x', 'aws:x': 'y', Environment: 'prod' })).toBe('{\n  Name        = "x"\n  "aws:x"     = "y"\n  Environment = "prod"\n}');
     expect(renderValue({}, '', '\r\n')).toBe('{}');
     expect(renderValue({ a: { b: 1 } }, '', '\r\n')).toBe('{\r\n  a = {\r\n    b = 1\r\n  }\r\n}');
   });
 });
 
 describe('renderBlock', () => {
-  const block = renderBlock('resource', ['aws_security_group', 'web'], [
-    { attr: 'name', value: 'web' },
-    { attr: 'description', value: 'Web ${tier}' },
-    { block: 'ingress', body: [{ attr: 'from_port', value: 443 }, { attr: 'cidr_blocks', value: ['0.0.0.0/0'] }] },
-    { block: 'egress', body: [] },
-    { attr: 'tags', value: { Name: 'web', 'team:owner': 'platform' } },
-    { attr: 'vpc_id', value: 'vpc-1' },
-  ]);
+  const block = renderBlock(
+    'resource',
+    ['aws_security_group', 'web'],
+    [
+      { attr: 'name', value: 'web' },
+      { attr: 'description', value: 'Web ${tier}' },
+      {
+        block: 'ingress',
+        body: [
+          { attr: 'from_port', value: 443 },
+          { attr: 'cidr_blocks', value: ['0.0.0.0/0'] },
+        ],
+      },
+      { block: 'egress', body: [] },
+      { attr: 'tags', value: { Name: 'web', 'team:owner': 'platform' } },
+      { attr: 'vpc_id', value: 'vpc-1' },
+    ],
+  );
 
   it('renders attributes and nested blocks', () => {
     expect(block).toBe(

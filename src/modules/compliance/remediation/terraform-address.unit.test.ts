@@ -6,10 +6,16 @@ describe('parseResourceAddress', () => {
   it('reads root, module-qualified and instance addresses', () => {
     expect(parseResourceAddress('aws_s3_bucket.logs')).toEqual({ module: '', type: 'aws_s3_bucket', name: 'logs', index: '' });
     expect(parseResourceAddress('module.storage.aws_s3_bucket.logs')).toEqual({
-      module: 'module.storage.', type: 'aws_s3_bucket', name: 'logs', index: '',
+      module: 'module.storage.',
+      type: 'aws_s3_bucket',
+      name: 'logs',
+      index: '',
     });
     expect(parseResourceAddress('module.a["x.y"].module.b[0].aws_s3_bucket.logs["k.1"]')).toEqual({
-      module: 'module.a["x.y"].module.b[0].', type: 'aws_s3_bucket', name: 'logs', index: '["k.1"]',
+      module: 'module.a["x.y"].module.b[0].',
+      type: 'aws_s3_bucket',
+      name: 'logs',
+      index: '["k.1"]',
     });
     expect(parseResourceAddress('aws_instance.web-1[3]')).toMatchObject({ name: 'web-1', index: '[3]' });
   });
@@ -27,9 +33,7 @@ describe('terraformIdentifier', () => {
     expect(terraformIdentifier('Orders DB (prod)')).toBe('orders_db_prod');
     expect(terraformIdentifier('123456789012')).toBe('r_123456789012');
     expect(terraformIdentifier('_x')).toBe('x');
-    expect(terraformIdentifier('arn:aws:elasticloadbalancing:eu-west-1:1:listener/app/web/5/f')).toBe(
-      'arn_aws_elasticloadbalancing_eu_west_1_1_listener_app_web_5_f',
-    );
+    expect(terraformIdentifier('arn:aws:elasticloadbalancing:eu-west-1:1:listener/app/web/5/f')).toBe('arn_aws_elasticloadbalancing_eu_west_1_1_listener_app_web_5_f');
     expect(terraformIdentifier('')).toBe('r_unnamed');
     expect(terraformIdentifier('✓')).toBe('r_unnamed');
   });

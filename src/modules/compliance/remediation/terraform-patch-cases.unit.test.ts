@@ -117,10 +117,7 @@ describe('terraformPatch: source edge cases', () => {
     const content = terraformFixture('rds.tf');
     const after = applied(terraformPatch(exports, database(tf('aws_db_instance.orders', content)))!, { 'main.tf': content });
     expect(after).toBe(
-      content.replace(
-        'enabled_cloudwatch_logs_exports = [\n    "postgresql",\n    "upgrade",\n  ]',
-        'enabled_cloudwatch_logs_exports = ["postgresql", "iam-db-auth-error"]',
-      ),
+      content.replace('enabled_cloudwatch_logs_exports = [\n    "postgresql",\n    "upgrade",\n  ]', 'enabled_cloudwatch_logs_exports = ["postgresql", "iam-db-auth-error"]'),
     );
   });
 
@@ -137,12 +134,7 @@ describe('terraformPatch: source edge cases', () => {
     const patch = terraformPatch(versioning, bucket(tf('aws_s3_bucket.logs', content)))!;
     const after = applied(patch, { 'main.tf': content });
     expect(after.match(/resource "aws_s3_bucket_versioning"/g)).toHaveLength(1);
-    expect(after).toBe(
-      content.replace(
-        '  versioning_configuration { status = "Enabled" }\n',
-        '  versioning_configuration {\n    status = "Enabled"\n  }\n',
-      ),
-    );
+    expect(after).toBe(content.replace('  versioning_configuration { status = "Enabled" }\n', '  versioning_configuration {\n    status = "Enabled"\n  }\n'));
   });
 
   it('returns an empty patch when the file already holds the fix', () => {

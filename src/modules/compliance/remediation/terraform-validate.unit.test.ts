@@ -24,8 +24,15 @@ describe.skipIf(!mirror || !hasTerraform())('terraform validate (TF_PROVIDER_MIR
       for (const rule of loadBuiltinRules().filter((r) => r.terraform)) {
         const p = fixtures.get(rule.id)!.violating.properties;
         const patch = terraformPatch(rule, {
-          id: rule.id, type: rule.resource_type, name: p.resourceName ?? p.resourceId, native_id: p.resourceId, region: p.awsRegion,
-          account_id: p.accountId, properties: p, tags: fixtures.get(rule.id)!.violating.tags, source: null,
+          id: rule.id,
+          type: rule.resource_type,
+          name: p.resourceName ?? p.resourceId,
+          native_id: p.resourceId,
+          region: p.awsRegion,
+          account_id: p.accountId,
+          properties: p,
+          tags: fixtures.get(rule.id)!.violating.tags,
+          source: null,
         })!;
         mkdirSync(join(dir, rule.id));
         writeFileSync(join(dir, rule.id, 'main.tf'), gitApply({ [patch.path]: patch.base!.content }, patch.patch, patch.path));

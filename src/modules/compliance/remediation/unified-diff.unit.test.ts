@@ -40,9 +40,7 @@ describe('unifiedDiff', () => {
     const before = lines(10);
     const after = before.replace('line 5\n', 'line five\nline 5b\n');
     const patch = roundTrip(before, after);
-    expect(patch).toBe(
-      '--- a/main.tf\n+++ b/main.tf\n@@ -2,7 +2,8 @@\n line 2\n line 3\n line 4\n-line 5\n+line five\n+line 5b\n line 6\n line 7\n line 8\n',
-    );
+    expect(patch).toBe('--- a/main.tf\n+++ b/main.tf\n@@ -2,7 +2,8 @@\n line 2\n line 3\n line 4\n-line 5\n+line five\n+line 5b\n line 6\n line 7\n line 8\n');
   });
 
   it('numbers insertions at the top and the bottom, and a whole new file', () => {

@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -37,11 +38,11 @@ export async function controlRollup(db: Kysely<Database>, scope: Scope, now: Dat
       SELECT r.rule_id, r.framework, r.control_id, r.text_id, r.severity_rank, r.state, r.n::int AS n, t.framework_mappings
       FROM finding_rollup r
       JOIN finding_texts t ON t.workspace_id = r.workspace_id AND t.id = r.text_id
-      WHERE r.workspace_id = ${scope.workspaceId} AND r.n <> 0`.execute(db),
+      WHERE ${workspaceIs(scope, 'r')} AND r.n <> 0`.execute(db),
     sql<Omit<ControlRollupRow, 'state' | 'framework_mappings'>>`
       SELECT f.rule_id, f.framework, f.control_id, f.text_id, f.severity_rank, count(*)::int AS n
       FROM finding_rows f
-      WHERE f.workspace_id = ${scope.workspaceId} AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now} AND f.status = 'open'
+      WHERE ${workspaceIs(scope, 'f')} AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now} AND f.status = 'open'
       GROUP BY 1, 2, 3, 4, 5`.execute(db),
   ]);
   const rows = stored.rows.map((r) => ({ ...r }));
@@ -89,7 +90,7 @@ export async function unknownRollup(db: Kysely<Database>, scope: Scope) {
     SELECT r.framework, r.control_id, t.framework_mappings, sum(r.n)::int AS evaluations
     FROM unknown_rollup r
     JOIN finding_texts t ON t.workspace_id = r.workspace_id AND t.id = r.text_id
-    WHERE r.workspace_id = ${scope.workspaceId} AND r.n <> 0
+    WHERE ${workspaceIs(scope, 'r')} AND r.n <> 0
     GROUP BY r.framework, r.control_id, r.text_id, t.framework_mappings`.execute(db);
   return rows;
 }
@@ -98,7 +99,7 @@ export async function unknownRollup(db: Kysely<Database>, scope: Scope) {
 export async function unknownRollupTotals(db: Kysely<Database>, scope: Scope): Promise<{ evaluations: number; resources: number }> {
   const { rows } = await sql<{ evaluations: number; resources: number }>`
     SELECT
-      coalesce((SELECT sum(n) FROM unknown_rollup WHERE workspace_id = ${scope.workspaceId}), 0)::int AS evaluations,
-      coalesce((SELECT resources FROM unknown_workspace_rollup WHERE workspace_id = ${scope.workspaceId}), 0)::int AS resources`.execute(db);
+      coalesce((SELECT sum(n) FROM unknown_rollup WHERE ${workspaceIs(scope)}), 0)::int AS evaluations,
+      coalesce((SELECT resources FROM unknown_workspace_rollup WHERE ${workspaceIs(scope)}), 0)::int AS resources`.execute(db);
   return rows[0]!;
 }

@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import './tables.js';
@@ -89,8 +90,14 @@ async function compare(db: Kysely<Database>, workspaceId: string | null): Promis
   let count = 0;
   for (const [name, rollup] of Object.entries(ROLLUPS) as Array<[RollupName, (typeof ROLLUPS)[RollupName]]>) {
     const keys = ['workspace_id', ...rollup.keys];
-    const on = sql.join(keys.map((k) => sql`s.${sql.ref(k)} = e.${sql.ref(k)}`), sql` AND `);
-    const pick = sql.join(keys.map((k) => sql`coalesce(s.${sql.ref(k)}, e.${sql.ref(k)}) AS ${sql.ref(k)}`), sql`, `);
+    const on = sql.join(
+      keys.map((k) => sql`s.${sql.ref(k)} = e.${sql.ref(k)}`),
+      sql` AND `,
+    );
+    const pick = sql.join(
+      keys.map((k) => sql`coalesce(s.${sql.ref(k)}, e.${sql.ref(k)}) AS ${sql.ref(k)}`),
+      sql`, `,
+    );
     const scope = workspaceId ? sql`WHERE coalesce(s.workspace_id, e.workspace_id) = ${workspaceId}` : sql``;
     const { rows } = await sql<Record<string, string | number>>`
       SELECT ${pick}, coalesce(s.n, 0)::bigint::text AS stored, coalesce(e.n, 0)::bigint::text AS expected, count(*) OVER () AS total
@@ -116,13 +123,13 @@ async function compare(db: Kysely<Database>, workspaceId: string | null): Promis
 /** Rebuilds a workspace's rollups from its rows, in one transaction. */
 async function rebuild(trx: Transaction<Database>, workspaceId: string): Promise<void> {
   for (const name of Object.keys(ROLLUPS) as RollupName[]) {
-    await sql`DELETE FROM ${sql.table(name)} WHERE workspace_id = ${workspaceId}`.execute(trx);
+    await sql`DELETE FROM ${sql.table(name)} WHERE ${workspaceIs({ workspaceId })}`.execute(trx);
   }
   for (const [name, rollup] of Object.entries(ROLLUPS) as Array<[RollupName, (typeof ROLLUPS)[RollupName]]>) {
     const value = { unknown_workspace_rollup: 'resources', finding_group_rank: 'findings', finding_group_totals: 'groups' }[name as string] ?? 'n';
     const columns = ['workspace_id', ...rollup.keys, value];
     await sql`INSERT INTO ${sql.table(name)} (${sql.join(columns.map((c) => sql.ref(c)))})
-      SELECT * FROM (${rollup.expected}) e WHERE e.workspace_id = ${workspaceId}`.execute(trx);
+      SELECT * FROM (${rollup.expected}) e WHERE ${workspaceIs({ workspaceId }, 'e')}`.execute(trx);
   }
 }
 
@@ -135,13 +142,20 @@ export async function checkReadModel(db: Kysely<Database>, options: { workspaceI
   const { differences, count } = await compare(db, workspaceId);
   const workspaces = workspaceId
     ? 1
-    : Number((await db.selectFrom('workspaces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    : Number(
+        (
+          await db
+            .selectFrom('workspaces')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
   let repaired = 0;
   if (options.repair && count > 0) {
     const broken = workspaceId ? [workspaceId] : await differingWorkspaces(db);
     for (const id of broken) {
       await db.transaction().execute(async (trx) => {
-        await sql`SELECT 1 FROM finding_rows WHERE workspace_id = ${id} FOR UPDATE`.execute(trx);
+        await sql`SELECT 1 FROM finding_rows WHERE ${workspaceIs({ workspaceId: id })} FOR UPDATE`.execute(trx);
         await rebuild(trx, id);
       });
       repaired++;

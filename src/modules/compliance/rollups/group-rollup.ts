@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -18,7 +19,6 @@ export function groupRollupServes(filter: FindingFilter): boolean {
   return Object.values(rest).every((v) => v === undefined || (Array.isArray(v) && v.length === 0));
 }
 
-
 export interface RankedGroup {
   group_id: string;
   top: number;
@@ -33,11 +33,11 @@ export async function rankedGroups(db: Kysely<Database>, scope: Scope, filter: F
     WITH lapsed AS (
       SELECT f.group_id, f.severity_rank, count(*) AS n
       FROM finding_rows f
-      WHERE f.workspace_id = ${scope.workspaceId} AND f.status = 'open' AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now}
+      WHERE ${workspaceIs(scope, 'f')} AND f.status = 'open' AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now}
       GROUP BY 1, 2
     ),
     counts AS (
-      SELECT group_id, severity_rank, state, n FROM finding_group_rollup WHERE workspace_id = ${scope.workspaceId} AND n <> 0
+      SELECT group_id, severity_rank, state, n FROM finding_group_rollup WHERE ${workspaceIs(scope)} AND n <> 0
       UNION ALL SELECT group_id, severity_rank, 'accepted', -n FROM lapsed
       UNION ALL SELECT group_id, severity_rank, 'open', n FROM lapsed
     ),
@@ -70,14 +70,14 @@ async function fromRanking(db: Kysely<Database>, scope: Scope, filter: FindingFi
   if (filter.status === 'all' || filter.severities?.length) return null;
   const lapsed = await sql<{ one: number }>`
     SELECT 1 AS one FROM finding_rows f
-    WHERE f.workspace_id = ${scope.workspaceId} AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now} AND f.status = 'open' LIMIT 1`.execute(db);
+    WHERE ${workspaceIs(scope, 'f')} AND f.accepted_until IS NOT NULL AND f.accepted_until <= ${now} AND f.status = 'open' LIMIT 1`.execute(db);
   if (lapsed.rows.length > 0) return null;
   const [rows, count] = await Promise.all([
     db
       .selectFrom('finding_group_rank')
       // The columns as stored: an ORDER BY on a cast alias would not follow the index.
       .select(['group_id', 'top', 'findings'])
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('state', '=', filter.status)
       .where('findings', '>', 0)
       .orderBy('top', 'desc')
@@ -89,7 +89,7 @@ async function fromRanking(db: Kysely<Database>, scope: Scope, filter: FindingFi
     db
       .selectFrom('finding_group_totals')
       .select(sql<number>`groups::int`.as('n'))
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('state', '=', filter.status)
       .executeTakeFirst(),
   ]);
@@ -126,7 +126,7 @@ export interface GroupDetails {
  * the columns of its first finding (a group is one rule and one cause: they are the group's).
  */
 export async function groupDetails(db: Kysely<Database>, scope: Scope, filter: FindingFilter, groupIds: string[], now: Date): Promise<GroupDetails[]> {
-  const where = sql<boolean>`f.workspace_id = ${scope.workspaceId} AND f.group_id = g.group_id AND ${statusWhere(filter.status, now)}
+  const where = sql<boolean>`${workspaceIs(scope, 'f')} AND f.group_id = g.group_id AND ${statusWhere(filter.status, now)}
     AND f.severity_rank = ANY(${severityRanks(filter.severities)}::smallint[])`;
   const { rows } = await sql<GroupDetails>`
     SELECT g.group_id, a.rule_id, a.title, a.framework, a.control_id, a.account_id, a.region, a.group_cause, a.resource_type,

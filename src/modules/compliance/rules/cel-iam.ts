@@ -9,7 +9,8 @@ import { isAdministrative, mfaUnprotected, parsePolicy, privilegeEscalations, se
 export function registerIamFunctions(env: Environment): Environment {
   return env
     .registerFunction('iamPolicy(dyn): list', (doc: unknown) => parsePolicy(doc), {
-      description: 'the statements of a policy document, normalised: {sid, effect, action, notAction, resource, notResource, principal: {AWS, Service, Federated, CanonicalUser}, notPrincipal, condition}',
+      description:
+        'the statements of a policy document, normalised: {sid, effect, action, notAction, resource, notResource, principal: {AWS, Service, Federated, CanonicalUser}, notPrincipal, condition}',
     })
     .registerFunction('iamAdministrative(dyn): bool', (doc: unknown) => isAdministrative(doc), {
       description: 'the document allows "*:*" administrative privileges',

@@ -81,11 +81,7 @@ export function compileCondition(expression: string): CompiledCondition {
   if (!checked.valid) throw compileError(checked.error ?? { message: 'condition does not type-check' });
   // `dyn` is accepted: a property read is dyn until evaluation, and a non-boolean then is an error.
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
-    throw new ConditionCompileError(
-      `condition must evaluate to bool, not ${checked.type}`,
-      `condition must evaluate to bool, not ${checked.type}`,
-      null,
-    );
+    throw new ConditionCompileError(`condition must evaluate to bool, not ${checked.type}`, `condition must evaluate to bool, not ${checked.type}`, null);
   }
   const [problem] = patternProblems(run.ast);
   if (problem) throw new ConditionCompileError(problem.message, problem.message, problem.range);

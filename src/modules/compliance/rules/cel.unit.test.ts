@@ -4,7 +4,13 @@ import { compileCondition, ConditionCompileError, evaluateCondition, type Condit
 import { loadBuiltinRules } from './content-loader.js';
 
 const resource = (properties: Record<string, unknown>, tags: Record<string, unknown> = {}): ConditionResource => ({
-  id: 'aws:eu-west-1:aws.s3.bucket:b', type: 'aws.s3.bucket', name: 'b', region: 'eu-west-1', account_id: '123456789012', properties, tags,
+  id: 'aws:eu-west-1:aws.s3.bucket:b',
+  type: 'aws.s3.bucket',
+  name: 'b',
+  region: 'eu-west-1',
+  account_id: '123456789012',
+  properties,
+  tags,
 });
 
 describe('compileCondition', () => {
@@ -106,7 +112,9 @@ describe('evaluation rate of the built-in rule set', () => {
     }
     const seconds = (performance.now() - started) / 1000;
     const rate = Math.round(evaluations / seconds);
-    console.log(`rule evaluation rate: ${rate.toLocaleString('en')} evaluations/s (${rules.length} rules, ${inventory.length} resources, ${evaluations / passes} evaluations per pass, ${passes} passes)`);
+    console.log(
+      `rule evaluation rate: ${rate.toLocaleString('en')} evaluations/s (${rules.length} rules, ${inventory.length} resources, ${evaluations / passes} evaluations per pass, ${passes} passes)`,
+    );
     // A floor far below what the machine does, so the test guards against regressions (say, recompiling per call) without flaking.
     expect(rate).toBeGreaterThan(20_000);
   });
@@ -182,7 +190,9 @@ describe('the evaluation budget', () => {
     expect(evaluateCondition(compileCondition(nested), resource({ l: items }), 20)).toMatchObject({ budget: true });
     expect(evaluateCondition(small, resource({ l: items }), 1000)).toEqual({ violated: true });
     expect(evaluateCondition(small, resource({ l: items }))).toEqual({ violated: true });
-    expect(evaluateCondition(compileCondition("resource.properties.l.map(x, x * 2.0).filter(x, x > 590.0).size() == 4 && resource.name.matches('^b$')"), resource({ l: items }), 1000)).toEqual({ violated: true });
+    expect(
+      evaluateCondition(compileCondition("resource.properties.l.map(x, x * 2.0).filter(x, x > 590.0).size() == 4 && resource.name.matches('^b$')"), resource({ l: items }), 1000),
+    ).toEqual({ violated: true });
   });
 });
 

@@ -76,8 +76,7 @@ function loadFile(path: string, issues: RuleIssue[]): RuleDefinition[] {
     issues.push({ file: at.file, line: 1, message: 'a rule file must be a mapping with service and rules' });
     return [];
   }
-  const fail = (node: Node | null | undefined, message: string) =>
-    issues.push({ file: at.file, line: lines.linePos(node?.range?.[0] ?? 0).line, message });
+  const fail = (node: Node | null | undefined, message: string) => issues.push({ file: at.file, line: lines.linePos(node?.range?.[0] ?? 0).line, message });
 
   let service: Node | undefined;
   let rulesNode: Node | undefined;

@@ -6,6 +6,7 @@ import { projectPath } from '../../../platform/paths.js';
 import { serviceOf } from '../../../../test/fixtures/rules/fixtures.js';
 import { compileCondition } from './cel.js';
 import { loadBuiltinRules, RuleContentError } from './content-loader.js';
+import { FRAMEWORKS } from './rule-types.js';
 
 const SERVICES = ['cloudtrail', 'cloudwatch', 'ebs', 'ec2', 'elb', 'iam', 'iam-password-policy', 'iam-policies', 'kms', 'lambda', 'rds', 's3', 'vpc'];
 
@@ -89,7 +90,13 @@ describe('malformed rule files', () => {
       nist_controls: '[{ control_id: CM-6, source: prowler }]',
       ...overrides,
     };
-    return '  - ' + Object.entries(fields).filter(([, v]) => v !== '').map(([k, v]) => `${k}: ${v}`).join('\n    ');
+    return (
+      '  - ' +
+      Object.entries(fields)
+        .filter(([, v]) => v !== '')
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n    ')
+    );
   };
 
   /** Writes files into a fresh temp dir and returns the loader's error message. */
@@ -162,7 +169,7 @@ describe('malformed rule files', () => {
     expect(message).toContain('demo.yaml:3: rule "demo:rule": id must be lower-case letters, digits and single hyphens');
     expect(message).toContain('rule "numeric-control": control_id must be a string (quote it)');
     expect(message).toContain('rule "typo": unknown field "serverity"');
-    expect(message).toContain('rule "bad-mapping": framework must be one of nist-800-53, cis-aws, pci-dss, soc2 (got "iso27001")');
+    expect(message).toContain(`rule "bad-mapping": framework must be one of ${FRAMEWORKS.join(', ')} (got "iso27001")`);
     expect(message).toContain('rule "no-steps": remediation.steps must be a non-empty list');
     expect(message).toContain('rule "wrong-type": config_resource_type AWS::S3::Bucket is node type aws.s3.bucket, not aws.ec2.instance');
   });
@@ -246,7 +253,13 @@ describe('malformed rule files', () => {
       file(
         RULE({ when_missing: 'violation', when_missing_source: 'https://docs.aws.amazon.com/AmazonS3/latest/userguide/Versioning.html (unversioned by default)' }),
         RULE({ id: 'unknown-note', when_missing: 'unknown', when_missing_source: `'always recorded: its absence means the inventory did not read it'` }),
-        RULE({ id: 'optional', reads: '[configuration.name, configuration.owner]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'no default' }),
+        RULE({
+          id: 'optional',
+          reads: '[configuration.name, configuration.owner]',
+          optional_reads: '[configuration.owner]',
+          when_missing: 'unknown',
+          when_missing_source: 'no default',
+        }),
       ),
     );
     expect(loadBuiltinRules(dir).map((r) => [r.when_missing, r.when_missing_source, r.optional_reads])).toEqual([
@@ -263,7 +276,13 @@ describe('malformed rule files', () => {
         RULE({ id: 'no-url', when_missing: 'violation', when_missing_source: 'AWS says so' }),
         RULE({ id: 'bad-outcome', when_missing: 'skip', when_missing_source: 'https://docs.aws.amazon.com/' }),
         RULE({ id: 'stray-source', when_missing: '', when_missing_source: 'https://docs.aws.amazon.com/' }),
-        RULE({ id: 'stray-optional', reads: '[configuration.name, configuration.creationDate]', optional_reads: '[configuration.owner]', when_missing: 'unknown', when_missing_source: 'n/a' }),
+        RULE({
+          id: 'stray-optional',
+          reads: '[configuration.name, configuration.creationDate]',
+          optional_reads: '[configuration.owner]',
+          when_missing: 'unknown',
+          when_missing_source: 'n/a',
+        }),
         RULE({ id: 'all-optional', optional_reads: '[configuration.name]', when_missing: 'unknown', when_missing_source: 'n/a' }),
       ),
     });

@@ -124,7 +124,13 @@ const globs = new Map<string, RegExp>();
 export function globMatches(pattern: string, value: string): boolean {
   let re = globs.get(pattern);
   if (!re) {
-    re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'is');
+    re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'is',
+    );
     if (globs.size >= CACHE_LIMIT) globs.clear();
     globs.set(pattern, re);
   }
@@ -302,7 +308,10 @@ function conditionValues(s: PolicyStatement, operator: string, key: string): str
 
 /** An Allow that applies only with MFA (AWS's examples: Bool true, or a bounded MultiFactorAuthAge). */
 function allowNeedsMfa(s: PolicyStatement): boolean {
-  return conditionValues(s, 'Bool', 'aws:multifactorauthpresent').includes('true') || ['NumericLessThan', 'NumericLessThanEquals'].some((op) => conditionValues(s, op, 'aws:multifactorauthage').length > 0);
+  return (
+    conditionValues(s, 'Bool', 'aws:multifactorauthpresent').includes('true') ||
+    ['NumericLessThan', 'NumericLessThanEquals'].some((op) => conditionValues(s, op, 'aws:multifactorauthage').length > 0)
+  );
 }
 
 /** A Deny that applies without MFA (AWS's examples: BoolIfExists or Bool false, or Null on MultiFactorAuthAge true). */
@@ -332,7 +341,7 @@ export function mfaUnprotected(doc: unknown): string[] {
 function mfaUnprotectedOf(statements: PolicyStatement[]): string[] {
   if (!statements.some(testsMfa)) return [];
   const mfaDenies = statements.filter(denyWithoutMfa);
-  return mfaSensitive().filter((action) =>
-    statements.some((s) => s.effect === 'Allow' && grantsAll(s, action) && !allowNeedsMfa(s)) && !mfaDenies.some((d) => grantsAll(d, action)),
+  return mfaSensitive().filter(
+    (action) => statements.some((s) => s.effect === 'Allow' && grantsAll(s, action) && !allowNeedsMfa(s)) && !mfaDenies.some((d) => grantsAll(d, action)),
   );
 }

@@ -56,7 +56,7 @@ describe('parsePolicy', () => {
 });
 
 describe('globMatches', () => {
-  it('is IAM\'s glob: * and ?, case-insensitive, nothing else special', () => {
+  it("is IAM's glob: * and ?, case-insensitive, nothing else special", () => {
     expect(globMatches('iam:Pass*', 'iam:PassRole')).toBe(true);
     expect(globMatches('IAM:passrole', 'iam:PassRole')).toBe(true);
     expect(globMatches('s3:Get?bject', 's3:GetObject')).toBe(true);
@@ -98,13 +98,27 @@ describe('isAdministrative ("*:*")', () => {
 
   it('takes "*" on named resources only for what it is, and a firm Deny of IAM back', () => {
     expect(isAdministrative({ Statement: [{ Effect: 'Allow', Action: '*', Resource: 'arn:aws:s3:::bucket/*' }] })).toBe(false);
-    expect(isAdministrative({ Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }, { Effect: 'Deny', Action: 'iam:*', Resource: '*' }] })).toBe(false);
+    expect(
+      isAdministrative({
+        Statement: [
+          { Effect: 'Allow', Action: '*', Resource: '*' },
+          { Effect: 'Deny', Action: 'iam:*', Resource: '*' },
+        ],
+      }),
+    ).toBe(false);
     // A Deny with a Condition may not apply: still administrative.
-    expect(isAdministrative({ Statement: [{ Effect: 'Allow', Action: '*:*', Resource: '*' }, { Effect: 'Deny', Action: 'iam:*', Resource: '*', Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'false' } } }] })).toBe(true);
+    expect(
+      isAdministrative({
+        Statement: [
+          { Effect: 'Allow', Action: '*:*', Resource: '*' },
+          { Effect: 'Deny', Action: 'iam:*', Resource: '*', Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'false' } } },
+        ],
+      }),
+    ).toBe(true);
   });
 });
 
-describe('privilegeEscalations (Prowler\'s permission sets, on resources of others)', () => {
+describe("privilegeEscalations (Prowler's permission sets, on resources of others)", () => {
   it.each([
     ['cloudsplaining:privesc1-CreateNewPolicyVersion', 'CreatePolicyVersion'],
     ['cloudsplaining:privesc2-SetExistingDefaultPolicyVersion', 'SetDefaultPolicyVersion'],
@@ -166,7 +180,12 @@ describe('privilegeEscalations (Prowler\'s permission sets, on resources of othe
   });
 
   it('needs every action of a set on resources of others, from any statements', () => {
-    const split = { Statement: [{ Effect: 'Allow', Action: 'iam:PassRole', Resource: 'arn:aws:iam::123456789012:role/*' }, { Effect: 'Allow', Action: 'ec2:RunInstances', Resource: '*' }] };
+    const split = {
+      Statement: [
+        { Effect: 'Allow', Action: 'iam:PassRole', Resource: 'arn:aws:iam::123456789012:role/*' },
+        { Effect: 'Allow', Action: 'ec2:RunInstances', Resource: '*' },
+      ],
+    };
     expect(privilegeEscalations(split)).toEqual(['PassRole+EC2', 'PassRole+AnyRole']);
     const named = { Statement: [{ Effect: 'Allow', Action: ['iam:PassRole', 'ec2:RunInstances'], Resource: 'arn:aws:iam::123456789012:role/app-instance' }] };
     expect(privilegeEscalations(named)).toEqual([]);
@@ -180,7 +199,14 @@ describe('serviceWildcards', () => {
     expect(serviceWildcards(doc('aws-managed:ReadOnlyAccess'))).toEqual([]);
     expect(serviceWildcards(doc('aws-managed:AdministratorAccess'))).toEqual([]);
     expect(serviceWildcards({ Statement: [{ Effect: 'Allow', Action: 's3:*', Resource: 'arn:aws:s3:::logs/*' }] })).toEqual([]);
-    expect(serviceWildcards({ Statement: [{ Effect: 'Allow', Action: 'kms:*', Resource: '*' }, { Effect: 'Deny', Action: 'kms:ScheduleKeyDeletion', Resource: '*' }] })).toEqual([]);
+    expect(
+      serviceWildcards({
+        Statement: [
+          { Effect: 'Allow', Action: 'kms:*', Resource: '*' },
+          { Effect: 'Deny', Action: 'kms:ScheduleKeyDeletion', Resource: '*' },
+        ],
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -199,30 +225,64 @@ describe('mfaUnprotected', () => {
     ]);
   });
 
-  it('passes AWS\'s documented MFA self-service policy, an Allow that itself requires MFA, and documents that do not try to enforce MFA', () => {
+  it("passes AWS's documented MFA self-service policy, an Allow that itself requires MFA, and documents that do not try to enforce MFA", () => {
     expect(mfaUnprotected(doc('aws-docs:my-sec-creds-self-manage'))).toEqual([]);
-    expect(mfaUnprotected({ Statement: [{ Effect: 'Allow', Action: 'iam:DeactivateMFADevice', Resource: 'arn:aws:iam::*:user/${aws:username}', Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'true' } } }] })).toEqual([]);
+    expect(
+      mfaUnprotected({
+        Statement: [
+          { Effect: 'Allow', Action: 'iam:DeactivateMFADevice', Resource: 'arn:aws:iam::*:user/${aws:username}', Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'true' } } },
+        ],
+      }),
+    ).toEqual([]);
     expect(mfaUnprotected(doc('aws-managed:AdministratorAccess'))).toEqual([]);
   });
 
   it('flags an MFA policy whose Allow of a credential action has no MFA condition', () => {
-    const partial = { Statement: [{ Effect: 'Allow', Action: ['iam:CreateAccessKey', 's3:GetObject'], Resource: '*', Condition: { NumericLessThan: { 'aws:MultiFactorAuthAge': '3600' } } }, { Effect: 'Allow', Action: 'iam:DeactivateMFADevice', Resource: '*' }] };
+    const partial = {
+      Statement: [
+        { Effect: 'Allow', Action: ['iam:CreateAccessKey', 's3:GetObject'], Resource: '*', Condition: { NumericLessThan: { 'aws:MultiFactorAuthAge': '3600' } } },
+        { Effect: 'Allow', Action: 'iam:DeactivateMFADevice', Resource: '*' },
+      ],
+    };
     expect(mfaUnprotected(partial)).toEqual(['iam:DeactivateMFADevice']);
   });
 });
 
 describe('in rule conditions', () => {
-  const resource = (configuration: Record<string, unknown>) => ({ id: 'r', type: 'aws.iam.role', name: 'r', region: 'global', account_id: '123456789012', properties: { configuration }, tags: {} });
+  const resource = (configuration: Record<string, unknown>) => ({
+    id: 'r',
+    type: 'aws.iam.role',
+    name: 'r',
+    region: 'global',
+    account_id: '123456789012',
+    properties: { configuration },
+    tags: {},
+  });
 
-  it('are CEL functions over a configuration item\'s URL-encoded documents, read paths included', () => {
+  it("are CEL functions over a configuration item's URL-encoded documents, read paths included", () => {
     const condition = compileCondition(
       'resource.properties.configuration.rolePolicyList.exists(p, iamAdministrative(p.policyDocument) || size(iamServiceWildcards(p.policyDocument)) > 0) || ' +
         'iamPolicy(resource.properties.configuration.assumeRolePolicyDocument).exists(s, s.effect == "Allow" && s.principal.AWS.exists(a, a == "*"))',
     );
-    expect([...conditionReads(condition.ast)].sort()).toEqual(['configuration', 'configuration.assumeRolePolicyDocument', 'configuration.rolePolicyList', 'configuration.rolePolicyList.policyDocument']);
+    expect([...conditionReads(condition.ast)].sort()).toEqual([
+      'configuration',
+      'configuration.assumeRolePolicyDocument',
+      'configuration.rolePolicyList',
+      'configuration.rolePolicyList.policyDocument',
+    ]);
     const trust = encoded('cloudmapper-demo:role/exfiller/trust');
-    expect(evaluateCondition(condition, resource({ assumeRolePolicyDocument: trust, rolePolicyList: [{ policyName: 'tmp', policyDocument: encoded('cloudmapper-demo:role/exfiller/inline/tmp') }] }))).toEqual({ violated: true });
-    expect(evaluateCondition(condition, resource({ assumeRolePolicyDocument: trust, rolePolicyList: [{ policyName: 'l', policyDocument: encoded('cloudmapper-demo:role/level1/inline/level1') }] }))).toEqual({ violated: false });
+    expect(
+      evaluateCondition(
+        condition,
+        resource({ assumeRolePolicyDocument: trust, rolePolicyList: [{ policyName: 'tmp', policyDocument: encoded('cloudmapper-demo:role/exfiller/inline/tmp') }] }),
+      ),
+    ).toEqual({ violated: true });
+    expect(
+      evaluateCondition(
+        condition,
+        resource({ assumeRolePolicyDocument: trust, rolePolicyList: [{ policyName: 'l', policyDocument: encoded('cloudmapper-demo:role/level1/inline/level1') }] }),
+      ),
+    ).toEqual({ violated: false });
     expect(evaluateCondition(condition, resource({ assumeRolePolicyDocument: encoded('cloudmapper-demo:role/bad_role/trust'), rolePolicyList: [] }))).toEqual({ violated: true });
   });
 

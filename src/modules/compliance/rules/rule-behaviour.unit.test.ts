@@ -40,7 +40,7 @@ describe('rule fixtures', () => {
     }
   });
 
-  it('are shaped like AWS Config configuration items of the rule\'s type', () => {
+  it("are shaped like AWS Config configuration items of the rule's type", () => {
     for (const rule of rules) {
       const fixture = fixtures.get(rule.id)!;
       const items = [fixture.violating, fixture.compliant, ...(fixture.cases ?? []).map((c) => c.resource)];

@@ -15,8 +15,11 @@ const readsOf = (condition: string) => conditionReads(compileCondition(condition
 
 describe('condition reads (CEL AST walk)', () => {
   it('collects member chains rooted at resource.properties, not other resource fields', () => {
-    expect([...readsOf('resource.properties.configuration.a.b == 1 && resource.tags.env == "x" && resource.id != ""')])
-      .toEqual(['configuration', 'configuration.a', 'configuration.a.b']);
+    expect([...readsOf('resource.properties.configuration.a.b == 1 && resource.tags.env == "x" && resource.id != ""')]).toEqual([
+      'configuration',
+      'configuration.a',
+      'configuration.a.b',
+    ]);
   });
 
   it('resolves comprehension variables to their list path, nested and through filter and map', () => {
@@ -25,18 +28,29 @@ describe('condition reads (CEL AST walk)', () => {
         ' resource.properties.configuration.perms.filter(p, p.open).map(p, p.name).exists(n, n == "x") ||' +
         ' resource.properties.configuration.items.map(i, i.on, i.flag).exists(f, f)',
     );
-    expect(reads).toEqual(new Set([
-      'configuration', 'configuration.perms', 'configuration.perms.ranges', 'configuration.perms.ranges.cidr',
-      'configuration.perms.from', 'configuration.perms.open', 'configuration.perms.name',
-      'configuration.items', 'configuration.items.on', 'configuration.items.flag',
-    ]));
+    expect(reads).toEqual(
+      new Set([
+        'configuration',
+        'configuration.perms',
+        'configuration.perms.ranges',
+        'configuration.perms.ranges.cidr',
+        'configuration.perms.from',
+        'configuration.perms.open',
+        'configuration.perms.name',
+        'configuration.items',
+        'configuration.items.on',
+        'configuration.items.flag',
+      ]),
+    );
   });
 
   it('follows has(), cel.bind, string-literal and numeric indexes', () => {
-    expect(readsOf('has(resource.properties.supplementaryConfiguration.X) && resource.properties["configuration"]["k"][0].z == 1'))
-      .toEqual(new Set(['supplementaryConfiguration', 'supplementaryConfiguration.X', 'configuration', 'configuration.k', 'configuration.k.z']));
-    expect(readsOf('cel.bind(e, resource.properties.configuration.entries, e.exists(x, x.port == 22))'))
-      .toEqual(new Set(['configuration', 'configuration.entries', 'configuration.entries.port']));
+    expect(readsOf('has(resource.properties.supplementaryConfiguration.X) && resource.properties["configuration"]["k"][0].z == 1')).toEqual(
+      new Set(['supplementaryConfiguration', 'supplementaryConfiguration.X', 'configuration', 'configuration.k', 'configuration.k.z']),
+    );
+    expect(readsOf('cel.bind(e, resource.properties.configuration.entries, e.exists(x, x.port == 22))')).toEqual(
+      new Set(['configuration', 'configuration.entries', 'configuration.entries.port']),
+    );
   });
 });
 
@@ -68,21 +82,26 @@ describe('the contract check', () => {
   });
 
   it('catches undeclared reads, paths outside the schema and stale declarations', () => {
-    expect(contractProblems({ ...base, condition: base.condition + ' || resource.properties.configuration.size > 100' }))
-      .toEqual(['reads configuration.size without declaring it']);
-    expect(contractProblems({ ...base, reads: ['configuration.encrypted', 'configuration.isEncrypted'], condition: base.condition + ' || resource.properties.configuration.isEncrypted == false' }))
-      .toEqual(['declared configuration.isEncrypted is not a AWS::EC2::Volume property', 'reads configuration.isEncrypted, not a AWS::EC2::Volume property']);
-    expect(contractProblems({ ...base, reads: ['configuration.encrypted', 'configuration.kmsKeyId'] }))
-      .toEqual(['declares configuration.kmsKeyId but never reads it']);
-    expect(contractProblems({ ...base, condition: 'resource.properties.configuration.attachments.exists(a, a.deleteOnTermination)' }))
-      .toEqual([
-        'reads configuration.attachments without declaring it',
-        'reads configuration.attachments.deleteOnTermination without declaring it',
-        'declares configuration.encrypted but never reads it',
-      ]);
+    expect(contractProblems({ ...base, condition: base.condition + ' || resource.properties.configuration.size > 100' })).toEqual([
+      'reads configuration.size without declaring it',
+    ]);
+    expect(
+      contractProblems({
+        ...base,
+        reads: ['configuration.encrypted', 'configuration.isEncrypted'],
+        condition: base.condition + ' || resource.properties.configuration.isEncrypted == false',
+      }),
+    ).toEqual(['declared configuration.isEncrypted is not a AWS::EC2::Volume property', 'reads configuration.isEncrypted, not a AWS::EC2::Volume property']);
+    expect(contractProblems({ ...base, reads: ['configuration.encrypted', 'configuration.kmsKeyId'] })).toEqual(['declares configuration.kmsKeyId but never reads it']);
+    expect(contractProblems({ ...base, condition: 'resource.properties.configuration.attachments.exists(a, a.deleteOnTermination)' })).toEqual([
+      'reads configuration.attachments without declaring it',
+      'reads configuration.attachments.deleteOnTermination without declaring it',
+      'declares configuration.encrypted but never reads it',
+    ]);
     expect(contractProblems({ ...base, group_by: { cause: 'snapshot', path: 'configuration.snapshotId' } })).toEqual([]);
-    expect(contractProblems({ ...base, group_by: { cause: 'snapshot', path: 'configuration.sourceSnapshot' } }))
-      .toEqual(['groups by configuration.sourceSnapshot, not a AWS::EC2::Volume property']);
+    expect(contractProblems({ ...base, group_by: { cause: 'snapshot', path: 'configuration.sourceSnapshot' } })).toEqual([
+      'groups by configuration.sourceSnapshot, not a AWS::EC2::Volume property',
+    ]);
   });
 });
 

@@ -18,10 +18,6 @@ export function formatIssue(issue: RuleIssue): string {
 export class RuleContentError extends Error {
   override name = 'RuleContentError';
   constructor(readonly issues: RuleIssue[]) {
-    super(
-      issues.length === 1
-        ? formatIssue(issues[0]!)
-        : `${issues.length} problems in rule content:\n` + issues.map((i) => '  ' + formatIssue(i)).join('\n'),
-    );
+    super(issues.length === 1 ? formatIssue(issues[0]!) : `${issues.length} problems in rule content:\n` + issues.map((i) => '  ' + formatIssue(i)).join('\n'));
   }
 }

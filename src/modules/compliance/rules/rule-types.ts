@@ -9,7 +9,15 @@ import type { WhenMissing } from './when-missing.js';
 export const SEVERITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
-export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+/**
+ * The registry of scored frameworks: each has its catalog in content/frameworks/<id>.json (loaded by
+ * frameworks.ts, which says from the catalog whether a tenant has it on by default). The first four
+ * are the frameworks built-in rules name in their content; the others are carried as Prowler ships
+ * them, and rules count toward them through the Prowler checks they reproduce (prowler-mappings.ts).
+ */
+export const CORE_FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+export const PROWLER_FRAMEWORKS = ['hipaa', 'iso-27001', 'nist-csf', 'nist-800-171', 'fedramp-low', 'fedramp-moderate', 'fedramp-20x-ksi-low', 'gdpr', 'aws-fsbp', 'cisa'] as const;
+export const FRAMEWORKS = [...CORE_FRAMEWORKS, ...PROWLER_FRAMEWORKS] as const;
 export type FrameworkId = (typeof FRAMEWORKS)[number];
 
 export interface FrameworkMapping {
@@ -78,10 +86,7 @@ export type TerraformValue = TerraformScalar | TerraformScalar[];
  * A resource for which `path` or `edge` yields nothing has no known cause, and a rule without
  * `group_by` has none at all: those findings group by rule, account and region.
  */
-export type GroupBy =
-  | { cause: string; self: true }
-  | { cause: string; path: string }
-  | { cause: string; edge: string; node_type?: string };
+export type GroupBy = { cause: string; self: true } | { cause: string; path: string } | { cause: string; edge: string; node_type?: string };
 
 export interface RuleSource {
   /** Path relative to the project root when the file is inside it, absolute otherwise. */

@@ -35,14 +35,33 @@ const EDGE_TYPE = new RegExp(EDGE_TYPE_PATTERN);
 const CAUSE = new RegExp(CAUSE_PATTERN);
 
 const FIELDS = new Set([
-  'id', 'title', 'description', 'finding_title', 'finding_description', 'severity', 'resource_type', 'config_resource_type',
-  'framework', 'control_id', 'framework_mappings', 'nist_controls', 'prowler_checks', 'aws_config_rules', 'reads', 'condition',
-  'remediation', 'terraform', 'exposure', 'group_by', 'when_missing', 'when_missing_source', 'optional_reads',
+  'id',
+  'title',
+  'description',
+  'finding_title',
+  'finding_description',
+  'severity',
+  'resource_type',
+  'config_resource_type',
+  'framework',
+  'control_id',
+  'framework_mappings',
+  'nist_controls',
+  'prowler_checks',
+  'aws_config_rules',
+  'reads',
+  'condition',
+  'remediation',
+  'terraform',
+  'exposure',
+  'group_by',
+  'when_missing',
+  'when_missing_source',
+  'optional_reads',
 ]);
 /** A NIST SP 800-53 control or enhancement id as the catalog writes it: AC-2, SC-7(5). */
 export const NIST_CONTROL_ID = /^[A-Z]{2}-\d+(?:\(\d+\))?$/;
 const CONFIG_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-
 
 export interface RuleFile {
   /** As shown in messages. */
@@ -323,10 +342,12 @@ function readGroupBy(r: Reader, map: YAMLMap): GroupBy | undefined {
   const problem = groupBySourceProblem({ self: selfNode, path, edge, node_type: nodeType });
   if (problem === NEEDS_ONE_SOURCE) return r.fail(node, problem);
   if (selfNode !== undefined && !(isScalar(selfNode) && selfNode.value === true)) return r.fail(selfNode, 'group_by.self must be true');
-  if (path !== undefined && !PROPERTY_PATH.test(path)) return r.fail(r.field(node, 'path', true), `group_by.path must be a property path in schema form such as configuration.vpcId (got "${path}")`);
+  if (path !== undefined && !PROPERTY_PATH.test(path))
+    return r.fail(r.field(node, 'path', true), `group_by.path must be a property path in schema form such as configuration.vpcId (got "${path}")`);
   if (edge !== undefined && !EDGE_TYPE.test(edge)) return r.fail(r.field(node, 'edge', true), `group_by.edge must be an edge type such as uses_security_group (got "${edge}")`);
   if (problem) return r.fail(r.field(node, 'node_type', true), problem);
-  if (nodeType !== undefined && !NODE_TYPE.test(nodeType)) return r.fail(r.field(node, 'node_type', true), `group_by.node_type must be <provider>.<service>.<type> (got "${nodeType}")`);
+  if (nodeType !== undefined && !NODE_TYPE.test(nodeType))
+    return r.fail(r.field(node, 'node_type', true), `group_by.node_type must be <provider>.<service>.<type> (got "${nodeType}")`);
   if (cause === undefined) return undefined;
   return toGroupBy({ cause, path, edge, node_type: nodeType });
 }

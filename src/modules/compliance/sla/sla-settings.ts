@@ -1,3 +1,4 @@
+import { inTenant, tenantIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database, Timestamp } from '../../../platform/db/schema.js';
 import { SEVERITIES, type Severity } from '../rules/rule-types.js';
@@ -33,7 +34,7 @@ declare module '../../../platform/db/schema.js' {
 
 /** The tenant's effective windows: its overrides over the defaults. */
 export async function slaHours(db: Kysely<Database>, tenantId: string): Promise<SlaHours> {
-  const rows = await db.selectFrom('finding_sla_settings').select(['severity', 'hours']).where('tenant_id', '=', tenantId).execute();
+  const rows = await db.selectFrom('finding_sla_settings').select(['severity', 'hours']).where(inTenant(tenantId)).execute();
   const hours: SlaHours = { ...SLA_DEFAULT_HOURS };
   for (const row of rows) hours[row.severity] = row.hours;
   return hours;
@@ -51,7 +52,7 @@ export async function updateSla(trx: Kysely<Database>, tenantId: string, changes
   for (const severity of severities) {
     const hours = changes[severity];
     if (hours === null || hours === undefined) {
-      await trx.deleteFrom('finding_sla_settings').where('tenant_id', '=', tenantId).where('severity', '=', severity).execute();
+      await trx.deleteFrom('finding_sla_settings').where(inTenant(tenantId)).where('severity', '=', severity).execute();
     } else {
       await trx
         .insertInto('finding_sla_settings')
@@ -69,6 +70,6 @@ export async function updateSla(trx: Kysely<Database>, tenantId: string, changes
         sla_breached_at = CASE
           WHEN f.opened_at + make_interval(hours => finding_sla_hours(f.tenant_id, f.severity)) <= f.sla_breached_at THEN f.sla_breached_at
         END
-    WHERE f.workspace_id IN (SELECT w.id FROM workspaces w WHERE w.tenant_id = ${tenantId})
+    WHERE f.workspace_id IN (SELECT w.id FROM workspaces w WHERE ${tenantIs(tenantId, 'w')})
       AND f.status = 'open' AND f.severity_rank = ANY(${ranks}::smallint[])`.execute(trx);
 }

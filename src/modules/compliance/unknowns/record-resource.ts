@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -32,13 +33,17 @@ export async function replaceResourceUnknowns(
   if (decided.length) {
     await trx
       .deleteFrom('evaluation_unknowns')
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('resource_id', '=', resource.id)
       .where('rule_id', '=', sql<string>`ANY(${decided}::text[])`)
       .execute();
   }
   if (unknowns.length === 0) return;
-  const textIds = await storeFindingTexts(trx, scope, unknowns.map((u) => u.rule.text));
+  const textIds = await storeFindingTexts(
+    trx,
+    scope,
+    unknowns.map((u) => u.rule.text),
+  );
   await trx
     .insertInto('evaluation_unknowns')
     .values(

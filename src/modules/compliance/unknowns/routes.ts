@@ -22,8 +22,8 @@ export const UnknownEvaluation = Type.Object({
   resource_name: Type.String(),
   region: Type.String(),
   account_id: Type.String(),
-  framework: Type.String({ description: 'the rule\'s primary framework' }),
-  control_id: Type.String({ description: 'the rule\'s primary control' }),
+  framework: Type.String({ description: "the rule's primary framework" }),
+  control_id: Type.String({ description: "the rule's primary control" }),
   framework_mappings: Type.Array(FrameworkMappingSchema, { description: 'the other controls the rule counts for: each is unknown while not failing' }),
   reason: Reason,
   missing_paths: Type.Array(Type.String(), { description: 'the property paths (schema form) or host collections the resource lacks' }),
@@ -36,7 +36,7 @@ export const UnknownEvaluation = Type.Object({
 const UnknownQuery = Type.Object(
   {
     framework: Type.Optional(FrameworkName),
-    control_id: Type.Optional(Type.String({ maxLength: 50, description: 'the rule\'s own control or a mapped one (of framework, when given)' })),
+    control_id: Type.Optional(Type.String({ maxLength: 50, description: "the rule's own control or a mapped one (of framework, when given)" })),
     rule_id: Type.Optional(Type.String({ maxLength: 100 })),
     resource_id: Type.Optional(Type.String({ maxLength: 1000 })),
     resource_type: Type.Optional(Type.String({ maxLength: 200 })),
@@ -58,7 +58,7 @@ export const unknownRoutes: RoutePlugin = async (app, { deps }) => {
         summary: 'Evaluations whose outcome is unknown: a rule could not judge a resource (missing configuration, an evaluation error)',
         description:
           'One item per (rule, resource) whose latest evaluation neither violated nor passed, with the paths the resource lacks or the error. ' +
-          'Each keeps the rule\'s controls unknown (not passing) in /controls/status while no finding fails them.',
+          "Each keeps the rule's controls unknown (not passing) in /controls/status while no finding fails them.",
         params: TenantParams,
         querystring: UnknownQuery,
         response: withErrors({ 200: Paged(UnknownEvaluation) }, [401, 403]),

@@ -1,3 +1,4 @@
+import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -37,9 +38,9 @@ export async function unknownGroups(db: Kysely<Database>, scope: Scope, resource
     FROM (
       SELECT u.framework, u.control_id, u.text_id, count(*) AS evaluations
       FROM evaluation_unknowns u
-      WHERE u.workspace_id = ${scope.workspaceId} AND ${resources ? resources(sql.ref<string>('u.resource_id')) : sql<boolean>`true`}
+      WHERE ${workspaceIs(scope, 'u')} AND ${resources ? resources(sql.ref<string>('u.resource_id')) : sql<boolean>`true`}
       GROUP BY u.framework, u.control_id, u.text_id
     ) d
-    JOIN finding_texts t ON t.workspace_id = ${scope.workspaceId} AND t.id = d.text_id`.execute(db);
+    JOIN finding_texts t ON ${workspaceIs(scope, 't')} AND t.id = d.text_id`.execute(db);
   return rows;
 }

@@ -1,3 +1,4 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -26,7 +27,7 @@ export async function listUnknowns(db: Kysely<Database>, scope: Scope, filter: U
   const base = db
     .selectFrom('evaluation_unknowns as u')
     .innerJoin('finding_texts as t', (join) => join.onRef('t.workspace_id', '=', 'u.workspace_id').onRef('t.id', '=', 'u.text_id'))
-    .where('u.workspace_id', '=', scope.workspaceId)
+    .where(inWorkspace(scope, 'u'))
     .$if(filter.rule_id !== undefined, (q) => q.where('u.rule_id', '=', filter.rule_id!))
     .$if(filter.resource_id !== undefined, (q) => q.where('u.resource_id', '=', filter.resource_id!))
     .$if(filter.resource_type !== undefined, (q) => q.where('u.resource_type', '=', filter.resource_type!))
@@ -35,8 +36,22 @@ export async function listUnknowns(db: Kysely<Database>, scope: Scope, filter: U
   const [items, count] = await Promise.all([
     base
       .select([
-        'u.rule_id', 'u.resource_id', 'u.resource_type', 'u.resource_name', 'u.region', 'u.account_id', 'u.framework', 'u.control_id',
-        't.framework_mappings', 't.title', 'u.reason', 'u.missing_paths', 'u.detail', 'u.run_id', 'u.first_seen', 'u.last_seen',
+        'u.rule_id',
+        'u.resource_id',
+        'u.resource_type',
+        'u.resource_name',
+        'u.region',
+        'u.account_id',
+        'u.framework',
+        'u.control_id',
+        't.framework_mappings',
+        't.title',
+        'u.reason',
+        'u.missing_paths',
+        'u.detail',
+        'u.run_id',
+        'u.first_seen',
+        'u.last_seen',
       ])
       .orderBy('u.rule_id')
       .orderBy('u.resource_id')

@@ -61,7 +61,9 @@ export function assumeRoleProvider(input: RoleInput): AwsCredentialProvider {
       if (error instanceof PermanentJobError) throw error;
       const name = (error as { name?: string }).name ?? '';
       if (name === 'CredentialsProviderError') {
-        throw new PermanentJobError(`cannot assume ${input.roleArn}: the service has no AWS identity of its own to call STS with (the operator gives it one: an instance or task role, or the AWS_* variables)`);
+        throw new PermanentJobError(
+          `cannot assume ${input.roleArn}: the service has no AWS identity of its own to call STS with (the operator gives it one: an instance or task role, or the AWS_* variables)`,
+        );
       }
       if (PERMANENT.has(name)) {
         const detail = (error as Error).message && (error as Error).message !== name ? ` (${(error as Error).message})` : '';
@@ -111,7 +113,9 @@ export async function connectionCredentials(deps: Pick<AppDeps, 'database' | 'to
     keys = (await secretBoxFor(deps)).open<AccessKeys>(row.secrets!, sealContext(row.id));
   } catch (error) {
     if (!(error instanceof SecretError)) throw error;
-    throw new PermanentJobError(`the access key of cloud connection "${row.name}" cannot be opened (sealed under another CONTROLGRAPH_SECRET, or altered): enter it again with PATCH /cloud-connections/${row.id}`);
+    throw new PermanentJobError(
+      `the access key of cloud connection "${row.name}" cannot be opened (sealed under another CONTROLGRAPH_SECRET, or altered): enter it again with PATCH /cloud-connections/${row.id}`,
+    );
   }
   const credentials: AwsCredentials = { accessKeyId: keys.access_key_id, secretAccessKey: keys.secret_access_key };
   return async () => credentials;

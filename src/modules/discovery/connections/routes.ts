@@ -61,7 +61,13 @@ export const connectionRoutes: RoutePlugin = async (app, { deps }) => {
     `${base}/:connectionID`,
     {
       config: { permission: 'tenant:read' },
-      schema: { operationId: 'getCloudConnection', tags, summary: 'A cloud connection (never its secret)', params: ConnectionParams, response: withErrors({ 200: Connection }, [401, 403, 404]) },
+      schema: {
+        operationId: 'getCloudConnection',
+        tags,
+        summary: 'A cloud connection (never its secret)',
+        params: ConnectionParams,
+        response: withErrors({ 200: Connection }, [401, 403, 404]),
+      },
     },
     async (request) => connections.get(contextOf(request).scope, request.params.connectionID),
   );

@@ -1,17 +1,10 @@
+import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
 import { emitEvents } from '../../../platform/events/outbox.js';
-import {
-  findingId,
-  findingResolved,
-  reportFindings,
-  rescoreFindings,
-  type DesiredFinding,
-  type HostResource,
-  type Severity,
-} from '../../compliance/index.js';
+import { findingId, findingResolved, reportFindings, rescoreFindings, type DesiredFinding, type HostResource, type Severity } from '../../compliance/index.js';
 import { nodesByReference, upsertNodes, type EdgeRecord, type NodeRecord, type NodeRef } from '../../graph/index.js';
 import { applyImportedEdges, applyImportedNodes } from './apply-nodes.js';
 import { mapRequirements } from './framework-names.js';
@@ -171,7 +164,7 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
     const open = await db
       .selectFrom('finding_rows')
       .select(['id', 'rule_id', 'resource_id'])
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inWorkspace(scope))
       .where('status', '=', 'open')
       .where('source', '=', source)
       .where('source', '<>', 'controlgraph')
@@ -186,11 +179,15 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
         await trx
           .updateTable('finding_rows')
           .set({ status: 'resolved', resolved_at: now, resolved_by: 'import', updated_at: now })
-          .where('workspace_id', '=', scope.workspaceId)
+          .where(inWorkspace(scope))
           .where('status', '=', 'open')
           .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
           .execute();
-        await emitEvents(trx, clock, chunk.map((f) => findingResolved(scope, f, now, 'import')));
+        await emitEvents(
+          trx,
+          clock,
+          chunk.map((f) => findingResolved(scope, f, now, 'import')),
+        );
       });
       resolved += chunk.length;
     }

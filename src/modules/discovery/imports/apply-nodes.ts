@@ -45,7 +45,13 @@ function edgesOf(nodes: ImportedNode[]): EdgeRecord[] {
 /** Writes the edges whose both ends are nodes; returns how many were written and the others. */
 export async function applyImportedEdges(db: Kysely<Database>, scope: Scope, edges: EdgeRecord[], now: Date): Promise<{ written: number; pending: EdgeRecord[] }> {
   if (edges.length === 0) return { written: 0, pending: [] };
-  const missing = new Set(await missingNodes(db, scope, edges.flatMap((e) => [e.source, e.target])));
+  const missing = new Set(
+    await missingNodes(
+      db,
+      scope,
+      edges.flatMap((e) => [e.source, e.target]),
+    ),
+  );
   const ready = edges.filter((e) => !missing.has(e.source) && !missing.has(e.target));
   if (ready.length) await upsertEdges(db, scope, ready, now);
   return { written: ready.length, pending: edges.filter((e) => missing.has(e.source) || missing.has(e.target)) };

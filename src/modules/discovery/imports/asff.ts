@@ -1,15 +1,7 @@
 import type { Readable } from 'node:stream';
 import { lookupTable } from '../../../platform/lookup-table.js';
 import { jsonItems, type ItemExtractor } from '../../../platform/json/json-items.js';
-import {
-  MalformedImportError,
-  type ImportItem,
-  type ImportParser,
-  type ImportedFinding,
-  type ImportedResource,
-  type ImportedSeverity,
-  type RecordError,
-} from './import-record.js';
+import { MalformedImportError, type ImportItem, type ImportParser, type ImportedFinding, type ImportedResource, type ImportedSeverity, type RecordError } from './import-record.js';
 import { at, isObject, kindOf, list, rethrowMalformed, text, type Obj } from './json-fields.js';
 
 /**
@@ -171,6 +163,23 @@ function resourceOf(record: Obj, first: Obj, uid: string): ImportedResource {
 /** Prowler's length limit on a RelatedRequirements entry (see requirementsOf). */
 const PROWLER_CUT = 63;
 
+const FSBP = 'aws-foundational-security-best-practices';
+
+/**
+ * A Security Hub finding of the AWS Foundational Security Best Practices standard is itself the result
+ * of one of its controls: GeneratorId `aws-foundational-security-best-practices/v/1.0.0/IAM.5`, or a
+ * consolidated control finding (`SecurityControlId` IAM.5 with the standard among its
+ * `AssociatedStandards`). Named as Prowler names the framework, so it maps onto the aws-fsbp catalog.
+ */
+function standardControlOf(record: Obj): ImportedFinding['requirements'] {
+  const generated = new RegExp(`^${FSBP}/v/[^/]+/(.+)$`).exec(text(record.GeneratorId));
+  const consolidated = list(at(record, 'Compliance', 'AssociatedStandards')).some((s) => text(at(s, 'StandardsId')).startsWith(`standards/${FSBP}/`))
+    ? text(at(record, 'Compliance', 'SecurityControlId'))
+    : '';
+  const control = generated?.[1] ?? consolidated;
+  return control ? [{ framework: 'AWS-Foundational-Security-Best-Practices', requirement: control }] : [];
+}
+
 /**
  * Compliance.RelatedRequirements as {framework, requirement}. Security Hub writes
  * `Framework vX/requirement` ("PCI DSS v3.2.1/8.3.1", "CIS AWS Foundations Benchmark v1.2.0/1.10") or
@@ -226,13 +235,19 @@ function detailsOf(record: Obj, vulnerabilityIds: string[]): Obj {
   };
   keep('product_arn', text(record.ProductArn));
   keep('generator_id', text(record.GeneratorId));
-  keep('types', list(record.Types).filter((t) => typeof t === 'string'));
+  keep(
+    'types',
+    list(record.Types).filter((t) => typeof t === 'string'),
+  );
   keep('record_state', text(record.RecordState));
   keep('workflow_status', text(at(record, 'Workflow', 'Status')) || text(record.WorkflowState));
   keep('compliance_status', text(at(record, 'Compliance', 'Status')));
   keep('check_title', text(record.Title));
   keep('source_url', text(record.SourceUrl));
-  keep('vulnerability_ids', vulnerabilityIds.filter((id) => !CVE.test(id)));
+  keep(
+    'vulnerability_ids',
+    vulnerabilityIds.filter((id) => !CVE.test(id)),
+  );
   return details;
 }
 
@@ -250,7 +265,9 @@ export function asffFinding(record: unknown, index: number): ImportedFinding | R
   const source = sourceOf(record);
   const checkId = checkIdOf(record, source);
   const resource = resourceOf(record, first, uid);
-  const vulnerabilityIds = list(record.Vulnerabilities).map((v) => text(at(v, 'Id'))).filter(Boolean);
+  const vulnerabilityIds = list(record.Vulnerabilities)
+    .map((v) => text(at(v, 'Id')))
+    .filter(Boolean);
   const cveIds = vulnerabilityIds.filter((v) => CVE.test(v));
   return {
     kind: 'finding',
@@ -263,15 +280,15 @@ export function asffFinding(record: unknown, index: number): ImportedFinding | R
     description: text(record.Description),
     remediation: remediationOf(record),
     resource,
-    requirements: requirementsOf(at(record, 'Compliance', 'RelatedRequirements')),
+    // The standard's control last: a finding's first mapped requirement stays its framework and control.
+    requirements: [...requirementsOf(at(record, 'Compliance', 'RelatedRequirements')), ...standardControlOf(record)],
     ...(cveIds.length ? { cve_ids: cveIds } : {}),
     details: detailsOf(record, vulnerabilityIds),
   };
 }
 
 /** The object held a findings array (maybe empty) at one of the paths: it was kept in the header, emptied. */
-const hasFindingsArray = (header: Obj) =>
-  FINDINGS_AT.some((path) => Array.isArray(at(header, ...path)));
+const hasFindingsArray = (header: Obj) => FINDINGS_AT.some((path) => Array.isArray(at(header, ...path)));
 
 /**
  * A top-level object must hold a findings array. `{}` (or any other JSON object) is refused as

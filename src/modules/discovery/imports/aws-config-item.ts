@@ -84,7 +84,11 @@ function withIpv4Ranges(configType: string, configuration: Obj): Obj {
   if (configType !== 'AWS::EC2::SecurityGroup') return configuration;
   const upgrade = (rules: unknown) =>
     Array.isArray(rules)
-      ? rules.map((r) => (isObject(r) && r.ipv4Ranges === undefined && Array.isArray(r.ipRanges) ? { ...r, ipv4Ranges: r.ipRanges.filter((c) => typeof c === 'string').map((cidrIp) => ({ cidrIp })) } : r))
+      ? rules.map((r) =>
+          isObject(r) && r.ipv4Ranges === undefined && Array.isArray(r.ipRanges)
+            ? { ...r, ipv4Ranges: r.ipRanges.filter((c) => typeof c === 'string').map((cidrIp) => ({ cidrIp })) }
+            : r,
+        )
       : rules;
   const out = { ...configuration };
   for (const key of ['ipPermissions', 'ipPermissionsEgress']) if (key in out) out[key] = upgrade(out[key]);
@@ -137,7 +141,8 @@ export function configItemNode(raw: unknown): ImportedNode {
   if (!isObject(raw)) throw new ItemError(`a configuration item must be a JSON object (got ${raw === null ? 'null' : Array.isArray(raw) ? 'an array' : typeof raw})`);
   const item = isoDates(raw) as Obj;
   const status = text(item.configurationItemStatus);
-  if (status && GONE.has(status)) throw new ItemError(`${text(item.resourceType) ?? 'resource'} ${text(item.resourceId) ?? ''} has status ${status}: nothing to import`.replace('  ', ' '));
+  if (status && GONE.has(status))
+    throw new ItemError(`${text(item.resourceType) ?? 'resource'} ${text(item.resourceId) ?? ''} has status ${status}: nothing to import`.replace('  ', ' '));
   const configuration = objectMember(item, 'configuration');
   const arn = ownArn(item, configuration);
   const configType = text(item.resourceType) ?? (arn ? configTypeOfArn(arn) : undefined);

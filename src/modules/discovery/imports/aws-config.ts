@@ -95,7 +95,10 @@ async function* parse(input: Readable): AsyncIterable<ImportItem> {
   const header: Obj = extractor.header;
   const single = looksLikeItem(header) ? header : looksLikeItem(header.data) ? (header.data as Obj) : null;
   if (!single) {
-    throw new MalformedImportError('not an AWS Config document: no configurationItems, baseConfigurationItems or Results list, and not a configuration item (resourceType "AWS::…", configurationItemCaptureTime)', 0);
+    throw new MalformedImportError(
+      'not an AWS Config document: no configurationItems, baseConfigurationItems or Results list, and not a configuration item (resourceType "AWS::…", configurationItemCaptureTime)',
+      0,
+    );
   }
   const item = toItem(single, 0, newest);
   if (item) yield item;

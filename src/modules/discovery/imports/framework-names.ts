@@ -1,4 +1,4 @@
-import { controlTitle, frameworks, type FrameworkId, type FrameworkMapping } from '../../compliance/index.js';
+import { controlTitle, frameworks, PROWLER_FRAMEWORKS, type FrameworkId, type FrameworkMapping } from '../../compliance/index.js';
 import type { ImportProvider, ImportedFinding } from './import-record.js';
 
 /**
@@ -6,7 +6,10 @@ import type { ImportProvider, ImportedFinding } from './import-record.js';
  * `Compliance.RelatedRequirements`), named the scanner's way, onto our catalogs. Only a requirement
  * whose control exists in content/frameworks/<id>.json counts; CIS and PCI only in the version our
  * catalog is (CIS AWS 7.0, PCI DSS 4.0): another version numbers its requirements differently, so a
- * CIS-1.4 "1.20" is not our "1.20". Everything else stays on the finding's details.
+ * CIS-1.4 "1.20" is not our "1.20". The frameworks carried as Prowler ships them (HIPAA, ISO 27001,
+ * NIST CSF, FedRAMP, ...) are named by the compliance key of their catalog (`HIPAA`, `ISO27001-2022`)
+ * and their requirements by Prowler's id (`164_308_a_1_ii_a`) or ours (`164.308(a)(1)(ii)(A)`).
+ * Everything else stays on the finding's details.
  */
 
 type Normaliser = (requirement: string) => string[];
@@ -56,12 +59,26 @@ function pciParents(): Map<string, string> {
   return pciParentIndex;
 }
 
-const RULES: Rule[] = [
-  { name: /^(NIST-800-53-Revision-5|NIST\.800-53\.r5)$/i, framework: 'nist-800-53', ids: nistIds },
-  { name: /^CIS-7\.0$/i, framework: 'cis-aws', providers: ['aws'], ids: (r) => [r] },
-  { name: /^PCI-4\.0$/i, framework: 'pci-dss', ids: pciIds },
-  { name: /^SOC2$/i, framework: 'soc2', ids: soc2Ids },
-];
+/** A Prowler-carried catalog's rule: its compliance key, and Prowler's requirement ids onto ours. */
+function prowlerRule(framework: (typeof PROWLER_FRAMEWORKS)[number]): Rule {
+  const catalog = frameworks().get(framework)!;
+  const ours = new Map<string, string>();
+  for (const control of catalog.controls.values()) if (control.prowler_id) ours.set(control.prowler_id, control.id);
+  const key = (catalog.prowlerKey ?? framework).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return { name: new RegExp(`^${key}$`, 'i'), framework, ids: (r) => [ours.get(r) ?? r] };
+}
+
+let rules: Rule[] | null = null;
+function allRules(): Rule[] {
+  rules ??= [
+    { name: /^(NIST-800-53-Revision-5|NIST\.800-53\.r5)$/i, framework: 'nist-800-53', ids: nistIds },
+    { name: /^CIS-7\.0$/i, framework: 'cis-aws', providers: ['aws'], ids: (r) => [r] },
+    { name: /^PCI-4\.0$/i, framework: 'pci-dss', ids: pciIds },
+    { name: /^SOC2$/i, framework: 'soc2', ids: soc2Ids },
+    ...PROWLER_FRAMEWORKS.map(prowlerRule),
+  ];
+  return rules;
+}
 
 export interface MappedRequirements {
   mappings: FrameworkMapping[];
@@ -70,7 +87,7 @@ export interface MappedRequirements {
 }
 
 function mapOne(requirement: { framework: string; requirement: string }, provider: ImportProvider): FrameworkMapping | null {
-  for (const rule of RULES) {
+  for (const rule of allRules()) {
     if (!rule.name.test(requirement.framework)) continue;
     if (rule.providers && !rule.providers.includes(provider)) return null;
     const id = rule.ids(requirement.requirement).find((candidate) => controlTitle(rule.framework, candidate) !== null);

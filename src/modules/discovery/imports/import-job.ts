@@ -76,7 +76,11 @@ export function importJob(deps: Pick<AppDeps, 'database' | 'clock' | 'artifacts'
 
     async onFailed(job, error, trx) {
       const key = await takeFileKey(trx, job.id);
-      await trx.updateTable('imports').set({ status: 'failed', error: error || 'import failed', finished_at: deps.clock.now() }).where('id', '=', job.id).execute();
+      await trx
+        .updateTable('imports')
+        .set({ status: 'failed', error: error || 'import failed', finished_at: deps.clock.now() })
+        .where('id', '=', job.id)
+        .execute();
       await dropFile(key);
     },
   };

@@ -1,15 +1,7 @@
 import type { Readable } from 'node:stream';
 import { JsonSyntaxError, jsonItems } from '../../../platform/json/json-items.js';
 import { lookupTable } from '../../../platform/lookup-table.js';
-import {
-  MalformedImportError,
-  type ImportItem,
-  type ImportParser,
-  type ImportProvider,
-  type ImportedFinding,
-  type ImportedSeverity,
-  type RecordError,
-} from './import-record.js';
+import { MalformedImportError, type ImportItem, type ImportParser, type ImportProvider, type ImportedFinding, type ImportedSeverity, type RecordError } from './import-record.js';
 
 /**
  * Prowler's `-M json-ocsf` output (v4: OCSF 1.2, v5: OCSF 1.4): a JSON array of OCSF Detection

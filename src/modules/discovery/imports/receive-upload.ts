@@ -119,7 +119,8 @@ export async function receiveImport(request: FastifyRequest, store: ArtifactStor
   } catch (error) {
     if (received) await store.delete(received.key);
     // The multipart parser's own limits (parts, fields, field size) carry a 413.
-    if (!(error instanceof AppError) && (error as { statusCode?: number }).statusCode === 413) throw payloadTooLarge('upload exceeds the multipart limits (one file, the format field)');
+    if (!(error instanceof AppError) && (error as { statusCode?: number }).statusCode === 413)
+      throw payloadTooLarge('upload exceeds the multipart limits (one file, the format field)');
     throw error;
   }
   if (!received) throw badRequest('no file in the upload (multipart file part "file")');

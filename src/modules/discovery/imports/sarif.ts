@@ -2,15 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { lookupTable } from '../../../platform/lookup-table.js';
 import { jsonItems } from '../../../platform/json/json-items.js';
-import {
-  MalformedImportError,
-  type ImportItem,
-  type ImportParser,
-  type ImportedFinding,
-  type ImportedLocation,
-  type ImportedSeverity,
-  type RecordError,
-} from './import-record.js';
+import { MalformedImportError, type ImportItem, type ImportParser, type ImportedFinding, type ImportedLocation, type ImportedSeverity, type RecordError } from './import-record.js';
 import { at, isObject, kindOf, list, rethrowMalformed, text, type Obj } from './json-fields.js';
 
 /**
@@ -142,7 +134,10 @@ function statusOf(result: Obj, suppression: Obj | null): ImportedFinding['status
 
 /** `file:///a/b.tf` → `/a/b.tf`, `dir\\main.tf` → `dir/main.tf`, `./x` → `x`, percent-escapes decoded. */
 export function normalizeUri(uri: string): string {
-  let path = uri.replace(/^file:\/\//i, '').replace(/\\/g, '/').replace(/^\.\//, '');
+  let path = uri
+    .replace(/^file:\/\//i, '')
+    .replace(/\\/g, '/')
+    .replace(/^\.\//, '');
   try {
     path = decodeURI(path);
   } catch {

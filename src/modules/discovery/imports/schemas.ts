@@ -6,32 +6,30 @@ export const IMPORT_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as c
 
 export const ImportParams = Type.Object({ tenantID: Uuid, importID: Uuid });
 
-export const ImportResource = Type.Object(
-  {
-    id: Uuid,
-    format: StringEnum(IMPORT_FORMATS),
-    source: Type.String({ description: "the tool the findings are from ('prowler'); '' until the job has read a finding" }),
-    status: StringEnum(IMPORT_STATUSES),
-    status_url: Type.String(),
-    file_name: Type.String(),
-    size_bytes: Type.Integer({ description: 'the file as stored (unpacked when it was uploaded gzipped)' }),
-    counts: Type.Object({
-      records: Type.Integer({ description: 'records read so far' }),
-      findings_created: Type.Integer(),
-      findings_updated: Type.Integer(),
-      findings_resolved: Type.Integer({ description: "open findings of the import's scope it no longer reports, and those it reports passing" }),
-      findings_reopened: Type.Integer(),
-      nodes: Type.Integer({ description: 'graph nodes created for resources the graph did not know, or upserted from configuration items' }),
-      errors: Type.Integer({ description: 'records that could not be read (all of them; the list keeps the first 1,000)' }),
-    }),
-    errors: Type.Array(Type.Object({ record: Type.Integer({ description: 'position in the file, from 0' }), message: Type.String() })),
-    error: Nullable(Type.String({ description: 'why the import failed' })),
-    created_by: Nullable(Type.String()),
-    created_at: Timestamp,
-    started_at: Nullable(Timestamp),
-    finished_at: Nullable(Timestamp),
-  },
-);
+export const ImportResource = Type.Object({
+  id: Uuid,
+  format: StringEnum(IMPORT_FORMATS),
+  source: Type.String({ description: "the tool the findings are from ('prowler'); '' until the job has read a finding" }),
+  status: StringEnum(IMPORT_STATUSES),
+  status_url: Type.String(),
+  file_name: Type.String(),
+  size_bytes: Type.Integer({ description: 'the file as stored (unpacked when it was uploaded gzipped)' }),
+  counts: Type.Object({
+    records: Type.Integer({ description: 'records read so far' }),
+    findings_created: Type.Integer(),
+    findings_updated: Type.Integer(),
+    findings_resolved: Type.Integer({ description: "open findings of the import's scope it no longer reports, and those it reports passing" }),
+    findings_reopened: Type.Integer(),
+    nodes: Type.Integer({ description: 'graph nodes created for resources the graph did not know, or upserted from configuration items' }),
+    errors: Type.Integer({ description: 'records that could not be read (all of them; the list keeps the first 1,000)' }),
+  }),
+  errors: Type.Array(Type.Object({ record: Type.Integer({ description: 'position in the file, from 0' }), message: Type.String() })),
+  error: Nullable(Type.String({ description: 'why the import failed' })),
+  created_by: Nullable(Type.String()),
+  created_at: Timestamp,
+  started_at: Nullable(Timestamp),
+  finished_at: Nullable(Timestamp),
+});
 
 export const ImportList = Paged(ImportResource);
 

@@ -1,9 +1,6 @@
 import { drawioShapeStyle, shapeOf } from './aws-shapes.js';
 import type { Diagram, PlacedEdge } from './layout.js';
-import {
-  BADGE_H, CONTAINER_STYLE, ICON, ICON_GROUPS, ICON_X, SEVERITY_STYLE, TITLE_FONT, badgeText, badgeWidth, containerLook, escapeXml,
-  fitText, itemLabels,
-} from './style.js';
+import { BADGE_H, CONTAINER_STYLE, ICON, ICON_GROUPS, ICON_X, SEVERITY_STYLE, TITLE_FONT, badgeText, badgeWidth, containerLook, escapeXml, fitText, itemLabels } from './style.js';
 
 /** draw.io's AWS arrow ("AWS / Arrows"): dark grey, solid block head; the route is the layout's own. */
 const EDGE_STYLE = 'html=1;endArrow=block;endFill=1;strokeColor=#545B64;rounded=1;fontSize=9;fontColor=#232F3E;labelBackgroundColor=#ffffff;';
@@ -65,9 +62,7 @@ function edgeCell(id: string, e: PlacedEdge, source: { cell: string; rect: Rect 
   });
   const exit = fraction(source.rect, start);
   const entry = fraction(target.rect, end);
-  const ends =
-    `exitX=${f(exit.x)};exitY=${f(exit.y)};exitDx=0;exitDy=0;exitPerimeter=0;` +
-    `entryX=${f(entry.x)};entryY=${f(entry.y)};entryDx=0;entryDy=0;entryPerimeter=0;`;
+  const ends = `exitX=${f(exit.x)};exitY=${f(exit.y)};exitDx=0;exitDy=0;exitPerimeter=0;` + `entryX=${f(entry.x)};entryY=${f(entry.y)};entryDx=0;entryDy=0;entryPerimeter=0;`;
   const inner = e.points.slice(1, -1);
   const waypoints = inner.length ? `<Array as="points">${inner.map(([x, y]) => `<mxPoint x="${f(x)}" y="${f(y)}"/>`).join('')}</Array>` : '';
   let geometry = `<mxGeometry relative="1" as="geometry">${waypoints}</mxGeometry>`;

@@ -1,8 +1,6 @@
 import type ElkModule from 'elkjs/lib/elk.bundled.js';
 import { buildContainers, type Container, type GraphEdge, type GraphNode, type RenderGraph } from './model.js';
-import {
-  EDGE_FONT, HEADER_H, ICON, ICON_X, ITEM_GAP_X, ITEM_GAP_Y, ITEM_H, ITEM_W, PAD, TITLE_FONT, badgeText, badgeWidth, edgeLabel, textWidth,
-} from './style.js';
+import { EDGE_FONT, HEADER_H, ICON, ICON_X, ITEM_GAP_X, ITEM_GAP_Y, ITEM_H, ITEM_W, PAD, TITLE_FONT, badgeText, badgeWidth, edgeLabel, textWidth } from './style.js';
 
 // A CommonJS module whose typings declare an ES default export: at run time the import is the constructor.
 type ElkConstructor = typeof ElkModule.default;
@@ -235,7 +233,15 @@ export async function layoutGraph(graph: RenderGraph, options: LayoutOptions = {
       content = singleItem(key, only ?? { key: boxes[0]!.id, local: null }, segs);
       stats.single_containers++;
     } else if (count >= 1 && segs.length > 0 && count <= elkMax && segs.length <= MAX_ELK_SEGMENTS) {
-      content = await elkLayout(elk, key, childKeys.map((k) => ({ key: k, local: local.get(k)! })), boxes.map((b) => b.id), segs, outPorts.get(key), inPorts.get(key));
+      content = await elkLayout(
+        elk,
+        key,
+        childKeys.map((k) => ({ key: k, local: local.get(k)! })),
+        boxes.map((b) => b.id),
+        segs,
+        outPorts.get(key),
+        inPorts.get(key),
+      );
       stats.elk_containers++;
     } else {
       content = gridLayout(
@@ -378,7 +384,11 @@ function simplify(points: Point[]): Point[] {
     const last = out[out.length - 1];
     if (last && Math.abs(last[0] - p[0]) < 0.01 && Math.abs(last[1] - p[1]) < 0.01) continue;
     const before = out[out.length - 2];
-    if (before && last && ((Math.abs(before[0] - last[0]) < 0.01 && Math.abs(last[0] - p[0]) < 0.01) || (Math.abs(before[1] - last[1]) < 0.01 && Math.abs(last[1] - p[1]) < 0.01))) {
+    if (
+      before &&
+      last &&
+      ((Math.abs(before[0] - last[0]) < 0.01 && Math.abs(last[0] - p[0]) < 0.01) || (Math.abs(before[1] - last[1]) < 0.01 && Math.abs(last[1] - p[1]) < 0.01))
+    ) {
       out[out.length - 1] = p;
       continue;
     }
@@ -388,7 +398,12 @@ function simplify(points: Point[]): Point[] {
 }
 
 /** The fallback: a straight line between the two icons (or headers), cut at the icons' borders. */
-function straightLine(ra: { x: number; y: number; w: number; h: number }, rb: { x: number; y: number; w: number; h: number }, aIsContainer: boolean, bIsContainer: boolean): Point[] {
+function straightLine(
+  ra: { x: number; y: number; w: number; h: number },
+  rb: { x: number; y: number; w: number; h: number },
+  aIsContainer: boolean,
+  bIsContainer: boolean,
+): Point[] {
   const icon = (r: typeof ra) => ({ x: r.x + ICON_X, y: r.y, w: ICON, h: ICON });
   const centre = (r: typeof ra, isContainer: boolean): Point => (isContainer ? [r.x + Math.min(r.w / 2, 120), r.y + HEADER_H / 2] : [r.x + ICON_X + ICON / 2, r.y + ICON / 2]);
   const cut = (r: { w: number; h: number }, from: Point, to: Point): Point => {
@@ -479,11 +494,17 @@ function singleItem(key: string, item: { key: string; local: Local | null }, seg
   for (const s of segs) {
     if (s.to.startsWith(`${key}|o|`)) {
       const [x, y] = itemPort(s.from);
-      routes.set(s.key, [[x, y], [w, y]]);
+      routes.set(s.key, [
+        [x, y],
+        [w, y],
+      ]);
       ports.set(s.to, [w, y]);
     } else {
       const [x, y] = itemPort(s.to);
-      routes.set(s.key, [[0, y], [x, y]]);
+      routes.set(s.key, [
+        [0, y],
+        [x, y],
+      ]);
       ports.set(s.from, [0, y]);
     }
   }
@@ -521,7 +542,8 @@ class GridIndex<T extends Box = Box> {
   private readonly cells = new Map<string, T[]>();
   private keys(r: Box): string[] {
     const out: string[] = [];
-    for (let cx = Math.floor(r.x / 256); cx <= Math.floor((r.x + r.w) / 256); cx++) for (let cy = Math.floor(r.y / 256); cy <= Math.floor((r.y + r.h) / 256); cy++) out.push(`${cx},${cy}`);
+    for (let cx = Math.floor(r.x / 256); cx <= Math.floor((r.x + r.w) / 256); cx++)
+      for (let cy = Math.floor(r.y / 256); cy <= Math.floor((r.y + r.h) / 256); cy++) out.push(`${cx},${cy}`);
     return out;
   }
   add(r: T): void {

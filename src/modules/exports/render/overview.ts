@@ -3,7 +3,20 @@ import { shelfPack, MARGIN } from './layout.js';
 import { buildContainers, type RenderGraph } from './model.js';
 import { svgContainer, svgIcon, FONT } from './svg.js';
 import {
-  HEADER_H, PAD, SEVERITIES, SEVERITY_STYLE, TITLE_FONT, badgeText, badgeWidth, containerLook, escapeXml, fitText, textWidth, type ContainerKind, type ContainerLook, type Severity,
+  HEADER_H,
+  PAD,
+  SEVERITIES,
+  SEVERITY_STYLE,
+  TITLE_FONT,
+  badgeText,
+  badgeWidth,
+  containerLook,
+  escapeXml,
+  fitText,
+  textWidth,
+  type ContainerKind,
+  type ContainerLook,
+  type Severity,
 } from './style.js';
 
 /**
@@ -135,7 +148,11 @@ export function layoutOverview(overview: Overview): OverviewLayout {
   const size = (key: string): Box => {
     const g = overview.groups.get(key)!;
     const children = g.children.map((k) => ({ key: k, box: size(k) }));
-    const packed = shelfPack(children.map((c) => ({ key: c.key, w: c.box.w, h: c.box.h })), GAP, GAP);
+    const packed = shelfPack(
+      children.map((c) => ({ key: c.key, w: c.box.w, h: c.box.h })),
+      GAP,
+      GAP,
+    );
     const title = textWidth(titleOf(g), TITLE_FONT) + 48 + (g.severity ? badgeWidth(badgeText(g.severity, g.findings)) + 8 : 0);
     const inner = Math.max(packed.cw, Math.min(g.rows.length, MIN_CHIPS) * CHIP_W, Math.min(title, 520) - 2 * PAD, 150);
     const cols = Math.max(1, Math.floor(inner / CHIP_W));
@@ -145,15 +162,24 @@ export function layoutOverview(overview: Overview): OverviewLayout {
     boxes.set(key, box);
     return box;
   };
-  const top = shelfPack(overview.roots.map((k) => ({ key: k, w: size(k).w, h: size(k).h })), GAP, GAP);
+  const top = shelfPack(
+    overview.roots.map((k) => ({ key: k, w: size(k).w, h: size(k).h })),
+    GAP,
+    GAP,
+  );
   const width = Math.ceil(Math.max(top.cw, textWidth(bannerText(overview), 13) + 20, 4 * LEGEND_W) + 2 * MARGIN);
   // The key: every type drawn, once, in rows across the image.
   const shapes = new Map<string, AwsShape>();
   for (const g of overview.groups.values()) for (const r of g.rows) shapes.set(r.label, r.shape);
   const perRow = Math.max(1, Math.floor((width - 2 * MARGIN) / LEGEND_W));
-  const legend = [...shapes].sort(([a], [b]) => a.localeCompare(b)).map(([label, shape], i) => ({
-    label, shape, x: MARGIN + (i % perRow) * LEGEND_W, y: MARGIN + BANNER_H + Math.floor(i / perRow) * LEGEND_H,
-  }));
+  const legend = [...shapes]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, shape], i) => ({
+      label,
+      shape,
+      x: MARGIN + (i % perRow) * LEGEND_W,
+      y: MARGIN + BANNER_H + Math.floor(i / perRow) * LEGEND_H,
+    }));
   const legendH = Math.ceil(legend.length / perRow) * LEGEND_H + GAP;
   const placed: OverviewLayout['placed'] = [];
   const place = (key: string, x: number, y: number, depth: number) => {

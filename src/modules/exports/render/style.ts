@@ -37,39 +37,69 @@ const GROUP =
 export const CONTAINER_STYLE: Record<ContainerLook, { drawio: string; stroke: string; fill: string; title: string; dashed: boolean }> = {
   account: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_account;strokeColor=#CD2264;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#CD2264;dashed=0;`,
-    stroke: '#CD2264', fill: '#ffffff', title: '#CD2264', dashed: false,
+    stroke: '#CD2264',
+    fill: '#ffffff',
+    title: '#CD2264',
+    dashed: false,
   },
   managed: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_aws_cloud_alt;strokeColor=#232F3E;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#232F3E;dashed=0;`,
-    stroke: '#232F3E', fill: '#ffffff', title: '#232F3E', dashed: false,
+    stroke: '#232F3E',
+    fill: '#ffffff',
+    title: '#232F3E',
+    dashed: false,
   },
   no_account: {
-    drawio: 'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
-    stroke: '#5A6C86', fill: '#ffffff', title: '#5A6C86', dashed: true,
+    drawio:
+      'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#5A6C86',
+    fill: '#ffffff',
+    title: '#5A6C86',
+    dashed: true,
   },
   region: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_region;strokeColor=#00A4A6;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#147EBA;dashed=1;`,
-    stroke: '#00A4A6', fill: '#ffffff', title: '#147EBA', dashed: true,
+    stroke: '#00A4A6',
+    fill: '#ffffff',
+    title: '#147EBA',
+    dashed: true,
   },
   global: {
-    drawio: 'fillColor=#EFF0F3;strokeColor=none;dashed=0;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#232F3D;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
-    stroke: '#EFF0F3', fill: '#EFF0F3', title: '#232F3D', dashed: false,
+    drawio:
+      'fillColor=#EFF0F3;strokeColor=none;dashed=0;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#232F3D;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#EFF0F3',
+    fill: '#EFF0F3',
+    title: '#232F3D',
+    dashed: false,
   },
   vpc: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_vpc2;strokeColor=#8C4FFF;fillColor=none;verticalAlign=top;align=left;spacingLeft=30;fontColor=#AAB7B8;dashed=0;`,
-    stroke: '#8C4FFF', fill: '#ffffff', title: '#8C4FFF', dashed: false,
+    stroke: '#8C4FFF',
+    fill: '#ffffff',
+    title: '#8C4FFF',
+    dashed: false,
   },
   subnet_public: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_security_group;grStroke=0;strokeColor=#7AA116;fillColor=#F2F6E8;verticalAlign=top;align=left;spacingLeft=30;fontColor=#248814;dashed=0;`,
-    stroke: '#7AA116', fill: '#F2F6E8', title: '#248814', dashed: false,
+    stroke: '#7AA116',
+    fill: '#F2F6E8',
+    title: '#248814',
+    dashed: false,
   },
   subnet_private: {
     drawio: `${GROUP}shape=mxgraph.aws4.group;grIcon=mxgraph.aws4.group_security_group;grStroke=0;strokeColor=#00A4A6;fillColor=#E6F6F7;verticalAlign=top;align=left;spacingLeft=30;fontColor=#147EBA;dashed=0;`,
-    stroke: '#00A4A6', fill: '#E6F6F7', title: '#147EBA', dashed: false,
+    stroke: '#00A4A6',
+    fill: '#E6F6F7',
+    title: '#147EBA',
+    dashed: false,
   },
   subnet: {
-    drawio: 'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
-    stroke: '#5A6C86', fill: '#F7F8FA', title: '#5A6C86', dashed: true,
+    drawio:
+      'fillColor=none;strokeColor=#5A6C86;dashed=1;verticalAlign=top;align=left;spacingLeft=8;fontStyle=0;fontColor=#5A6C86;whiteSpace=wrap;html=1;container=1;pointerEvents=0;collapsible=0;recursiveResize=0;',
+    stroke: '#5A6C86',
+    fill: '#F7F8FA',
+    title: '#5A6C86',
+    dashed: true,
   },
 };
 
@@ -153,12 +183,14 @@ export function itemLabels(name: string, typeLabel: string, note: string | null 
 }
 
 export function escapeXml(text: string): string {
-  return text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(
-    // Characters XML 1.0 cannot carry at all.
-    // eslint-disable-next-line no-control-regex
-    /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g,
-    '',
-  );
+  return text
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+    .replace(
+      // Characters XML 1.0 cannot carry at all.
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g,
+      '',
+    );
 }
 
 /** An edge type as a label ("routes_to" → "routes to"); empty for types the drawing already says. */

@@ -1,8 +1,28 @@
 import { shapeOf, type AwsShape } from './aws-shapes.js';
 import type { Diagram, PlacedBox, PlacedContainer } from './layout.js';
 import {
-  BADGE_FONT, BADGE_H, CONTAINER_STYLE, EDGE_FONT, ICON, ICON_GROUPS, ICON_X, ITEM_W, LABEL_GAP, LINE_H, NAME_FONT, SEVERITY_STYLE,
-  TITLE_FONT, TYPE_FONT, badgeText, badgeWidth, containerLook, escapeXml, fitText, itemLabels, type ContainerLook, type Severity,
+  BADGE_FONT,
+  BADGE_H,
+  CONTAINER_STYLE,
+  EDGE_FONT,
+  ICON,
+  ICON_GROUPS,
+  ICON_X,
+  ITEM_W,
+  LABEL_GAP,
+  LINE_H,
+  NAME_FONT,
+  SEVERITY_STYLE,
+  TITLE_FONT,
+  TYPE_FONT,
+  badgeText,
+  badgeWidth,
+  containerLook,
+  escapeXml,
+  fitText,
+  itemLabels,
+  type ContainerLook,
+  type Severity,
 } from './style.js';
 
 export const FONT = 'DejaVu Sans Mono, Menlo, Consolas, monospace';
@@ -36,7 +56,15 @@ export function svgIcon(x: number, y: number, size: number, shape: AwsShape): st
 }
 
 const GROUP_ICON_TEXT: Record<ContainerLook, string> = {
-  account: 'ACCT', managed: 'AWS', no_account: '', region: 'RGN', global: '', vpc: 'VPC', subnet_public: 'SUB', subnet_private: 'SUB', subnet: '',
+  account: 'ACCT',
+  managed: 'AWS',
+  no_account: '',
+  region: 'RGN',
+  global: '',
+  vpc: 'VPC',
+  subnet_public: 'SUB',
+  subnet_private: 'SUB',
+  subnet: '',
 };
 
 /** A container as draw.io's AWS group draws it: frame, the group's icon in the corner, title, badge. */

@@ -47,14 +47,23 @@ export function barChart(doc: PDFKit.PDFDocument, text: PdfText, box: Box, title
   // Grid at quarters of the scale, so bars can be read against it.
   for (let i = 0; i <= 4; i++) {
     const x = area.x + (area.width * i) / 4;
-    doc.moveTo(x, top - 2).lineTo(x, top + rowHeight * bars.length).lineWidth(0.5).strokeColor(i === 0 ? AXIS : GRID).stroke();
+    doc
+      .moveTo(x, top - 2)
+      .lineTo(x, top + rowHeight * bars.length)
+      .lineWidth(0.5)
+      .strokeColor(i === 0 ? AXIS : GRID)
+      .stroke();
   }
   bars.forEach((bar, i) => {
     const y = top + i * rowHeight;
     const label = text.fit(bar.label, labelWidth - 6, { size: 8 });
     text.draw(label, box.x, y + (rowHeight - 8 * 1.32) / 2, { size: 8, color: LABEL });
     const width = scale === 0 ? 0 : (area.width * Math.max(0, bar.value)) / scale;
-    if (width > 0) doc.rect(area.x, y + (rowHeight - barHeight) / 2, width, barHeight).fillColor(bar.color).fill();
+    if (width > 0)
+      doc
+        .rect(area.x, y + (rowHeight - barHeight) / 2, width, barHeight)
+        .fillColor(bar.color)
+        .fill();
     text.draw(bar.valueLabel ?? String(bar.value), area.x + width + 4, y + (rowHeight - 8 * 1.32) / 2, { face: 'bold', size: 8, color: '#1b1f24' });
   });
 }
@@ -77,7 +86,10 @@ export function lineChart(doc: PDFKit.PDFDocument, text: PdfText, box: Box, titl
       lx = box.x;
       top += 12;
     }
-    doc.rect(lx, top + 3.5, 10, 3).fillColor(s.color).fill();
+    doc
+      .rect(lx, top + 3.5, 10, 3)
+      .fillColor(s.color)
+      .fill();
     text.draw(name, lx + 13, top, { size: 7.5, color: LABEL });
     lx += width;
   }
@@ -86,7 +98,12 @@ export function lineChart(doc: PDFKit.PDFDocument, text: PdfText, box: Box, titl
   const plot = { x: box.x + axisWidth, y: top, width: box.width - axisWidth - 6, height: box.y + box.height - top - 16 };
   for (const tick of [0, 25, 50, 75, 100]) {
     const y = plot.y + plot.height - (plot.height * tick) / 100;
-    doc.moveTo(plot.x, y).lineTo(plot.x + plot.width, y).lineWidth(0.5).strokeColor(tick === 0 ? AXIS : GRID).stroke();
+    doc
+      .moveTo(plot.x, y)
+      .lineTo(plot.x + plot.width, y)
+      .lineWidth(0.5)
+      .strokeColor(tick === 0 ? AXIS : GRID)
+      .stroke();
     const label = `${tick}%`;
     text.draw(label, plot.x - 4 - text.width(label, { size: 7 }), y - 4.5, { size: 7, color: LABEL });
   }

@@ -77,7 +77,12 @@ export class PdfLayout {
       this.y += this.text.lineHeight(size);
     }
     if (level === 1) {
-      this.doc.moveTo(this.left, this.y + 1).lineTo(this.left + this.width, this.y + 1).lineWidth(0.8).strokeColor(RULE).stroke();
+      this.doc
+        .moveTo(this.left, this.y + 1)
+        .lineTo(this.left + this.width, this.y + 1)
+        .lineWidth(0.8)
+        .strokeColor(RULE)
+        .stroke();
       this.y += 6;
     } else this.y += 3;
   }
@@ -160,7 +165,12 @@ export class PdfLayout {
         x += widths[i]!;
       });
       this.y += height;
-      this.doc.moveTo(this.left, this.y).lineTo(this.left + this.width, this.y).lineWidth(0.4).strokeColor(RULE).stroke();
+      this.doc
+        .moveTo(this.left, this.y)
+        .lineTo(this.left + this.width, this.y)
+        .lineWidth(0.4)
+        .strokeColor(RULE)
+        .stroke();
     }
   }
 
@@ -173,7 +183,12 @@ export class PdfLayout {
       const margin = this.doc.page.margins.bottom;
       this.doc.page.margins.bottom = 0;
       const y = this.doc.page.height - margin + 22;
-      this.doc.moveTo(this.left, y - 6).lineTo(this.left + this.width, y - 6).lineWidth(0.5).strokeColor(RULE).stroke();
+      this.doc
+        .moveTo(this.left, y - 6)
+        .lineTo(this.left + this.width, y - 6)
+        .lineWidth(0.5)
+        .strokeColor(RULE)
+        .stroke();
       const page = `Page ${i - range.start + 1} of ${range.count}`;
       const pageWidth = this.text.width(page, { size: 8 });
       this.text.draw(this.text.fit(label, this.width - pageWidth - 24, { size: 8 }), this.left, y, { size: 8, color: MUTED });

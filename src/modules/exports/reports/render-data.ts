@@ -3,8 +3,20 @@ import type { ReportContent, ReportFinding } from './report-data.js';
 
 /** The findings columns of the CSV report, in order. */
 export const CSV_COLUMNS: Array<keyof ReportFinding> = [
-  'id', 'severity', 'title', 'rule_id', 'framework', 'control_id', 'resource_id', 'resource_type', 'resource_name', 'region',
-  'account_id', 'first_seen', 'last_seen', 'remediation',
+  'id',
+  'severity',
+  'title',
+  'rule_id',
+  'framework',
+  'control_id',
+  'resource_id',
+  'resource_type',
+  'resource_name',
+  'region',
+  'account_id',
+  'first_seen',
+  'last_seen',
+  'remediation',
 ];
 
 /**

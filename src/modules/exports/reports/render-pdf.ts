@@ -24,7 +24,13 @@ const SERIES_COLOURS = ['#1f5fa8', '#2a9d8f', '#c98a0c', '#8e44ad', '#b3123a', '
 const SHORT_NAMES: Record<string, string> = lookupTable({ 'nist-800-53': 'NIST SP 800-53', 'cis-aws': 'CIS AWS Foundations', 'pci-dss': 'PCI DSS', soc2: 'SOC 2' });
 const shortName = (f: { id: string; name: string }) => SHORT_NAMES[f.id] ?? f.name;
 const scoreColour = (score: number) => (score >= 80 ? '#2a9d8f' : score >= 50 ? '#c98a0c' : '#b3123a');
-const when = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/(:\d\d)\.\d+Z$/, '$1 UTC').replace(/Z$/, ' UTC') : 'never');
+const when = (iso: string | null) =>
+  iso
+    ? iso
+        .replace('T', ' ')
+        .replace(/(:\d\d)\.\d+Z$/, '$1 UTC')
+        .replace(/Z$/, ' UTC')
+    : 'never';
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
 
 /**
@@ -80,7 +86,12 @@ function titleBlock(page: PdfLayout, s: ReportSummary): void {
     [
       ['Tenant', s.tenant.name],
       ['Workspace', s.workspace.name],
-      ['Scope', s.scope.asset_group ? `Asset group ${s.scope.asset_group.name} (${plural(s.scope.resources, 'resource')})` : `The whole workspace (${plural(s.scope.resources, 'resource')})`],
+      [
+        'Scope',
+        s.scope.asset_group
+          ? `Asset group ${s.scope.asset_group.name} (${plural(s.scope.resources, 'resource')})`
+          : `The whole workspace (${plural(s.scope.resources, 'resource')})`,
+      ],
       ['Generated', when(s.generated_at)],
       ...(s.report_id ? ([['Report id', s.report_id]] as Array<[string, string]>) : []),
     ],
@@ -88,7 +99,13 @@ function titleBlock(page: PdfLayout, s: ReportSummary): void {
   );
   page.space(8);
   const totals = s.frameworks.reduce(
-    (t, f) => ({ applicable: t.applicable + f.applicable_controls, passing: t.passing + f.passing_controls, failing: t.failing + f.failing_controls, unknown: t.unknown + f.unknown_controls, notAttested: t.notAttested + f.not_attested_controls }),
+    (t, f) => ({
+      applicable: t.applicable + f.applicable_controls,
+      passing: t.passing + f.passing_controls,
+      failing: t.failing + f.failing_controls,
+      unknown: t.unknown + f.unknown_controls,
+      notAttested: t.notAttested + f.not_attested_controls,
+    }),
     { applicable: 0, passing: 0, failing: 0, unknown: 0, notAttested: 0 },
   );
   page.ensure(50);
@@ -117,7 +134,8 @@ function summarySection(page: PdfLayout, s: ReportSummary): void {
     { text: String(f.not_attested_controls) },
   ]);
   if (s.frameworks.length > 1) {
-    const sum = (k: 'applicable_controls' | 'passing_controls' | 'failing_controls' | 'unknown_controls' | 'not_attested_controls') => String(s.frameworks.reduce((n, f) => n + f[k], 0));
+    const sum = (k: 'applicable_controls' | 'passing_controls' | 'failing_controls' | 'unknown_controls' | 'not_attested_controls') =>
+      String(s.frameworks.reduce((n, f) => n + f[k], 0));
     rows.push([
       { text: 'All frameworks', face: 'bold' },
       { text: `${s.overall_score}%`, face: 'bold' },
@@ -141,7 +159,10 @@ function summarySection(page: PdfLayout, s: ReportSummary): void {
     rows,
   );
   page.space(4);
-  page.paragraph('Passing, failing, unknown and not attested controls add up to the applicable controls of each framework; the Method section defines each.', { size: 7.5, color: MUTED });
+  page.paragraph('Passing, failing, unknown and not attested controls add up to the applicable controls of each framework; the Method section defines each.', {
+    size: 7.5,
+    color: MUTED,
+  });
 
   // Charts: score per framework and findings by severity side by side, the history below.
   const rowsShown = Math.max(s.frameworks.length, Object.keys(s.findings_by_severity).length);
@@ -178,7 +199,13 @@ function summarySection(page: PdfLayout, s: ReportSummary): void {
               points: s.score_history.filter((p) => p.frameworks[f.id] !== undefined).map((p) => ({ at: new Date(p.at), value: p.frameworks[f.id]! })),
             })),
           ];
-    lineChart(page.doc, page.text, { x: page.left, y: page.y + 4, width: page.width, height: 160 }, `Score history (${plural(s.score_history.length - 1, 'audit run')}, then now)`, series);
+    lineChart(
+      page.doc,
+      page.text,
+      { x: page.left, y: page.y + 4, width: page.width, height: 160 },
+      `Score history (${plural(s.score_history.length - 1, 'audit run')}, then now)`,
+      series,
+    );
     page.space(168);
   } else {
     page.paragraph(
@@ -264,7 +291,12 @@ async function failingControlsSection(page: PdfLayout, s: ReportSummary): Promis
         { title: 'Findings', share: 0.11, align: 'right' },
         { title: 'Worst', share: 0.16 },
       ],
-      controls.map((c) => [{ text: c.control_id, face: 'bold' }, { text: c.title ?? '' }, { text: String(c.findings) }, { text: c.top_severity, face: 'bold', color: SEVERITY_COLOUR[c.top_severity] }]),
+      controls.map((c) => [
+        { text: c.control_id, face: 'bold' },
+        { text: c.title ?? '' },
+        { text: String(c.findings) },
+        { text: c.top_severity, face: 'bold', color: SEVERITY_COLOUR[c.top_severity] },
+      ]),
     );
   }
 }
@@ -376,7 +408,12 @@ function signOffSection(page: PdfLayout, s: ReportSummary): void {
       const x = page.left + 8 + (i % 2) * columnWidth;
       const line = top + 46 + Math.floor(i / 2) * 44;
       if (filled[field]) page.text.draw(page.text.fit(filled[field], columnWidth - 20, { size: 9 }), x, line - 13, { size: 9, color: INK });
-      page.doc.moveTo(x, line).lineTo(x + columnWidth - 16, line).lineWidth(0.5).strokeColor(MUTED).stroke();
+      page.doc
+        .moveTo(x, line)
+        .lineTo(x + columnWidth - 16, line)
+        .lineWidth(0.5)
+        .strokeColor(MUTED)
+        .stroke();
       page.text.draw(field, x, line + 2, { size: 7.5, color: MUTED });
     });
     page.y = top + height + 10;

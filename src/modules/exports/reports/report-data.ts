@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -89,16 +90,19 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   let group: ReportSummary['scope']['asset_group'] = null;
   let resources: ResourceFilter | undefined;
   if (request.assetGroupId) {
-    const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
+    const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where(inWorkspace(scope)).executeTakeFirst();
     if (!row) throw new Error('the asset group of this report no longer exists');
     const predicate = await assetGroupPredicate(db, scope, request.assetGroupId, 'n');
-    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = ${scope.workspaceId} AND n.id = ${id} AND ${predicate})`;
-    const members = await db.selectFrom('nodes as n').select((eb) => eb.fn.countAll<number>().as('c')).where('n.workspace_id', '=', scope.workspaceId).where(predicate).executeTakeFirstOrThrow();
+    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = ${id} AND ${predicate})`;
+    const members = await db
+      .selectFrom('nodes as n')
+      .select((eb) => eb.fn.countAll<number>().as('c'))
+      .where(inWorkspace(scope, 'n'))
+      .where(predicate)
+      .executeTakeFirstOrThrow();
     group = { id: row.id, name: row.name, resources: Number(members.c) };
   }
-  const resourceCount = group
-    ? group.resources
-    : await countNodes(db, scope);
+  const resourceCount = group ? group.resources : await countNodes(db, scope);
 
   const rules = await allRules(db, scope.tenantId);
   const { controls } = await controlStatuses(db, scope, enabled, rules, now, { resources });
@@ -127,7 +131,13 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
       const hit = perControl.get(controlKey(c.framework, c.control_id));
       return { framework: c.framework, control_id: c.control_id, title: controlTitle(c.framework, c.control_id), findings: hit?.findings ?? 0, top: hit?.top ?? 0 };
     })
-    .sort((a, b) => selected.indexOf(a.framework) - selected.indexOf(b.framework) || b.top - a.top || b.findings - a.findings || a.control_id.localeCompare(b.control_id, 'en', { numeric: true }))
+    .sort(
+      (a, b) =>
+        selected.indexOf(a.framework) - selected.indexOf(b.framework) ||
+        b.top - a.top ||
+        b.findings - a.findings ||
+        a.control_id.localeCompare(b.control_id, 'en', { numeric: true }),
+    )
     .map(({ top, ...c }) => ({ ...c, top_severity: RANK_TO_SEVERITY(top) }));
   const unknownControls = ofSelected
     .filter((c) => c.automated_state === 'unknown')
@@ -180,12 +190,18 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
  * then the scores now. An audit run's baseline is the state just before its findings changed: the
  * series is the score as it stood between audits.
  */
-async function scoreHistoryOf(db: Kysely<Database>, scope: Scope, selected: FrameworkId[], now: Date, current: { overall: number; frameworks: Record<string, number> }): Promise<ReportSummary['score_history']> {
+async function scoreHistoryOf(
+  db: Kysely<Database>,
+  scope: Scope,
+  selected: FrameworkId[],
+  now: Date,
+  current: { overall: number; frameworks: Record<string, number> },
+): Promise<ReportSummary['score_history']> {
   const runs = await db
     .selectFrom('audit_runs')
     .select(['started_at', 'baseline'])
-    .where('workspace_id', '=', scope.workspaceId)
-    .where('tenant_id', '=', scope.tenantId)
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
     .where('baseline', 'is not', null)
     .where('started_at', 'is not', null)
     .orderBy('started_at', 'desc')

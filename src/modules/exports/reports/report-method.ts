@@ -1,3 +1,4 @@
+import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -44,11 +45,13 @@ export interface ReportMethod {
 
 export const DEFINITIONS: ReportMethod['definitions'] = {
   active_finding: 'An open finding not covered by a current risk acceptance.',
-  failing: 'A control is failing while an active finding maps to it (the rule\'s primary control and its counted mappings).',
-  unknown: 'A control is unknown while no active finding maps to it and a rule could not judge at least one resource for it (configuration missing, evaluation error, data not collected); an unknown control does not pass.',
+  failing: "A control is failing while an active finding maps to it (the rule's primary control and its counted mappings).",
+  unknown:
+    'A control is unknown while no active finding maps to it and a rule could not judge at least one resource for it (configuration missing, evaluation error, data not collected); an unknown control does not pass.',
   passing: 'A control passes while a rule checks it or a current attestation covers it, and it is neither failing nor unknown.',
   not_attested: 'A control that no rule checks and no current attestation covers (a questionnaire maps it): only an attestation can make it pass.',
-  score: 'Score = passing controls / applicable controls × 100; applicable controls are those of every evaluated rule (AWS, host and custom), of questionnaires, and of any active finding or unknown evaluation. Failing, unknown and not attested controls all lower it.',
+  score:
+    'Score = passing controls / applicable controls × 100; applicable controls are those of every evaluated rule (AWS, host and custom), of questionnaires, and of any active finding or unknown evaluation. Failing, unknown and not attested controls all lower it.',
 };
 
 const iso = (value: Date | string | null | undefined) => (value ? new Date(value).toISOString() : null);
@@ -71,16 +74,16 @@ export async function collectMethod(
   const [types, hosts, lastAudit, unknownTotals, unknownByRule, suspended] = await Promise.all([
     sql<{ type: string; count: number }>`
       SELECT n.type, count(*)::int AS count FROM nodes n
-      WHERE n.workspace_id = ${scope.workspaceId} AND ${nodeFilter('n.id')}
+      WHERE ${workspaceIs(scope, 'n')} AND ${nodeFilter('n.id')}
       GROUP BY n.type ORDER BY count(*) DESC, n.type`.execute(db),
     sql<{ count: number; first: Date | null; last: Date | null }>`
       SELECT count(*)::int AS count, min(h.last_scanned_at) AS first, max(h.last_scanned_at) AS last FROM agent_hosts h
-      WHERE h.workspace_id = ${scope.workspaceId} AND ${nodeFilter('h.node_id')}`.execute(db),
+      WHERE ${workspaceIs(scope, 'h')} AND ${nodeFilter('h.node_id')}`.execute(db),
     db
       .selectFrom('audit_runs')
       .select(['id', 'started_at', 'finished_at', 'stats'])
-      .where('workspace_id', '=', scope.workspaceId)
-      .where('tenant_id', '=', scope.tenantId)
+      .where(inWorkspace(scope))
+      .where(inTenant(scope.tenantId))
       .where('status', '=', 'succeeded')
       .orderBy('finished_at', 'desc')
       .limit(1)
@@ -88,17 +91,17 @@ export async function collectMethod(
     sql<{ evaluations: number; resources: number }>`
       SELECT count(*)::int AS evaluations, count(DISTINCT u.resource_id)::int AS resources
       FROM evaluation_unknowns u JOIN finding_texts t ON t.workspace_id = u.workspace_id AND t.id = u.text_id
-      WHERE u.workspace_id = ${scope.workspaceId} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}`.execute(db),
+      WHERE ${workspaceIs(scope, 'u')} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}`.execute(db),
     sql<{ rule_id: string; reason: string; resources: number; missing_paths: string[] | null }>`
       SELECT u.rule_id, u.reason, count(DISTINCT u.resource_id)::int AS resources,
         array_agg(DISTINCT p.path) FILTER (WHERE p.path IS NOT NULL) AS missing_paths
       FROM evaluation_unknowns u
       JOIN finding_texts t ON t.workspace_id = u.workspace_id AND t.id = u.text_id
       LEFT JOIN LATERAL unnest(u.missing_paths) AS p(path) ON true
-      WHERE u.workspace_id = ${scope.workspaceId} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}
+      WHERE ${workspaceIs(scope, 'u')} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}
       GROUP BY u.rule_id, u.reason
       ORDER BY count(DISTINCT u.resource_id) DESC, u.rule_id, u.reason`.execute(db),
-    db.selectFrom('rule_evaluation_status').select(['rule_id', 'suspended_reason']).where('tenant_id', '=', scope.tenantId).where('state', '=', 'suspended').orderBy('rule_id').execute(),
+    db.selectFrom('rule_evaluation_status').select(['rule_id', 'suspended_reason']).where(inTenant(scope.tenantId)).where('state', '=', 'suspended').orderBy('rule_id').execute(),
   ]);
 
   const selectedSet = new Set<string>(selected);
@@ -143,7 +146,12 @@ export async function collectMethod(
       unknown_controls: input.controls.filter((c) => c.automated_state === 'unknown').length,
       unknown_evaluations: unknownTotals.rows[0]?.evaluations ?? 0,
       unknown_resources: unknownTotals.rows[0]?.resources ?? 0,
-      by_rule: unknownByRule.rows.map((r) => ({ rule_id: r.rule_id, reason: r.reason, resources: r.resources, missing_paths: (r.missing_paths ?? []).sort().slice(0, PATHS_SHOWN) })),
+      by_rule: unknownByRule.rows.map((r) => ({
+        rule_id: r.rule_id,
+        reason: r.reason,
+        resources: r.resources,
+        missing_paths: (r.missing_paths ?? []).sort().slice(0, PATHS_SHOWN),
+      })),
       suspended_rules: suspended.filter((s) => listed.has(s.rule_id)).map((s) => ({ rule_id: s.rule_id, reason: s.suspended_reason })),
       not_attested_controls: input.controls.filter((c) => c.automated_state !== 'failing' && c.automated_state !== 'unknown' && !c.passing).length,
     },

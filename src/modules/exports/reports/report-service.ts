@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Selectable } from 'kysely';
@@ -69,7 +70,7 @@ export function createReportService(deps: Deps) {
   const db = deps.database.db;
 
   async function row(scope: Scope, id: string): Promise<ReportRow> {
-    const found = await db.selectFrom('reports').selectAll().where('id', '=', id).where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
+    const found = await db.selectFrom('reports').selectAll().where('id', '=', id).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
     if (!found) throw notFound('report not found');
     return found;
   }
@@ -82,7 +83,12 @@ export function createReportService(deps: Deps) {
     if (status === 'expired') throw gone('report expired: its file was deleted after the retention period');
     const stream = found.artifact_key ? await store.get(found.artifact_key) : null;
     if (!stream) throw gone('report file is no longer available');
-    return { stream, contentType: found.content_type ?? 'application/octet-stream', fileName: found.file_name ?? found.id, size: found.size_bytes === null ? null : Number(found.size_bytes) };
+    return {
+      stream,
+      contentType: found.content_type ?? 'application/octet-stream',
+      fileName: found.file_name ?? found.id,
+      size: found.size_bytes === null ? null : Number(found.size_bytes),
+    };
   }
 
   return {
@@ -96,7 +102,7 @@ export function createReportService(deps: Deps) {
       }
       const groupId = body.asset_group_id ?? null;
       if (groupId !== null) {
-        const group = await db.selectFrom('asset_groups').select('id').where('id', '=', groupId).where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId).executeTakeFirst();
+        const group = await db.selectFrom('asset_groups').select('id').where('id', '=', groupId).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
         if (!group) throw badRequest(`asset_group_id: no asset group ${groupId} in this workspace`);
       }
       const now = deps.clock.now();
@@ -126,13 +132,17 @@ export function createReportService(deps: Deps) {
 
     async list(scope: Scope, page: PageRequest) {
       requireStore(deps);
-      const base = db.selectFrom('reports').where('tenant_id', '=', scope.tenantId).where('workspace_id', '=', scope.workspaceId);
+      const base = db.selectFrom('reports').where(inTenant(scope.tenantId)).where(inWorkspace(scope));
       const [rows, count] = await Promise.all([
         base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.perPage).offset(offsetOf(page)).execute(),
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
       ]);
       const now = deps.clock.now();
-      return toPage(rows.map((r) => presentReport(r, now)), Number(count.n), page);
+      return toPage(
+        rows.map((r) => presentReport(r, now)),
+        Number(count.n),
+        page,
+      );
     },
 
     async get(scope: Scope, id: string) {
@@ -152,7 +162,7 @@ export function createReportService(deps: Deps) {
       const verdict = checkSignedLink(await deps.tokenKey(), tenantId, id, expires, signature, deps.clock.now());
       if (verdict === 'invalid') throw forbidden('invalid download link');
       if (verdict === 'expired') throw forbidden('download link expired');
-      const found = await db.selectFrom('reports').selectAll().where('id', '=', id).where('tenant_id', '=', tenantId).executeTakeFirst();
+      const found = await db.selectFrom('reports').selectAll().where('id', '=', id).where(inTenant(tenantId)).executeTakeFirst();
       if (!found) throw notFound('report not found');
       return file(found);
     },

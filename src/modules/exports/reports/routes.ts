@@ -40,10 +40,7 @@ const Report = Type.Object({
   error: Type.Optional(Type.String()),
 });
 
-const SignedQuery = Type.Object(
-  { expires: Type.Integer({ minimum: 0 }), signature: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
-  { additionalProperties: false },
-);
+const SignedQuery = Type.Object({ expires: Type.Integer({ minimum: 0 }), signature: Type.String({ pattern: '^[0-9a-f]{64}$' }) }, { additionalProperties: false });
 
 function attachment(reply: FastifyReply, file: { contentType: string; fileName: string; size: number | null }) {
   reply.header('content-type', file.contentType);

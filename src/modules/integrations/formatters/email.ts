@@ -12,7 +12,10 @@ export function emailMessage(ctx: FormatContext): Prepared {
   const rows = summary.facts.map(([k, v]) => `<tr><th align="left">${html(k)}</th><td>${html(v)}</td></tr>`).join('');
   const body = [
     `<h2>${html(summary.title)}</h2>`,
-    ...summary.text.split(/\n{2,}/).filter(Boolean).map((p) => `<p>${html(p)}</p>`),
+    ...summary.text
+      .split(/\n{2,}/)
+      .filter(Boolean)
+      .map((p) => `<p>${html(p)}</p>`),
     rows ? `<table>${rows}</table>` : '',
     `<p style="color:#888">${html(footer)}</p>`,
   ].join('\n');

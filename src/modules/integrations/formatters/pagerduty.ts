@@ -20,7 +20,9 @@ const SEVERITY: Record<string, 'critical' | 'error' | 'warning' | 'info'> = look
 
 export function dedupKey(ctx: FormatContext, findingId: string | null): string {
   if (!findingId) return `controlgraph-event-${ctx.envelope.id}`;
-  const digest = createHash('sha256').update(`${ctx.envelope.tenant_id}\0${ctx.envelope.workspace_id ?? ''}\0${findingId}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${ctx.envelope.tenant_id}\0${ctx.envelope.workspace_id ?? ''}\0${findingId}`)
+    .digest('hex');
   return `controlgraph-finding-${digest.slice(0, 40)}`;
 }
 

@@ -65,7 +65,13 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Finding resolved: ${findingId ?? ''}`,
         severity: null,
-        facts: facts([['Finding', d.finding_id], ['Resource', d.resource_id], ['Rule', d.rule_id], ['Resolved at', d.resolved_at], ['Resolved by', d.resolved_by]]),
+        facts: facts([
+          ['Finding', d.finding_id],
+          ['Resource', d.resource_id],
+          ['Rule', d.rule_id],
+          ['Resolved at', d.resolved_at],
+          ['Resolved by', d.resolved_by],
+        ]),
         text: '',
         findingId,
       };
@@ -73,7 +79,13 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Finding severity changed from ${str(d.previous_severity)} to ${str(d.severity)}: ${findingId ?? ''}`,
         severity: d.severity ? str(d.severity) : null,
-        facts: facts([['Finding', d.finding_id], ['Resource', d.resource_id], ['Previous severity', d.previous_severity], ['Severity', d.severity], ['Reason', d.reason]]),
+        facts: facts([
+          ['Finding', d.finding_id],
+          ['Resource', d.resource_id],
+          ['Previous severity', d.previous_severity],
+          ['Severity', d.severity],
+          ['Reason', d.reason],
+        ]),
         text: '',
         findingId,
       };
@@ -81,7 +93,13 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Risk accepted: ${findingId ?? ''}`,
         severity: null,
-        facts: facts([['Finding', d.finding_id], ['Owner', d.owner], ['Reason', d.reason], ['Expires at', d.expires_at], ['Scope', d.scope]]),
+        facts: facts([
+          ['Finding', d.finding_id],
+          ['Owner', d.owner],
+          ['Reason', d.reason],
+          ['Expires at', d.expires_at],
+          ['Scope', d.scope],
+        ]),
         text: '',
         findingId,
       };
@@ -89,7 +107,11 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Risk acceptance ended (${str(d.reason)}): ${findingId ?? ''}`,
         severity: null,
-        facts: facts([['Finding', d.finding_id], ['Reason', d.reason], ['Ended at', d.ended_at]]),
+        facts: facts([
+          ['Finding', d.finding_id],
+          ['Reason', d.reason],
+          ['Ended at', d.ended_at],
+        ]),
         text: '',
         findingId,
       };
@@ -98,17 +120,39 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Compliance score of ${str(d.framework)} changed from ${str(d.previous_score)} to ${str(d.current_score)} (${delta > 0 ? '+' : ''}${str(d.delta)})`,
         severity: null,
-        facts: facts([['Framework', d.framework], ['Previous score', d.previous_score], ['Current score', d.current_score], ['New failures', d.new_failures], ['New passes', d.new_passes], ['Audit run', d.triggered_by]]),
+        facts: facts([
+          ['Framework', d.framework],
+          ['Previous score', d.previous_score],
+          ['Current score', d.current_score],
+          ['New failures', d.new_failures],
+          ['New passes', d.new_passes],
+          ['Audit run', d.triggered_by],
+        ]),
         text: '',
         findingId: null,
       };
     }
+    default:
+      return summarizeOther(event);
+  }
+}
+
+/** Everything but the finding events: controls, assessments, attestations, schedules, jobs, reports, tests. */
+function summarizeOther(event: Envelope): EventSummary {
+  const d = event.data;
+  const findingId = d.finding_id ? str(d.finding_id) : null;
+  switch (event.type) {
     case 'compliance.control_failed':
     case 'compliance.control_passed':
       return {
         title: `Control ${event.type === 'compliance.control_failed' ? 'now failing' : 'now passing'}: ${str(d.framework)} ${str(d.control_id)} ${str(d.title)}`.trim(),
         severity: null,
-        facts: facts([['Framework', d.framework], ['Control', d.control_id], ['Title', d.title], ['Audit run', d.triggered_by]]),
+        facts: facts([
+          ['Framework', d.framework],
+          ['Control', d.control_id],
+          ['Title', d.title],
+          ['Audit run', d.triggered_by],
+        ]),
         text: '',
         findingId: null,
       };
@@ -116,23 +160,44 @@ export function summarize(event: Envelope): EventSummary {
     case 'assessment.submitted':
     case 'assessment.approved':
     case 'assessment.changes_requested': {
-      const what = { 'assessment.assigned': 'assigned', 'assessment.submitted': 'submitted', 'assessment.approved': 'approved', 'assessment.changes_requested': 'changes requested' }[event.type];
+      const what = {
+        'assessment.assigned': 'assigned',
+        'assessment.submitted': 'submitted',
+        'assessment.approved': 'approved',
+        'assessment.changes_requested': 'changes requested',
+      }[event.type];
       return {
         title: `Assessment ${what}: ${str(d.questionnaire_title)}`,
         severity: null,
-        facts: facts([['Assessment', d.assessment_id], ['Questionnaire', d.questionnaire_title], ['Assignee', d.assignee_id], ['Reviewer', d.reviewer_id], ['Due date', d.due_date], ['Attested until', d.attestation_expires_at]]),
+        facts: facts([
+          ['Assessment', d.assessment_id],
+          ['Questionnaire', d.questionnaire_title],
+          ['Assignee', d.assignee_id],
+          ['Reviewer', d.reviewer_id],
+          ['Due date', d.due_date],
+          ['Attested until', d.attestation_expires_at],
+        ]),
         text: str(d.notes),
         findingId: null,
       };
     }
     case 'attestation.expiring':
     case 'attestation.expired': {
-      const controls = Array.isArray(d.controls) ? d.controls.map((c) => (typeof c === 'object' && c ? `${str(obj(c).framework)} ${str(obj(c).control_id)}` : str(c))).join(', ') : '';
+      const controls = Array.isArray(d.controls)
+        ? d.controls.map((c) => (typeof c === 'object' && c ? `${str(obj(c).framework)} ${str(obj(c).control_id)}` : str(c))).join(', ')
+        : '';
       const expiring = event.type === 'attestation.expiring';
       return {
         title: expiring ? `Attestation expires in ${str(d.days_before)} days: ${str(d.questionnaire_title)}` : `Attestation expired: ${str(d.questionnaire_title)}`,
         severity: null,
-        facts: facts([['Questionnaire', d.questionnaire_title], ['Assessment', d.assessment_id], [expiring ? 'Expires at' : 'Expired at', expiring ? d.expires_at : d.expired_at], ['Level', d.level], ['Owner', obj(d.owner).username], ['Controls', controls]]),
+        facts: facts([
+          ['Questionnaire', d.questionnaire_title],
+          ['Assessment', d.assessment_id],
+          [expiring ? 'Expires at' : 'Expired at', expiring ? d.expires_at : d.expired_at],
+          ['Level', d.level],
+          ['Owner', obj(d.owner).username],
+          ['Controls', controls],
+        ]),
         text: '',
         findingId: null,
       };
@@ -143,21 +208,58 @@ export function summarize(event: Envelope): EventSummary {
       return {
         title: `Scheduled ${str(schedule.kind)} ${str(run.status)}: ${str(schedule.name)}`,
         severity: null,
-        facts: facts([['Schedule', schedule.id], ['Status', run.status], ['Due at', run.due_at], ['Finished at', run.finished_at], ['Job', run.job_url]]),
+        facts: facts([
+          ['Schedule', schedule.id],
+          ['Status', run.status],
+          ['Due at', run.due_at],
+          ['Finished at', run.finished_at],
+          ['Job', run.job_url],
+        ]),
         text: str(run.error),
         findingId: null,
       };
     }
     case 'integration.test':
-      return { title: 'Test message from ControlGraph', severity: null, facts: facts([['Integration', d.integration_id], ['Requested by', d.requested_by]]), text: str(d.message), findingId: null };
+      return {
+        title: 'Test message from ControlGraph',
+        severity: null,
+        facts: facts([
+          ['Integration', d.integration_id],
+          ['Requested by', d.requested_by],
+        ]),
+        text: str(d.message),
+        findingId: null,
+      };
     default: {
       const job = obj(d.job);
       const report = obj(d.report);
       if (event.type.startsWith('job.') && Object.keys(job).length) {
-        return { title: `Job ${event.type.slice(4)}: ${str(job.name ?? job.id)}`, severity: null, facts: facts([['Job', job.id], ['Status', job.status], ['Started at', job.started_at], ['Completed at', job.completed_at]]), text: '', findingId: null };
+        return {
+          title: `Job ${event.type.slice(4)}: ${str(job.name ?? job.id)}`,
+          severity: null,
+          facts: facts([
+            ['Job', job.id],
+            ['Status', job.status],
+            ['Started at', job.started_at],
+            ['Completed at', job.completed_at],
+          ]),
+          text: '',
+          findingId: null,
+        };
       }
       if (event.type.startsWith('report.') && Object.keys(report).length) {
-        return { title: `Report ${event.type.slice(7)}: ${str(report.type ?? report.id)}`, severity: null, facts: facts([['Report', report.id], ['Framework', report.framework], ['Format', report.format], ['Download', report.download_url]]), text: '', findingId: null };
+        return {
+          title: `Report ${event.type.slice(7)}: ${str(report.type ?? report.id)}`,
+          severity: null,
+          facts: facts([
+            ['Report', report.id],
+            ['Framework', report.framework],
+            ['Format', report.format],
+            ['Download', report.download_url],
+          ]),
+          text: '',
+          findingId: null,
+        };
       }
       const scalars = Object.entries(d).filter(([, v]) => typeof v !== 'object' || v === null) as Array<[string, unknown]>;
       return { title: `ControlGraph event ${event.type}`, severity: null, facts: facts(scalars.slice(0, 10)), text: '', findingId };

@@ -15,7 +15,11 @@ import { cut, FormatError, type FormatContext, type Prepared } from './types.js'
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 function plainDescription(summary: EventSummary, ctx: FormatContext): string {
-  const lines = [summary.text, summary.facts.map(([k, v]) => `* ${k}: ${v}`).join('\n'), `ControlGraph event ${ctx.envelope.id} (${ctx.envelope.type}), delivery ${ctx.deliveryId}`];
+  const lines = [
+    summary.text,
+    summary.facts.map(([k, v]) => `* ${k}: ${v}`).join('\n'),
+    `ControlGraph event ${ctx.envelope.id} (${ctx.envelope.type}), delivery ${ctx.deliveryId}`,
+  ];
   return lines.filter(Boolean).join('\n\n');
 }
 
@@ -49,9 +53,7 @@ export function jiraRequest(ctx: FormatContext): Prepared {
       labels: config.labels,
     },
   };
-  const authorization = config.email
-    ? `Basic ${Buffer.from(`${config.email}:${config.api_token}`).toString('base64')}`
-    : `Bearer ${config.api_token}`;
+  const authorization = config.email ? `Basic ${Buffer.from(`${config.email}:${config.api_token}`).toString('base64')}` : `Bearer ${config.api_token}`;
   return {
     kind: 'http',
     url: `${trimSlash(config.base_url)}/rest/api/${config.api_version}/issue`,

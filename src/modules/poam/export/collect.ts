@@ -1,3 +1,4 @@
+import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
@@ -69,8 +70,8 @@ export async function collectExport(db: Kysely<Database>, scope: Scope, filter: 
     const found = await db
       .selectFrom('findings')
       .select(['id', 'rule_id', 'framework', 'control_id', 'severity', 'resource_id', 'resource_type', 'resource_name', 'remediation', 'cve_ids', 'first_seen', 'status'])
-      .where('tenant_id', '=', scope.tenantId)
-      .where('workspace_id', '=', scope.workspaceId)
+      .where(inTenant(scope.tenantId))
+      .where(inWorkspace(scope))
       .where('id', 'in', findingIds.slice(i, i + 1000))
       .execute();
     for (const f of found) findings.set(f.id, { ...f, first_seen: iso(f.first_seen), cve_ids: f.cve_ids ?? [] });
@@ -82,7 +83,7 @@ export async function collectExport(db: Kysely<Database>, scope: Scope, filter: 
       const found = await db
         .selectFrom('poam_evidence')
         .select(['id', 'number', 'filename', 'sha256', 'size_bytes', 'created_at'])
-        .where('tenant_id', '=', scope.tenantId)
+        .where(inTenant(scope.tenantId))
         .where('number', 'in', numbers.slice(i, i + 1000))
         .orderBy('created_at')
         .orderBy('id')

@@ -134,7 +134,6 @@ export function rowOf(item: ExportItem): Array<string | Date | null> {
   ];
 }
 
-
 /** Excel's cell limit; longer texts (long comment logs) are cut. */
 const MAX_CELL = 32_767;
 
@@ -333,7 +332,10 @@ function fillRows(sheet: SheetXml, firstRow: number, rows: Array<Array<string | 
     }
     const cells = values.map((v, col) => valueCell(`${columnName(col)}${r}`, v instanceof Date ? styles.date : styles.text, v));
     const rest = kept.filter((c) => c.column >= COLUMNS.length).map((c) => `<c r="${c.ref}"${c.attrs}${c.body === null ? '/>' : `>${c.body}</c>`}`);
-    result.set(r, `<row r="${r}" spans="1:${Math.max(COLUMNS.length, ...kept.map((c) => c.column + 1))}" ht="${rowHeight(values)}" customHeight="1">${cells.join('')}${rest.join('')}</row>`);
+    result.set(
+      r,
+      `<row r="${r}" spans="1:${Math.max(COLUMNS.length, ...kept.map((c) => c.column + 1))}" ht="${rowHeight(values)}" customHeight="1">${cells.join('')}${rest.join('')}</row>`,
+    );
   });
   for (const group of orphaned) {
     const r = lastData + 1;
@@ -362,7 +364,10 @@ function fillHeader(rows: Map<number, string>, values: Array<string | Date | nul
 function serialize(sheet: SheetXml, rows: Map<number, string>): Buffer {
   const ordered = [...rows.entries()].sort((a, b) => a[0] - b[0]);
   const last = ordered.at(-1)?.[0] ?? 1;
-  const head = sheet.head.replace(/<dimension ref="([A-Z]+\d+):([A-Z]+)(\d+)"\/>/, (_m, from: string, col: string, row: string) => `<dimension ref="${from}:${col}${Math.max(Number(row), last)}"/>`);
+  const head = sheet.head.replace(
+    /<dimension ref="([A-Z]+\d+):([A-Z]+)(\d+)"\/>/,
+    (_m, from: string, col: string, row: string) => `<dimension ref="${from}:${col}${Math.max(Number(row), last)}"/>`,
+  );
   return Buffer.from(head + ordered.map(([, xml]) => xml).join('') + sheet.tail, 'utf8');
 }
 
@@ -385,7 +390,8 @@ export async function fedrampWorkbook(data: ExportData, options: FedrampOptions 
     if (name === SHEETS.open) {
       // Without open items the template's example item (row 8) still goes.
       rows = fillRows(sheet, FIRST_ROW.open, openRows, styles);
-      if (openRows.length === 0) rows.set(FIRST_ROW.open, `<row r="${FIRST_ROW.open}" spans="1:51">${COLUMNS.map((_, col) => `<c r="${columnName(col)}${FIRST_ROW.open}" s="3"/>`).join('')}</row>`);
+      if (openRows.length === 0)
+        rows.set(FIRST_ROW.open, `<row r="${FIRST_ROW.open}" spans="1:51">${COLUMNS.map((_, col) => `<c r="${columnName(col)}${FIRST_ROW.open}" s="3"/>`).join('')}</row>`);
     } else if (name === SHEETS.closed) {
       rows = fillRows(sheet, FIRST_ROW.closed, closedRows, styles);
     } else if (name === SHEETS.configuration) {
@@ -402,8 +408,20 @@ export async function fedrampWorkbook(data: ExportData, options: FedrampOptions 
   for (const entry of t.entries) {
     if (entry.name === 'xl/calcChain.xml') continue;
     let data = replaced.get(entry.name);
-    if (entry.name === '[Content_Types].xml') data = Buffer.from(entryData(entry).toString('utf8').replace(/<Override PartName="\/xl\/calcChain\.xml"[^>]*\/>/, ''), 'utf8');
-    if (entry.name === 'xl/_rels/workbook.xml.rels') data = Buffer.from(entryData(entry).toString('utf8').replace(/<Relationship [^>]*Target="calcChain\.xml"[^>]*\/>/, ''), 'utf8');
+    if (entry.name === '[Content_Types].xml')
+      data = Buffer.from(
+        entryData(entry)
+          .toString('utf8')
+          .replace(/<Override PartName="\/xl\/calcChain\.xml"[^>]*\/>/, ''),
+        'utf8',
+      );
+    if (entry.name === 'xl/_rels/workbook.xml.rels')
+      data = Buffer.from(
+        entryData(entry)
+          .toString('utf8')
+          .replace(/<Relationship [^>]*Target="calcChain\.xml"[^>]*\/>/, ''),
+        'utf8',
+      );
     entries.push(data ? deflatedEntry(entry, data) : entry);
   }
   return writeZip(entries);

@@ -80,7 +80,14 @@ async function mergeRecords(
   trx: Kysely<Database>,
   runId: string,
   now: Date,
-  spec: { live: 'vulndb_cves' | 'vulndb_osv_advisories'; stage: StageTable; key: string; child: 'vulndb_cpe_matches' | 'vulndb_osv_affected'; childStage: StageTable; childKey: string },
+  spec: {
+    live: 'vulndb_cves' | 'vulndb_osv_advisories';
+    stage: StageTable;
+    key: string;
+    child: 'vulndb_cpe_matches' | 'vulndb_osv_affected';
+    childStage: StageTable;
+    childKey: string;
+  },
 ): Promise<Omit<ApplyCounts, 'findingsEscalated' | 'findingsRestored'>> {
   const key = raw(spec.key);
   // Mark the newest staged row of each id whose content differs from the live row (or is new).
@@ -103,7 +110,12 @@ async function mergeRecords(
     )
     SELECT (count(*) FILTER (WHERE inserted))::int AS inserted, (count(*) FILTER (WHERE NOT inserted))::int AS updated FROM up`.execute(trx);
   const childColumns = liveColumns(spec.childStage).join(', ');
-  const childList = raw(childColumns.split(', ').map((c) => `c.${c}`).join(', '));
+  const childList = raw(
+    childColumns
+      .split(', ')
+      .map((c) => `c.${c}`)
+      .join(', '),
+  );
   await sql`
     INSERT INTO ${sql.table(spec.child)} (${raw(childColumns)})
     SELECT ${childList} FROM ${sql.table(spec.childStage)} c

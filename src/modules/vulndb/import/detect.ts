@@ -31,7 +31,8 @@ export function detectFormat(head: string, forced?: VulnSource): InputFormat | n
   if (text.startsWith('{')) {
     if (/"catalogVersion"\s*:/.test(text) || /"title"\s*:\s*"CISA Catalog of Known Exploited/.test(text)) candidates.push('kev-json');
     if (/"format"\s*:\s*"NVD_CVE"/.test(text) || (/"vulnerabilities"\s*:/.test(text) && /"cve"\s*:\s*\{/.test(text))) candidates.push('nvd-json');
-    if (/"schema_version"\s*:/.test(text) || /"affected"\s*:/.test(text) || /"vulns"\s*:/.test(text) || (/"id"\s*:/.test(text) && /"modified"\s*:/.test(text))) candidates.push('osv-json');
+    if (/"schema_version"\s*:/.test(text) || /"affected"\s*:/.test(text) || /"vulns"\s*:/.test(text) || (/"id"\s*:/.test(text) && /"modified"\s*:/.test(text)))
+      candidates.push('osv-json');
   }
   if (text.startsWith('[')) candidates.push('osv-json');
   const fitting = forced ? candidates.filter((c) => sourceOf(c) === forced) : candidates;

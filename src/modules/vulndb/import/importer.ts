@@ -475,7 +475,9 @@ async function failedImport(deps: ImportDeps, run: ImportRun, location: string, 
     error_record: failure.record,
     error_context: failure.context,
   });
-  await recordFailure(deps, result, options, run.created, run.bytes, (trx) => ensureOwned(run, trx)).catch((e: unknown) => deps.log.error({ err: e }, 'recording a failed vulndb import failed'));
+  await recordFailure(deps, result, options, run.created, run.bytes, (trx) => ensureOwned(run, trx)).catch((e: unknown) =>
+    deps.log.error({ err: e }, 'recording a failed vulndb import failed'),
+  );
   deps.log.warn({ run_id: runId, source, location, error: failure.message, offset: failure.offset, record: failure.record }, 'vulndb import failed');
   return result;
 }
@@ -552,7 +554,16 @@ async function finishUnchanged(
     const now = clock.now();
     await trx
       .updateTable('vulndb_import_runs')
-      .set({ status: 'unchanged', finished_at: now, heartbeat_at: now, bytes: info.bytes, sha256: info.sha256, records: result.records, unchanged: result.records, metadata: json(info.metadata) })
+      .set({
+        status: 'unchanged',
+        finished_at: now,
+        heartbeat_at: now,
+        bytes: info.bytes,
+        sha256: info.sha256,
+        records: result.records,
+        unchanged: result.records,
+        metadata: json(info.metadata),
+      })
       .where('id', '=', result.run_id)
       .execute();
     if (!updateSource) return;

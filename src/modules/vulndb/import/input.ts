@@ -30,9 +30,7 @@ export class ExpansionBudget {
     return this.maxBytes - this.used;
   }
   error(name: string): Error {
-    return new Error(
-      `${name} expands to more than ${this.maxBytes} bytes (${this.setting}): refused as a possible zip bomb`,
-    );
+    return new Error(`${name} expands to more than ${this.maxBytes} bytes (${this.setting}): refused as a possible zip bomb`);
   }
 }
 

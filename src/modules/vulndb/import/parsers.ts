@@ -2,26 +2,10 @@ import { parse as parseCsv } from 'csv-parse';
 import type { OpenedInput } from './input.js';
 import type { InputFormat } from './detect.js';
 import { jsonItems, JsonSyntaxError } from '../../../platform/json/json-items.js';
-import {
-  epssRow,
-  kevRow,
-  nvdRows,
-  osvRows,
-  parseEpssComment,
-  RecordError,
-  type AffectedRow,
-  type CpeRow,
-  type CveRow,
-  type EpssRow,
-  type KevRow,
-  type OsvRow,
-} from './records.js';
+import { epssRow, kevRow, nvdRows, osvRows, parseEpssComment, RecordError, type AffectedRow, type CpeRow, type CveRow, type EpssRow, type KevRow, type OsvRow } from './records.js';
 
 export type ParsedRecord =
-  | { source: 'kev'; row: KevRow }
-  | { source: 'epss'; row: EpssRow }
-  | { source: 'nvd'; row: CveRow; cpes: CpeRow[] }
-  | { source: 'osv'; row: OsvRow; affected: AffectedRow[] };
+  { source: 'kev'; row: KevRow } | { source: 'epss'; row: EpssRow } | { source: 'nvd'; row: CveRow; cpes: CpeRow[] } | { source: 'osv'; row: OsvRow; affected: AffectedRow[] };
 
 /** Where a broken file broke: the byte offset reached, the records read before, what was last read. */
 export class ImportError extends Error {
@@ -61,11 +45,9 @@ export async function* parseInput(input: OpenedInput, format: InputFormat, progr
     const csvBytes = (error as { bytes?: number }).bytes;
     const csvLine = (error as { lines?: number }).lines;
     const offset = jsonOffset ?? (typeof csvBytes === 'number' ? csvBytes : input.decoded.bytes);
-    const where = [
-      `${input.name}`,
-      typeof csvLine === 'number' ? `line ${csvLine}` : null,
-      progress.lastId ? `after ${progress.lastId}` : 'before the first record',
-    ].filter(Boolean);
+    const where = [`${input.name}`, typeof csvLine === 'number' ? `line ${csvLine}` : null, progress.lastId ? `after ${progress.lastId}` : 'before the first record'].filter(
+      Boolean,
+    );
     throw new ImportError(message, offset, progress.records, where.join(', '));
   };
   try {
@@ -112,11 +94,7 @@ async function* kevJson(input: OpenedInput, progress: ParseProgress): AsyncGener
 }
 
 /** CSV with a header row; the content must end with a newline (a cut-off last line is refused). */
-async function* csvRecords(
-  input: OpenedInput,
-  toRows: (record: Record<string, unknown>) => Rows,
-  options: { comment?: boolean },
-): AsyncGenerator<Rows> {
+async function* csvRecords(input: OpenedInput, toRows: (record: Record<string, unknown>) => Rows, options: { comment?: boolean }): AsyncGenerator<Rows> {
   const parser = parseCsv({
     columns: (header: string[]) => header.map((h) => h.trim()),
     bom: true,

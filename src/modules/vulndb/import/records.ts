@@ -124,9 +124,7 @@ export function nvdRows(cve: Json): { cve: CveRow; cpes: CpeRow[] } {
   const v2 = primaryMetric(metrics.cvssMetricV2);
   const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
   const weaknesses = Array.isArray(cve.weaknesses) ? (cve.weaknesses as Json[]) : [];
-  const cwes = unique(
-    weaknesses.flatMap((w) => (Array.isArray(w.description) ? (w.description as Json[]) : []).map((d) => str(d.value))).filter((v) => /^CWE-\d+$/.test(v)),
-  );
+  const cwes = unique(weaknesses.flatMap((w) => (Array.isArray(w.description) ? (w.description as Json[]) : []).map((d) => str(d.value))).filter((v) => /^CWE-\d+$/.test(v)));
   const references = Array.isArray(cve.references) ? (cve.references as Json[]) : [];
   const fields = {
     cve_id: cveId,

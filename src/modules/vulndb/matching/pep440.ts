@@ -39,7 +39,13 @@ export function parsePep440(text: string): Pep440Version | null {
     pre: normalizedPre ? [normalizedPre, num(g.pre_n)] : null,
     post: g.post === undefined ? null : num(g.post_n1 ?? g.post_n2),
     dev: g.dev === undefined ? null : num(g.dev_n),
-    local: g.local === undefined ? null : g.local.toLowerCase().split(/[-_.]/).map((p) => (/^\d+$/.test(p) ? BigInt(p) : p)),
+    local:
+      g.local === undefined
+        ? null
+        : g.local
+            .toLowerCase()
+            .split(/[-_.]/)
+            .map((p) => (/^\d+$/.test(p) ? BigInt(p) : p)),
   };
 }
 

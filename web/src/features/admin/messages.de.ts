@@ -189,7 +189,8 @@ export default {
     appRedirectUrl: 'Weiterleitungs-URL der Anwendung (optional)',
     appRedirectUrlHelp: 'Nach einer SSO-Anmeldung, die nicht von der Konsole stammt, den Browser hierher leiten, mit der Token-Antwort im URL-Fragment statt einer JSON-Antwort.',
     serviceUrl: 'Dienst-URL',
-    serviceUrlHelp: 'Die öffentliche Adresse dieses Dienstes, wie Browser ihn erreichen; Redirect-URI, ACS-URL und Entity-ID leiten sich davon ab. Leer: die Adresse dieser Anfrage.',
+    serviceUrlHelp:
+      'Die öffentliche Adresse dieses Dienstes, wie Browser ihn erreichen; Redirect-URI, ACS-URL und Entity-ID leiten sich davon ab. Leer: die Adresse dieser Anfrage.',
     allowSha1: 'SHA-1-Signaturen akzeptieren',
     allowSha1Help: 'Nur für einen veralteten Identitätsanbieter, der nicht mit SHA-256 signieren kann: SHA-1-Kollisionen sind praktisch machbar.',
     metadataInlineKept: 'Die gespeicherten Metadaten wurden eingefügt, nicht abgerufen: Fügen Sie sie zum Speichern erneut ein (oder geben Sie ihre URL an).',
@@ -283,7 +284,8 @@ export default {
     form: {
       kindFixed: 'Was ein Zeitplan ausführt, lässt sich nicht ändern; legen Sie dafür einen neuen an.',
       job: 'Zu wiederholender Erkennungsauftrag',
-      jobHelp: 'Jeder Lauf startet einen neuen Auftrag mit den Quellen und Einstellungen dieses Auftrags (ein Auftrag, der eine hochgeladene State-Datei gelesen hat, lässt sich nicht wiederholen).',
+      jobHelp:
+        'Jeder Lauf startet einen neuen Auftrag mit den Quellen und Einstellungen dieses Auftrags (ein Auftrag, der eine hochgeladene State-Datei gelesen hat, lässt sich nicht wiederholen).',
       noJobs: 'Noch kein Erkennungsauftrag in diesem Arbeitsbereich.',
       frameworks: 'Zu prüfende Frameworks',
       frameworksHelp: 'Keines: alle Frameworks, die beim Start des Laufs aktiviert sind.',
@@ -307,7 +309,8 @@ export default {
   },
   imports: {
     title: 'Scanner-Importe',
-    intro: 'Befunde und Ressourcen aus den Scannern, die Ihr Team bereits nutzt: Prowler (JSON-OCSF oder ASFF), AWS Security Hub (ASFF), SARIF aus IaC- und Code-Scannern sowie AWS-Config-Snapshots. Ein erneuter Import desselben Umfangs behebt, was der Scanner nicht mehr meldet.',
+    intro:
+      'Befunde und Ressourcen aus den Scannern, die Ihr Team bereits nutzt: Prowler (JSON-OCSF oder ASFF), AWS Security Hub (ASFF), SARIF aus IaC- und Code-Scannern sowie AWS-Config-Snapshots. Ein erneuter Import desselben Umfangs behebt, was der Scanner nicht mehr meldet.',
     listTitle: 'Bisherige Importe',
     caption: 'Scanner-Importe des Arbeitsbereichs, neueste zuerst',
     empty: 'Noch keine Importe.',

@@ -152,7 +152,14 @@ export default {
       repository: 'Dépôt',
       token: 'Jeton d’accès',
       api_url: 'URL de l’API',
-      smtp: { host: 'Hôte SMTP', port: 'Port', secure: 'TLS dès le départ (port 465)', username: 'Nom d’utilisateur SMTP', password: 'Mot de passe SMTP', from: 'Adresse de l’expéditeur' },
+      smtp: {
+        host: 'Hôte SMTP',
+        port: 'Port',
+        secure: 'TLS dès le départ (port 465)',
+        username: 'Nom d’utilisateur SMTP',
+        password: 'Mot de passe SMTP',
+        from: 'Adresse de l’expéditeur',
+      },
       events: 'Événements',
       filters: { severity: 'Uniquement ces gravités', frameworks: 'Uniquement ces référentiels', resource_types: 'Uniquement ces types de ressources' },
       timeout_seconds: 'Délai d’expiration (secondes)',
@@ -187,9 +194,11 @@ export default {
     scopes: 'Portées',
     scopesHelp: 'Doit inclure openid. Par défaut : openid email profile. Appuyez sur Entrée après chacune.',
     appRedirectUrl: 'URL de redirection de l’application (facultatif)',
-    appRedirectUrlHelp: 'Après une connexion SSO qui ne vient pas de la console, rediriger le navigateur ici avec la réponse de jeton dans le fragment de l’URL au lieu de répondre en JSON.',
+    appRedirectUrlHelp:
+      'Après une connexion SSO qui ne vient pas de la console, rediriger le navigateur ici avec la réponse de jeton dans le fragment de l’URL au lieu de répondre en JSON.',
     serviceUrl: 'URL du service',
-    serviceUrlHelp: 'L’adresse publique de ce service telle que les navigateurs la joignent ; l’URI de redirection, l’URL ACS et l’identifiant d’entité en dérivent. Vide : l’adresse de cette requête.',
+    serviceUrlHelp:
+      'L’adresse publique de ce service telle que les navigateurs la joignent ; l’URI de redirection, l’URL ACS et l’identifiant d’entité en dérivent. Vide : l’adresse de cette requête.',
     allowSha1: 'Accepter les signatures SHA-1',
     allowSha1Help: 'Uniquement pour un ancien fournisseur d’identité incapable de signer en SHA-256 : les collisions SHA-1 sont réalisables en pratique.',
     metadataInlineKept: 'Les métadonnées enregistrées ont été collées, pas récupérées : collez-les à nouveau (ou indiquez leur URL) pour enregistrer.',
@@ -309,7 +318,8 @@ export default {
   },
   imports: {
     title: 'Imports de scanners',
-    intro: 'Les constats et ressources des scanners que votre équipe utilise déjà : Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF des scanners IaC et de code, et les instantanés AWS Config. Réimporter le même périmètre résout ce que le scanner ne signale plus.',
+    intro:
+      'Les constats et ressources des scanners que votre équipe utilise déjà : Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF des scanners IaC et de code, et les instantanés AWS Config. Réimporter le même périmètre résout ce que le scanner ne signale plus.',
     listTitle: 'Imports effectués',
     caption: 'Imports de scanners de l’espace de travail, les plus récents d’abord',
     empty: 'Aucun import pour l’instant.',

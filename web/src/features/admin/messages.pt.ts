@@ -152,7 +152,14 @@ export default {
       repository: 'Repositório',
       token: 'Token de acesso',
       api_url: 'URL da API',
-      smtp: { host: 'Anfitrião SMTP', port: 'Porta', secure: 'TLS desde o início (porta 465)', username: 'Nome de utilizador SMTP', password: 'Palavra-passe SMTP', from: 'Endereço do remetente' },
+      smtp: {
+        host: 'Anfitrião SMTP',
+        port: 'Porta',
+        secure: 'TLS desde o início (porta 465)',
+        username: 'Nome de utilizador SMTP',
+        password: 'Palavra-passe SMTP',
+        from: 'Endereço do remetente',
+      },
       events: 'Eventos',
       filters: { severity: 'Apenas estas gravidades', frameworks: 'Apenas estes referenciais', resource_types: 'Apenas estes tipos de recurso' },
       timeout_seconds: 'Tempo limite (segundos)',
@@ -187,9 +194,11 @@ export default {
     scopes: 'Âmbitos',
     scopesHelp: 'Tem de incluir openid. Predefinição: openid email profile. Prima Enter depois de cada um.',
     appRedirectUrl: 'URL de redirecionamento da aplicação (opcional)',
-    appRedirectUrlHelp: 'Após um início de sessão SSO que não seja o da consola, enviar o navegador para aqui com a resposta do token no fragmento do URL, em vez de responder em JSON.',
+    appRedirectUrlHelp:
+      'Após um início de sessão SSO que não seja o da consola, enviar o navegador para aqui com a resposta do token no fragmento do URL, em vez de responder em JSON.',
     serviceUrl: 'URL do serviço',
-    serviceUrlHelp: 'O endereço público deste serviço tal como os navegadores o alcançam; o URI de redirecionamento, o URL ACS e o ID de entidade derivam dele. Em branco: o endereço deste pedido.',
+    serviceUrlHelp:
+      'O endereço público deste serviço tal como os navegadores o alcançam; o URI de redirecionamento, o URL ACS e o ID de entidade derivam dele. Em branco: o endereço deste pedido.',
     allowSha1: 'Aceitar assinaturas SHA-1',
     allowSha1Help: 'Apenas para um fornecedor de identidade antigo que não consiga assinar com SHA-256: as colisões SHA-1 são exequíveis na prática.',
     metadataInlineKept: 'Os metadados guardados foram colados, não obtidos: cole-os novamente (ou indique o URL) para guardar.',
@@ -309,7 +318,8 @@ export default {
   },
   imports: {
     title: 'Importações de scanners',
-    intro: 'Constatações e recursos dos scanners que a sua equipe já usa: Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF de scanners de IaC e de código, e snapshots do AWS Config. Importar de novo o mesmo escopo resolve o que o scanner já não relata.',
+    intro:
+      'Constatações e recursos dos scanners que a sua equipe já usa: Prowler (JSON-OCSF ou ASFF), AWS Security Hub (ASFF), SARIF de scanners de IaC e de código, e snapshots do AWS Config. Importar de novo o mesmo escopo resolve o que o scanner já não relata.',
     listTitle: 'Importações feitas',
     caption: 'Importações de scanners do espaço de trabalho, mais recentes primeiro',
     empty: 'Ainda não há importações.',

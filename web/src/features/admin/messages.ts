@@ -307,7 +307,8 @@ export default {
   },
   imports: {
     title: 'Scanner imports',
-    intro: 'Findings and resources from the scanners your team already runs: Prowler (JSON-OCSF or ASFF), AWS Security Hub (ASFF), SARIF from IaC and code scanners, and AWS Config snapshots. Importing the same scope again resolves what the scanner no longer reports.',
+    intro:
+      'Findings and resources from the scanners your team already runs: Prowler (JSON-OCSF or ASFF), AWS Security Hub (ASFF), SARIF from IaC and code scanners, and AWS Config snapshots. Importing the same scope again resolves what the scanner no longer reports.',
     listTitle: 'Imports so far',
     caption: 'Scanner imports of the workspace, newest first',
     empty: 'No imports yet.',

@@ -38,7 +38,9 @@ function useScheduleMutation<I, O>(run: (tenantId: string, input: I) => Promise<
 }
 
 export function useCreateSchedule() {
-  return useScheduleMutation(async (tenantId, body: ScheduleCreate) => unwrap(await api.POST('/api/v1/tenants/{tenantID}/schedules', { params: { path: { tenantID: tenantId } }, body })));
+  return useScheduleMutation(async (tenantId, body: ScheduleCreate) =>
+    unwrap(await api.POST('/api/v1/tenants/{tenantID}/schedules', { params: { path: { tenantID: tenantId } }, body })),
+  );
 }
 
 export function useUpdateSchedule() {

@@ -24,7 +24,12 @@ export function AnswerView({
 }) {
   const { t } = useTranslation('assessments');
   if (question.type === 'file_upload') {
-    if (files.length === 0) return <Text size="sm" c="dimmed">{t('review.noAnswer')}</Text>;
+    if (files.length === 0)
+      return (
+        <Text size="sm" c="dimmed">
+          {t('review.noAnswer')}
+        </Text>
+      );
     return (
       <Group gap="xs">
         {files.map((file) => (
@@ -35,11 +40,20 @@ export function AnswerView({
       </Group>
     );
   }
-  if (!answer) return <Text size="sm" c="dimmed">{t('review.noAnswer')}</Text>;
+  if (!answer)
+    return (
+      <Text size="sm" c="dimmed">
+        {t('review.noAnswer')}
+      </Text>
+    );
   const label = (value: string) => question.options?.find((option) => option.value === value)?.label ?? value;
   switch (question.type) {
     case 'yes_no':
-      return <Text size="sm" fw={500}>{answer === 'yes' ? t('review.yes') : t('review.no')}</Text>;
+      return (
+        <Text size="sm" fw={500}>
+          {answer === 'yes' ? t('review.yes') : t('review.no')}
+        </Text>
+      );
     case 'single_choice':
       return <Text size="sm">{label(answer)}</Text>;
     case 'multi_choice':

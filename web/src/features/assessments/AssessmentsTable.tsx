@@ -12,7 +12,17 @@ import type { AssessmentSummary } from './queries';
  * Assessments as a table, each title a link to `linkTo(id)`: the respondent's list shows who
  * reviews, the review queue who answered and when it was submitted.
  */
-export function AssessmentsTable({ items, linkTo, person, caption }: { items: AssessmentSummary[]; linkTo: (id: string) => string; person: 'reviewer' | 'assignee'; caption: string }) {
+export function AssessmentsTable({
+  items,
+  linkTo,
+  person,
+  caption,
+}: {
+  items: AssessmentSummary[];
+  linkTo: (id: string) => string;
+  person: 'reviewer' | 'assignee';
+  caption: string;
+}) {
   const { t } = useTranslation('assessments');
   const columns = useMemo<ColumnDef<AssessmentSummary>[]>(
     () => [

@@ -74,7 +74,13 @@ function ReviewBody({ assessment }: { assessment: Assessment }) {
                   <Text size="sm" fw={600}>
                     {index + 1}. {question.text}
                   </Text>
-                  <AnswerView question={question} answer={answers.get(question.id)} files={assessment.evidence.filter((e) => e.question_id === question.id)} selected={selected} onSelect={setSelected} />
+                  <AnswerView
+                    question={question}
+                    answer={answers.get(question.id)}
+                    files={assessment.evidence.filter((e) => e.question_id === question.id)}
+                    selected={selected}
+                    onSelect={setSelected}
+                  />
                   {reviewable && (
                     <TextInput
                       size="xs"
@@ -98,7 +104,13 @@ function ReviewBody({ assessment }: { assessment: Assessment }) {
               <Title order={2} size="h4">
                 {t('evidence.title')}
               </Title>
-              {file ? <EvidencePreview file={file} /> : <Text size="sm" c="dimmed">{t('evidence.none')}</Text>}
+              {file ? (
+                <EvidencePreview file={file} />
+              ) : (
+                <Text size="sm" c="dimmed">
+                  {t('evidence.none')}
+                </Text>
+              )}
             </Stack>
           </Paper>
         </Box>

@@ -59,7 +59,13 @@ export function ReviewPanel({ assessment, questionNotes }: { assessment: Assessm
           </Alert>
         )}
         <Group justify="flex-end">
-          <Button variant="default" color="orange" onClick={requestChanges} loading={review.isPending && review.variables?.review_status === 'rejected'} disabled={review.isPending}>
+          <Button
+            variant="default"
+            color="orange"
+            onClick={requestChanges}
+            loading={review.isPending && review.variables?.review_status === 'rejected'}
+            disabled={review.isPending}
+          >
             {t('review.requestChanges')}
           </Button>
           <Button onClick={approve} loading={review.isPending && review.variables?.review_status === 'approved'} disabled={review.isPending}>

@@ -64,7 +64,8 @@ export default {
     openNamed: 'Externe Antwortende für die Bewertung von {{who}}',
     title: 'Externe Antwortende: die Bewertung von {{who}}',
     close: 'Schließen',
-    intro: 'Senden Sie diese Bewertung an jemanden ohne Konto, etwa einen Lieferanten. Der Link öffnet nur diese Bewertung, läuft ab und kann widerrufen werden; jede Nutzung steht im Audit-Protokoll.',
+    intro:
+      'Senden Sie diese Bewertung an jemanden ohne Konto, etwa einen Lieferanten. Der Link öffnet nur diese Bewertung, läuft ab und kann widerrufen werden; jede Nutzung steht im Audit-Protokoll.',
     closedAssessment: 'Diese Bewertung ist eingereicht oder genehmigt: Sie nimmt keinen neuen Link an.',
     formLabel: 'Neuer Link',
     name: 'Für wen',

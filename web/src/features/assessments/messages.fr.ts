@@ -66,7 +66,8 @@ export default {
     openNamed: 'Répondants externes pour l’évaluation de {{who}}',
     title: 'Répondants externes : l’évaluation de {{who}}',
     close: 'Fermer',
-    intro: 'Envoyez cette évaluation à une personne sans compte, par exemple un fournisseur. Le lien n’ouvre que cette évaluation, expire et peut être révoqué ; chaque utilisation figure dans le journal d’audit.',
+    intro:
+      'Envoyez cette évaluation à une personne sans compte, par exemple un fournisseur. Le lien n’ouvre que cette évaluation, expire et peut être révoqué ; chaque utilisation figure dans le journal d’audit.',
     closedAssessment: 'Cette évaluation est soumise ou approuvée : elle n’accepte plus de nouveau lien.',
     formLabel: 'Nouveau lien',
     name: 'Pour qui',

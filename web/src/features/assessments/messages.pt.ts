@@ -66,7 +66,8 @@ export default {
     openNamed: 'Respondentes externos para a avaliação de {{who}}',
     title: 'Respondentes externos: a avaliação de {{who}}',
     close: 'Fechar',
-    intro: 'Envie esta avaliação a alguém sem conta, como um fornecedor. A ligação abre apenas esta avaliação, expira e pode ser revogada; cada utilização fica no registo de auditoria.',
+    intro:
+      'Envie esta avaliação a alguém sem conta, como um fornecedor. A ligação abre apenas esta avaliação, expira e pode ser revogada; cada utilização fica no registo de auditoria.',
     closedAssessment: 'Esta avaliação está submetida ou aprovada: não aceita uma nova ligação.',
     formLabel: 'Nova ligação',
     name: 'Para quem',

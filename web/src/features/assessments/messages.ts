@@ -64,7 +64,8 @@ export default {
     openNamed: 'Outside respondents for the assessment of {{who}}',
     title: 'Outside respondents: the assessment of {{who}}',
     close: 'Close',
-    intro: 'Send this assessment to someone without an account, such as a supplier. The link opens only this assessment, expires, and can be revoked; every use is in the audit log.',
+    intro:
+      'Send this assessment to someone without an account, such as a supplier. The link opens only this assessment, expires, and can be revoked; every use is in the audit log.',
     closedAssessment: 'This assessment is submitted or approved: it takes no new link.',
     formLabel: 'New link',
     name: 'For whom',

@@ -41,7 +41,9 @@ export function SecurityPage() {
                     <Title order={2} size="h4">
                       {t('security.statusTitle')}
                     </Title>
-                    <Badge color={mfa.totp_enabled ? 'teal' : 'gray'} variant="light" autoContrast>{mfa.totp_enabled ? t('security.on') : t('security.off')}</Badge>
+                    <Badge color={mfa.totp_enabled ? 'teal' : 'gray'} variant="light" autoContrast>
+                      {mfa.totp_enabled ? t('security.on') : t('security.off')}
+                    </Badge>
                   </Group>
                   <Text>{mfa.totp_enabled ? t('security.enabled') : t('security.disabled')}</Text>
                   {mfa.totp_enabled && <Text size="sm">{t('security.recoveryLeft', { count: mfa.recovery_codes_left })}</Text>}

@@ -55,9 +55,7 @@ export function ControlsTable({ framework }: { framework?: Framework }) {
       {
         id: 'attestation',
         header: t('columns.attestation'),
-        cell: ({ row }) => (
-          <AttestationCell status={row.original.attestation_status} expiresAt={row.original.attestation_expires_at} expiringSoon={row.original.expiring_soon} />
-        ),
+        cell: ({ row }) => <AttestationCell status={row.original.attestation_status} expiresAt={row.original.attestation_expires_at} expiringSoon={row.original.expiring_soon} />,
       },
     ],
     [t],
@@ -94,12 +92,7 @@ export function ControlsTable({ framework }: { framework?: Framework }) {
                 </Text>
               )}
               <DataTable data={data.controls.items} columns={columns} getRowId={(row) => `${row.framework}:${row.control_id}`} caption={t('caption')} />
-              <Pager
-                page={page}
-                perPage={perPage}
-                total={data.controls.total}
-                onChange={setPaging}
-              />
+              <Pager page={page} perPage={perPage} total={data.controls.total} onChange={setPaging} />
             </>
           );
         }}

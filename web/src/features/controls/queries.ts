@@ -39,7 +39,9 @@ export function useEnabledFrameworks() {
   return useQuery({
     queryKey: [...controlsKey, 'frameworks', tenantId],
     queryFn: async () =>
-      Object.keys(unwrap(await api.GET('/api/v1/tenants/{tenantID}/controls/status', { params: { path: { tenantID: tenantId }, query: { per_page: 1 } } })).by_framework) as Framework[],
+      Object.keys(
+        unwrap(await api.GET('/api/v1/tenants/{tenantID}/controls/status', { params: { path: { tenantID: tenantId }, query: { per_page: 1 } } })).by_framework,
+      ) as Framework[],
   });
 }
 

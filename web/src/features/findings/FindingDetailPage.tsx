@@ -89,13 +89,20 @@ function FindingDetail({ finding }: { finding: Finding }) {
       <Group gap="xs" mb="md">
         <SeverityBadge severity={finding.severity.toLowerCase()} />
         <StatusBadge status={finding.status} />
-        {finding.severity !== finding.base_severity && <Badge variant="outline" color="gray">{t('detail.baseSeverity', { severity: t(`common:severity.${finding.base_severity.toLowerCase()}`) })}</Badge>}
-        {finding.due_at && <Badge variant="outline" color="gray">{t('detail.due', { date: formatDate(finding.due_at) })}</Badge>}
+        {finding.severity !== finding.base_severity && (
+          <Badge variant="outline" color="gray">
+            {t('detail.baseSeverity', { severity: t(`common:severity.${finding.base_severity.toLowerCase()}`) })}
+          </Badge>
+        )}
+        {finding.due_at && (
+          <Badge variant="outline" color="gray">
+            {t('detail.due', { date: formatDate(finding.due_at) })}
+          </Badge>
+        )}
       </Group>
       {poamId && (
         <Alert color="teal" mb="md">
-          {t('detail.poamItem', { id: poamId })}{' '}
-          {/* The alert's own text colour, underlined: the link blue lacks contrast on the teal alert. */}
+          {t('detail.poamItem', { id: poamId })} {/* The alert's own text colour, underlined: the link blue lacks contrast on the teal alert. */}
           <Anchor component={Link} to={`/poam/${poamId}`} size="sm" c="inherit" fw={600} underline="always">
             {t('detail.poamOpen', { id: poamId })}
           </Anchor>
@@ -149,7 +156,10 @@ function FindingDetail({ finding }: { finding: Finding }) {
                 <Table.Tr>
                   <Table.Td>{t(`frameworks.${finding.framework}`, { defaultValue: finding.framework })}</Table.Td>
                   <Table.Td>
-                    {finding.control_id} <Badge size="xs" variant="outline" color="dark">{t('detail.primary')}</Badge>
+                    {finding.control_id}{' '}
+                    <Badge size="xs" variant="outline" color="dark">
+                      {t('detail.primary')}
+                    </Badge>
                   </Table.Td>
                 </Table.Tr>
                 {finding.framework_mappings

@@ -67,8 +67,7 @@ export function useFinding(findingId: string) {
   const { tenantId } = useSession();
   return useQuery({
     queryKey: findingsKeys.detail(findingId),
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}', { params: { path: { tenantID: tenantId, findingID: findingId } } })),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}', { params: { path: { tenantID: tenantId, findingID: findingId } } })),
   });
 }
 
@@ -76,8 +75,7 @@ export function useRemediation(findingId: string) {
   const { tenantId } = useSession();
   return useQuery({
     queryKey: findingsKeys.remediation(findingId),
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}/remediation', { params: { path: { tenantID: tenantId, findingID: findingId } } })),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}/remediation', { params: { path: { tenantID: tenantId, findingID: findingId } } })),
   });
 }
 
@@ -87,9 +85,7 @@ export function useTerraformPatch(findingId: string, enabled: boolean) {
   return useQuery({
     queryKey: findingsKeys.patch(findingId),
     queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}/terraform-patch', { params: { path: { tenantID: tenantId, findingID: findingId } } }),
-      ),
+      unwrap(await api.GET('/api/v1/tenants/{tenantID}/findings/{findingID}/terraform-patch', { params: { path: { tenantID: tenantId, findingID: findingId } } })),
     enabled,
     retry: false,
   });
@@ -108,15 +104,11 @@ export function useAcceptanceOf(finding: Finding | undefined) {
     queryFn: async () => {
       const live: Acceptance[] = [];
       for (const state of ['active', 'partial'] as const) {
-        const page = unwrap(
-          await api.GET('/api/v1/tenants/{tenantID}/risk-acceptances', { params: { path: { tenantID: tenantId }, query: { state, per_page: 500 } } }),
-        );
+        const page = unwrap(await api.GET('/api/v1/tenants/{tenantID}/risk-acceptances', { params: { path: { tenantID: tenantId }, query: { state, per_page: 500 } } }));
         live.push(...page.items);
       }
       return (
-        live.find((acceptance) => acceptance.finding_id === id) ??
-        live.find((acceptance) => acceptance.scope === 'group' && acceptance.snapshot.finding_ids.includes(id)) ??
-        null
+        live.find((acceptance) => acceptance.finding_id === id) ?? live.find((acceptance) => acceptance.scope === 'group' && acceptance.snapshot.finding_ids.includes(id)) ?? null
       );
     },
   });

@@ -3,7 +3,22 @@ import { useUrlState } from '../../ui/url-state';
 export const VIEWS = ['list', 'scored', 'grouped'] as const;
 export type View = (typeof VIEWS)[number];
 export const STATUSES = ['open', 'accepted', 'resolved', 'all'] as const;
-export const FRAMEWORKS = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'] as const;
+export const FRAMEWORKS = [
+  'nist-800-53',
+  'cis-aws',
+  'pci-dss',
+  'soc2',
+  'hipaa',
+  'iso-27001',
+  'nist-csf',
+  'nist-800-171',
+  'fedramp-low',
+  'fedramp-moderate',
+  'fedramp-20x-ksi-low',
+  'gdpr',
+  'aws-fsbp',
+  'cisa',
+] as const;
 export const PER_PAGE = [50, 100, 200, 500];
 
 /** The findings screen's state, all of it in the URL: view, filters, sort and page. */
@@ -15,9 +30,7 @@ export function findingsUrlOf(params: URLSearchParams) {
   };
   const view = (VIEWS as readonly string[]).includes(get('view')) ? (get('view') as View) : 'list';
   const status = (STATUSES as readonly string[]).includes(get('status')) ? (get('status') as (typeof STATUSES)[number]) : 'open';
-  const framework: (typeof FRAMEWORKS)[number] | '' = (FRAMEWORKS as readonly string[]).includes(get('framework'))
-    ? (get('framework') as (typeof FRAMEWORKS)[number])
-    : '';
+  const framework: (typeof FRAMEWORKS)[number] | '' = (FRAMEWORKS as readonly string[]).includes(get('framework')) ? (get('framework') as (typeof FRAMEWORKS)[number]) : '';
   const perPage = getNumber('per_page', 50);
   return {
     view,

@@ -89,12 +89,7 @@ export function SeveritySection() {
           return (
             <Group align="center" wrap="nowrap" gap="md">
               <div style={{ flex: 1, minWidth: 160 }}>
-                <EChart
-                  option={option}
-                  height={200}
-                  label={t('severity.chartLabel')}
-                  summary={<SeverityTable counts={counts} />}
-                />
+                <EChart option={option} height={200} label={t('severity.chartLabel')} summary={<SeverityTable counts={counts} />} />
               </div>
               <Stack gap={6}>
                 <Text size="sm" fw={600} data-testid="total-findings">

@@ -1,5 +1,3 @@
 import type { RouteObject } from 'react-router';
 
-export const overviewRoutes: RouteObject[] = [
-  { index: true, lazy: async () => ({ Component: (await import('./OverviewPage')).OverviewPage }) },
-];
+export const overviewRoutes: RouteObject[] = [{ index: true, lazy: async () => ({ Component: (await import('./OverviewPage')).OverviewPage }) }];

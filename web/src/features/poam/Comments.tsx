@@ -40,9 +40,7 @@ export function Comments({ item, editable }: { item: PoamItem; editable: boolean
             <li key={`${comment.at}-${index}`}>
               <Text size="xs" c="dimmed">
                 <time dateTime={comment.at}>{formatDate(comment.at)}</time> · {comment.author}
-                {comment.status_from && comment.status_to && (
-                  <> · {t('comments.move', { from: t(`status.${comment.status_from}`), to: t(`status.${comment.status_to}`) })}</>
-                )}
+                {comment.status_from && comment.status_to && <> · {t('comments.move', { from: t(`status.${comment.status_from}`), to: t(`status.${comment.status_to}`) })}</>}
               </Text>
               <Text size="sm" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-word' }}>
                 {comment.text}

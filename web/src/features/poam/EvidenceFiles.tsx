@@ -11,7 +11,8 @@ import { evidenceDownloadUrl, usePoamEvidence, useUploadEvidence, type PoamItem 
 /** The service's limit (src/modules/poam/evidence-service.ts), checked before a large file is sent. */
 const MAX_EVIDENCE_BYTES = 50 * 1024 * 1024;
 
-const sizeOf = (bytes: number): string => (bytes < 1024 ? `${formatNumber(bytes)} B` : bytes < 1024 * 1024 ? `${formatNumber(bytes / 1024, 1)} KiB` : `${formatNumber(bytes / 1024 / 1024, 1)} MiB`);
+const sizeOf = (bytes: number): string =>
+  bytes < 1024 ? `${formatNumber(bytes)} B` : bytes < 1024 * 1024 ? `${formatNumber(bytes / 1024, 1)} KiB` : `${formatNumber(bytes / 1024 / 1024, 1)} MiB`;
 
 /** The item's evidence files with their downloads, and the upload (not once the item is closed). */
 export function EvidenceFiles({ item, editable }: { item: PoamItem; editable: boolean }) {
@@ -68,7 +69,12 @@ export function EvidenceFiles({ item, editable }: { item: PoamItem; editable: bo
                 {data.items.map((file) => (
                   <Table.Tr key={file.id}>
                     <Table.Td style={{ wordBreak: 'break-all' }}>
-                      <Anchor href={evidenceDownloadUrl(tenantId, item.id, file.id)} download={file.filename} size="sm" aria-label={t('evidence.download', { name: file.filename })}>
+                      <Anchor
+                        href={evidenceDownloadUrl(tenantId, item.id, file.id)}
+                        download={file.filename}
+                        size="sm"
+                        aria-label={t('evidence.download', { name: file.filename })}
+                      >
                         {file.filename}
                       </Anchor>
                       {file.description && (

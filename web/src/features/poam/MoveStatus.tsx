@@ -38,7 +38,12 @@ export function MoveDialog({ target, to, onClose }: { target: Target; to: PoamSt
     );
   };
   return (
-    <Modal opened={to !== null} onClose={close} closeButtonProps={{ 'aria-label': t('common:close') }} title={to ? t('move.title', { id: target.id, status: t(`status.${to}`) }) : ''}>
+    <Modal
+      opened={to !== null}
+      onClose={close}
+      closeButtonProps={{ 'aria-label': t('common:close') }}
+      title={to ? t('move.title', { id: target.id, status: t(`status.${to}`) }) : ''}
+    >
       {to === 'closed' && (
         <Text size="sm" mb="sm">
           {t('move.closeHint')}

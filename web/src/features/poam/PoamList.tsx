@@ -113,14 +113,7 @@ export function PoamList({ total }: { total: number }) {
             <EmptyState title={total === 0 ? t('emptyAll') : t('empty')} />
           ) : (
             <>
-              <DataTable
-                data={data.items}
-                columns={columns}
-                getRowId={(row) => row.id}
-                caption={t('caption')}
-                sort={sort}
-                onSortChange={(next) => url.set({ sort: next })}
-              />
+              <DataTable data={data.items} columns={columns} getRowId={(row) => row.id} caption={t('caption')} sort={sort} onSortChange={(next) => url.set({ sort: next })} />
               <Pager page={page} perPage={perPage} total={data.total} onChange={setPaging} />
             </>
           )

@@ -58,8 +58,7 @@ export function usePoamEvidence(id: string) {
   const { tenantId } = useSession();
   return useQuery({
     queryKey: poamKeys.evidence(tenantId, id),
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tenants/{tenantID}/poam/{poamId}/evidence', { params: { path: { tenantID: tenantId, poamId: id } } })),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/poam/{poamId}/evidence', { params: { path: { tenantID: tenantId, poamId: id } } })),
   });
 }
 

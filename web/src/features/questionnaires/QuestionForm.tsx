@@ -106,13 +106,7 @@ export function QuestionForm({
           />
         )}
         {type === 'file_upload' && (
-          <TagsInput
-            label={t('form.acceptedTypes')}
-            description={t('form.acceptedTypesHelp')}
-            value={acceptedTypes}
-            onChange={setAcceptedTypes}
-            error={errors.accepted_types}
-          />
+          <TagsInput label={t('form.acceptedTypes')} description={t('form.acceptedTypesHelp')} value={acceptedTypes} onChange={setAcceptedTypes} error={errors.accepted_types} />
         )}
         <fieldset style={{ border: 'none', padding: 0, margin: 0 }}>
           <legend>

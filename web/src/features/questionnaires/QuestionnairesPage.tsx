@@ -109,5 +109,9 @@ export function QuestionnairesPage() {
 
 function EmptyList() {
   const { t } = useTranslation('questionnaires');
-  return <Stack align="center" py="md">{t('list.empty')}</Stack>;
+  return (
+    <Stack align="center" py="md">
+      {t('list.empty')}
+    </Stack>
+  );
 }

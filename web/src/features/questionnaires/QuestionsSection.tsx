@@ -71,7 +71,13 @@ export function QuestionsSection({ questionnaire, editable }: { questionnaire: Q
           </Card>
         ))}
       </Stack>
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} closeButtonProps={{ 'aria-label': t('common:close') }} title={editing ? t('questions.editTitle') : t('questions.addTitle')} size="xl">
+      <Modal
+        opened={editing !== undefined}
+        onClose={() => setEditing(undefined)}
+        closeButtonProps={{ 'aria-label': t('common:close') }}
+        title={editing ? t('questions.editTitle') : t('questions.addTitle')}
+        size="xl"
+      >
         {editing !== undefined && (
           <QuestionForm
             key={editing?.id ?? 'new'}

@@ -14,7 +14,22 @@ export type CatalogFramework = Paths['/api/v1/tenants/{tenantID}/controls/catalo
 
 export const QUESTION_TYPES: QuestionType[] = ['yes_no', 'single_choice', 'multi_choice', 'text_short', 'text_long', 'date', 'number', 'file_upload'];
 /** The frameworks with a control catalog in the service (content/frameworks), the picker's choices. */
-export const CATALOG_FRAMEWORKS: CatalogFramework[] = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'];
+export const CATALOG_FRAMEWORKS: CatalogFramework[] = [
+  'nist-800-53',
+  'cis-aws',
+  'pci-dss',
+  'soc2',
+  'hipaa',
+  'iso-27001',
+  'nist-csf',
+  'nist-800-171',
+  'fedramp-low',
+  'fedramp-moderate',
+  'fedramp-20x-ksi-low',
+  'gdpr',
+  'aws-fsbp',
+  'cisa',
+];
 /** Reviewers need assessment:review, which these roles hold (src/platform/rbac/roles.ts). */
 export const REVIEWER_ROLES = ['security-analyst', 'tenant-admin', 'system-admin'];
 
@@ -25,8 +40,7 @@ export function useTemplates() {
   const { tenantId } = useSession();
   return useQuery({
     queryKey: [...questionnairesKey, 'templates', tenantId],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tenants/{tenantID}/questionnaires/templates', { params: { path: { tenantID: tenantId }, query: { per_page: 100 } } })),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/questionnaires/templates', { params: { path: { tenantID: tenantId }, query: { per_page: 100 } } })),
   });
 }
 

@@ -102,9 +102,7 @@ export function AssessmentForm<A extends FormAssessment>({ assessment, api, onCh
         )}
       </Stack>
       <Stack gap={4}>
-        <Text size="sm">
-          {t('progress', { answered: progress.answered, total: progress.total, requiredAnswered: progress.required_answered, required: progress.required })}
-        </Text>
+        <Text size="sm">{t('progress', { answered: progress.answered, total: progress.total, requiredAnswered: progress.required_answered, required: progress.required })}</Text>
         <Progress value={progress.total ? (100 * progress.answered) / progress.total : 0} aria-label={t('title')} />
       </Stack>
       {assessment.status === 'submitted' && <Alert color="blue">{t('submitted', { date: formatDate(assessment.submitted_at) })}</Alert>}
@@ -140,7 +138,14 @@ export function AssessmentForm<A extends FormAssessment>({ assessment, api, onCh
                   onUploaded={(evidence) => uploaded(question.id, evidence)}
                 />
               ) : (
-                <QuestionField question={question} value={answers[question.id] ?? ''} onChange={(value) => answer(question.id, value)} readOnly={readOnly} error={errors[question.id]} label={label} />
+                <QuestionField
+                  question={question}
+                  value={answers[question.id] ?? ''}
+                  onChange={(value) => answer(question.id, value)}
+                  readOnly={readOnly}
+                  error={errors[question.id]}
+                  label={label}
+                />
               )}
               {gap && (
                 <Alert color="orange" p="xs" title={t('reviewerNote')}>

@@ -15,8 +15,7 @@ import { useUrlPaging } from '../../ui/url-paging';
 
 const COUNTS = ['total', 'active', 'expired', 'revoked', 'orphaned'] as const;
 
-export const subjectOf = (acceptance: Pick<Acceptance, 'group_label' | 'finding_id' | 'group_id'>) =>
-  acceptance.finding_id ?? acceptance.group_label ?? acceptance.group_id;
+export const subjectOf = (acceptance: Pick<Acceptance, 'group_label' | 'finding_id' | 'group_id'>) => acceptance.finding_id ?? acceptance.group_label ?? acceptance.group_id;
 
 /** The acceptances with the five counts; a count is also the filter to its state. */
 export function RiskAcceptancesPage() {
@@ -99,10 +98,7 @@ export function RiskAcceptancesPage() {
                 label={t('filters.scope')}
                 size="sm"
                 w={200}
-                data={[
-                  { value: '', label: t('filters.anyScope') },
-                  ...(['finding', 'group'] as const).map((value) => ({ value, label: t(`scope.${value}`) })),
-                ]}
+                data={[{ value: '', label: t('filters.anyScope') }, ...(['finding', 'group'] as const).map((value) => ({ value, label: t(`scope.${value}`) }))]}
                 value={scope ?? ''}
                 onChange={(value) => url.set({ scope: value })}
                 allowDeselect={false}

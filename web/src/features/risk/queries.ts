@@ -34,8 +34,7 @@ export function useAcceptance(id: string) {
   const { tenantId } = useSession();
   return useQuery({
     queryKey: [...riskKey, 'one', tenantId, id],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tenants/{tenantID}/risk-acceptances/{acceptanceID}', { params: { path: { tenantID: tenantId, acceptanceID: id } } })),
+    queryFn: async () => unwrap(await api.GET('/api/v1/tenants/{tenantID}/risk-acceptances/{acceptanceID}', { params: { path: { tenantID: tenantId, acceptanceID: id } } })),
   });
 }
 
@@ -49,13 +48,9 @@ export function useRevokeAcceptance() {
   return useMutation({
     mutationFn: async (acceptance: Pick<Acceptance, 'scope' | 'finding_id' | 'group_id'>) => {
       if (acceptance.scope === 'finding' && acceptance.finding_id) {
-        return unwrap(
-          await api.DELETE('/api/v1/tenants/{tenantID}/findings/{findingID}/accept', { params: { path: { tenantID: tenantId, findingID: acceptance.finding_id } } }),
-        );
+        return unwrap(await api.DELETE('/api/v1/tenants/{tenantID}/findings/{findingID}/accept', { params: { path: { tenantID: tenantId, findingID: acceptance.finding_id } } }));
       }
-      return unwrap(
-        await api.DELETE('/api/v1/tenants/{tenantID}/findings/groups/{groupID}/accept', { params: { path: { tenantID: tenantId, groupID: acceptance.group_id } } }),
-      );
+      return unwrap(await api.DELETE('/api/v1/tenants/{tenantID}/findings/groups/{groupID}/accept', { params: { path: { tenantID: tenantId, groupID: acceptance.group_id } } }));
     },
     onSuccess: () => client.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'me' }),
   });

@@ -18,11 +18,7 @@ export function RuleFormPage() {
   const { can } = useSession();
   if (!can('rules:write')) return <QueryError error={new ApiError(403, 'FORBIDDEN', 'rules:write')} />;
   if (!ruleId) return <RuleForm />;
-  return (
-    <QueryView query={rule}>
-      {(data) => (data.builtin ? <Alert color="yellow">{t('detail.readOnly')}</Alert> : <RuleForm rule={data} />)}
-    </QueryView>
-  );
+  return <QueryView query={rule}>{(data) => (data.builtin ? <Alert color="yellow">{t('detail.readOnly')}</Alert> : <RuleForm rule={data} />)}</QueryView>;
 }
 
 type Mapping = { framework: Framework; control_id: string };
@@ -113,10 +109,32 @@ function RuleForm({ rule }: { rule?: Rule }) {
             </Alert>
           )}
           {!rule && (
-            <TextInput label={t('form.id')} description={t('form.idHelp')} value={values.id} onChange={(e) => change('id')(e.currentTarget.value)} error={errors.id || undefined} required />
+            <TextInput
+              label={t('form.id')}
+              description={t('form.idHelp')}
+              value={values.id}
+              onChange={(e) => change('id')(e.currentTarget.value)}
+              error={errors.id || undefined}
+              required
+            />
           )}
-          <TextInput label={t('form.title')} description={t('form.titleHelp')} value={values.title} onChange={(e) => change('title')(e.currentTarget.value)} error={errors.title || undefined} required />
-          <Textarea label={t('form.description')} value={values.description} onChange={(e) => change('description')(e.currentTarget.value)} error={errors.description || undefined} autosize minRows={2} required />
+          <TextInput
+            label={t('form.title')}
+            description={t('form.titleHelp')}
+            value={values.title}
+            onChange={(e) => change('title')(e.currentTarget.value)}
+            error={errors.title || undefined}
+            required
+          />
+          <Textarea
+            label={t('form.description')}
+            value={values.description}
+            onChange={(e) => change('description')(e.currentTarget.value)}
+            error={errors.description || undefined}
+            autosize
+            minRows={2}
+            required
+          />
           <Group grow align="flex-start">
             <Select
               label={t('form.severity')}
@@ -136,7 +154,13 @@ function RuleForm({ rule }: { rule?: Rule }) {
           </Group>
           <Group grow align="flex-start">
             <Select label={t('form.framework')} data={frameworkOptions} value={values.framework} onChange={(value) => value && change('framework')(value)} allowDeselect={false} />
-            <TextInput label={t('form.controlId')} value={values.control_id} onChange={(e) => change('control_id')(e.currentTarget.value)} error={errors.control_id || undefined} required />
+            <TextInput
+              label={t('form.controlId')}
+              value={values.control_id}
+              onChange={(e) => change('control_id')(e.currentTarget.value)}
+              error={errors.control_id || undefined}
+              required
+            />
           </Group>
           <fieldset style={{ border: 'none', padding: 0, margin: 0 }}>
             <legend>
@@ -165,7 +189,12 @@ function RuleForm({ rule }: { rule?: Rule }) {
                   <CloseButton aria-label={t('form.removeMapping', { n: index + 1 })} onClick={() => setMappings((current) => current.filter((_, i) => i !== index))} mb={6} />
                 </Group>
               ))}
-              <Button variant="subtle" size="xs" style={{ alignSelf: 'flex-start' }} onClick={() => setMappings((current) => [...current, { framework: 'nist-800-53', control_id: '' }])}>
+              <Button
+                variant="subtle"
+                size="xs"
+                style={{ alignSelf: 'flex-start' }}
+                onClick={() => setMappings((current) => [...current, { framework: 'nist-800-53', control_id: '' }])}
+              >
                 {t('form.addMapping')}
               </Button>
             </Stack>
@@ -189,7 +218,15 @@ function RuleForm({ rule }: { rule?: Rule }) {
             onChange={(e) => change('finding_title')(e.currentTarget.value)}
             error={errors.finding_title || undefined}
           />
-          <Textarea label={t('form.remediation')} value={values.remediation} onChange={(e) => change('remediation')(e.currentTarget.value)} error={errors.remediation || undefined} autosize minRows={2} required />
+          <Textarea
+            label={t('form.remediation')}
+            value={values.remediation}
+            onChange={(e) => change('remediation')(e.currentTarget.value)}
+            error={errors.remediation || undefined}
+            autosize
+            minRows={2}
+            required
+          />
           <Group>
             <Button type="submit" loading={save.isPending}>
               {rule ? t('form.save') : t('form.create')}

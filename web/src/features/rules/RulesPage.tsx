@@ -88,7 +88,13 @@ export function RulesPage() {
         }
       />
       <Group gap="sm" mb="sm" align="flex-end" wrap="wrap">
-        <TextInput label={t('filters.search')} placeholder={t('filters.searchPlaceholder')} defaultValue={get('search')} onChange={(e) => set({ search: e.currentTarget.value })} w={260} />
+        <TextInput
+          label={t('filters.search')}
+          placeholder={t('filters.searchPlaceholder')}
+          defaultValue={get('search')}
+          onChange={(e) => set({ search: e.currentTarget.value })}
+          w={260}
+        />
         <Select
           label={t('filters.kind')}
           data={[

@@ -9,7 +9,22 @@ export type Rule = Paths['/api/v1/tenants/{tenantID}/rules/{ruleID}']['get']['re
 export type RuleInput = Paths['/api/v1/tenants/{tenantID}/rules']['post']['requestBody']['content']['application/json'];
 export type RuleUpdate = Paths['/api/v1/tenants/{tenantID}/rules/{ruleID}']['put']['requestBody']['content']['application/json'];
 export type Framework = Rule['framework'];
-export const FRAMEWORKS: Framework[] = ['nist-800-53', 'cis-aws', 'pci-dss', 'soc2'];
+export const FRAMEWORKS: Framework[] = [
+  'nist-800-53',
+  'cis-aws',
+  'pci-dss',
+  'soc2',
+  'hipaa',
+  'iso-27001',
+  'nist-csf',
+  'nist-800-171',
+  'fedramp-low',
+  'fedramp-moderate',
+  'fedramp-20x-ksi-low',
+  'gdpr',
+  'aws-fsbp',
+  'cisa',
+];
 
 const rulesKey = (tenantId: string) => ['rules', tenantId] as const;
 

@@ -121,7 +121,15 @@ export function AssetGroupsList() {
           </Anchor>
         ),
       },
-      { id: 'filter', header: t('columns.filter'), cell: ({ row }) => <Text size="xs" ff="monospace">{row.original.filter}</Text> },
+      {
+        id: 'filter',
+        header: t('columns.filter'),
+        cell: ({ row }) => (
+          <Text size="xs" ff="monospace">
+            {row.original.filter}
+          </Text>
+        ),
+      },
       { id: 'members', header: t('columns.members'), cell: ({ row }) => <Text size="sm">{row.original.member_count}</Text> },
     ],
     [t],

@@ -13,7 +13,15 @@ import { useUrlPaging } from '../../ui/url-paging';
 
 function memberColumns<T extends MemberNode>(t: (key: string) => string): ColumnDef<T>[] {
   return [
-    { id: 'name', header: t('columns.resource'), cell: ({ row }) => <Text size="sm" fw={600}>{row.original.name}</Text> },
+    {
+      id: 'name',
+      header: t('columns.resource'),
+      cell: ({ row }) => (
+        <Text size="sm" fw={600}>
+          {row.original.name}
+        </Text>
+      ),
+    },
     { id: 'type', header: t('columns.type'), cell: ({ row }) => <Text size="sm">{row.original.type}</Text> },
     { id: 'region', header: t('columns.region'), cell: ({ row }) => <Text size="sm">{row.original.region}</Text> },
   ];

@@ -101,16 +101,21 @@ function CveExposure({ serviceId }: { serviceId: string }) {
       {
         id: 'kev',
         header: t('exposure.kev'),
-        cell: ({ row }) => (row.original.is_kev ? <Badge color="red" size="sm">{t('exposure.inKev')}</Badge> : <Text size="sm">—</Text>),
+        cell: ({ row }) =>
+          row.original.is_kev ? (
+            <Badge color="red" size="sm">
+              {t('exposure.inKev')}
+            </Badge>
+          ) : (
+            <Text size="sm">—</Text>
+          ),
       },
       { id: 'epss', header: t('exposure.epss'), cell: ({ row }) => <Text size="sm">{formatPercent(row.original.epss_score)}</Text> },
       {
         id: 'where',
         header: t('exposure.where'),
         cell: ({ row }) => (
-          <Text size="sm">
-            {[...row.original.packages.map((p) => `${p.name} ${p.version}`), ...row.original.resources.map((r) => r.name)].slice(0, 4).join(', ')}
-          </Text>
+          <Text size="sm">{[...row.original.packages.map((p) => `${p.name} ${p.version}`), ...row.original.resources.map((r) => r.name)].slice(0, 4).join(', ')}</Text>
         ),
       },
       { id: 'exposed', header: t('exposure.exposed'), cell: ({ row }) => <Text size="sm">{row.original.exposed ? t('exposure.yes') : t('exposure.no')}</Text> },

@@ -67,7 +67,8 @@ export default {
     kevOnly: 'Seulement les exploitées (KEV)',
     empty: "Aucune CVE n'atteint ce service.",
     caption: 'CVE atteignables dans le service, les plus risquées en premier',
-    summary: 'CVE : {{cves}} · dans le KEV : {{kev}} · EPSS élevé : {{highEpss}} · atteignables depuis Internet : {{exposed}} · hôtes avec données d’agent : {{hosts}} · paquets : {{packages}}',
+    summary:
+      'CVE : {{cves}} · dans le KEV : {{kev}} · EPSS élevé : {{highEpss}} · atteignables depuis Internet : {{exposed}} · hôtes avec données d’agent : {{hosts}} · paquets : {{packages}}',
     cve: 'CVE',
     risk: 'Risque',
     severity: 'Gravité',

@@ -67,7 +67,8 @@ export default {
     kevOnly: 'Só as exploradas (KEV)',
     empty: 'Nenhuma CVE atinge este serviço.',
     caption: 'CVEs alcançáveis no serviço, as mais arriscadas primeiro',
-    summary: 'CVEs: {{cves}} · no KEV: {{kev}} · EPSS alto: {{highEpss}} · alcançáveis da Internet: {{exposed}} · anfitriões com dados de agente: {{hosts}} · pacotes: {{packages}}',
+    summary:
+      'CVEs: {{cves}} · no KEV: {{kev}} · EPSS alto: {{highEpss}} · alcançáveis da Internet: {{exposed}} · anfitriões com dados de agente: {{hosts}} · pacotes: {{packages}}',
     cve: 'CVE',
     risk: 'Risco',
     severity: 'Gravidade',

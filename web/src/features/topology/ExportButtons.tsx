@@ -46,14 +46,22 @@ export function ExportButtons() {
         {t('export.png')}
       </Button>
       <div role="status" aria-live="polite">
-        {job.isError && <Text size="sm" c="red.9">{t('export.failed', { message: errorMessage(job.error) })}</Text>}
+        {job.isError && (
+          <Text size="sm" c="red.9">
+            {t('export.failed', { message: errorMessage(job.error) })}
+          </Text>
+        )}
         {busy && jobId && (
           <Group gap={6}>
             <Loader size="xs" />
             <Text size="sm">{status === 'running' ? t('export.running') : t('export.queued')}</Text>
           </Group>
         )}
-        {status === 'failed' && <Text size="sm" c="red.9">{t('export.failed', { message: job.data?.error ?? '' })}</Text>}
+        {status === 'failed' && (
+          <Text size="sm" c="red.9">
+            {t('export.failed', { message: job.data?.error ?? '' })}
+          </Text>
+        )}
         {status === 'expired' && <Text size="sm">{t('export.expired')}</Text>}
         {status === 'succeeded' && job.data && (
           <Anchor ref={link} href={exportDownloadUrl(tenantId, job.data)} download={job.data.file_name ?? true} size="sm">

@@ -186,8 +186,7 @@ function BlastRadius({ source, onHighlight }: { source: string; onHighlight: (h:
   const blast = useBlastRadius();
   const run = () =>
     blast.mutate(source, {
-      onSuccess: (result) =>
-        onHighlight({ nodes: [source, ...result.nodes.map((n) => n.id)], edges: result.nodes.map((n) => [n.via.from, n.id] as [string, string]) }),
+      onSuccess: (result) => onHighlight({ nodes: [source, ...result.nodes.map((n) => n.id)], edges: result.nodes.map((n) => [n.via.from, n.id] as [string, string]) }),
     });
   const result = blast.data;
   const shown = result?.nodes.slice(0, 30) ?? [];
@@ -199,7 +198,11 @@ function BlastRadius({ source, onHighlight }: { source: string; onHighlight: (h:
       <Button size="xs" variant="default" onClick={run} loading={blast.isPending} style={{ alignSelf: 'flex-start' }}>
         {t('blast.run')}
       </Button>
-      {blast.isError && <Text size="sm" c="red">{errorMessage(blast.error)}</Text>}
+      {blast.isError && (
+        <Text size="sm" c="red">
+          {errorMessage(blast.error)}
+        </Text>
+      )}
       {result && (
         <div role="status" aria-live="polite">
           <Text size="sm" fw={600}>

@@ -186,7 +186,10 @@ export function TopologyGraph({
       for (const id of matches) instance.getElementById(id).addClass('match');
       for (const id of hits.nodes) instance.getElementById(id).addClass('hit');
       const pairs = new Set(hits.edges.map(([s, t]) => `${s}\n${t}`));
-      instance.edges().filter((e) => pairs.has(`${e.data('source') as string}\n${e.data('target') as string}`) || pairs.has(`${e.data('target') as string}\n${e.data('source') as string}`)).addClass('hit');
+      instance
+        .edges()
+        .filter((e) => pairs.has(`${e.data('source') as string}\n${e.data('target') as string}`) || pairs.has(`${e.data('target') as string}\n${e.data('source') as string}`))
+        .addClass('hit');
     });
   }, [matches, hits, elements]);
 

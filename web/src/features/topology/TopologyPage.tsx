@@ -119,7 +119,11 @@ function TopologyView({ data }: { data: TopologyData }) {
       {data.findingsShown < data.findingsTotal && (
         <Alert color="yellow">{t('findingsCapped', { shown: formatNumber(data.findingsShown), total: formatNumber(data.findingsTotal) })}</Alert>
       )}
-      {large && <Text size="sm" c="dimmed">{t('collapsed')}</Text>}
+      {large && (
+        <Text size="sm" c="dimmed">
+          {t('collapsed')}
+        </Text>
+      )}
       <Group gap="sm" align="flex-end" wrap="wrap">
         <TextInput label={t('search')} placeholder={t('searchPlaceholder')} value={search} onChange={(e) => onSearch(e.currentTarget.value)} w={320} />
         <Text size="sm" role="status" aria-live="polite" pb={6}>

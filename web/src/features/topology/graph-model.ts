@@ -242,7 +242,11 @@ export function visibleElements(
       const n = model.nodes.get(id)!;
       shownAs.set(id, id);
       const f = model.findings.get(id);
-      elements.push({ group: 'nodes', data: { id, label: label.resource(n, f), parent: key, type: n.type, resource: id }, classes: `resource${severityClass(f?.severity ?? null)}` });
+      elements.push({
+        group: 'nodes',
+        data: { id, label: label.resource(n, f), parent: key, type: n.type, resource: id },
+        classes: `resource${severityClass(f?.severity ?? null)}`,
+      });
     }
   };
   for (const key of model.roots) walk(key, null);

@@ -26,7 +26,15 @@ export default {
   findingsCount_one: '{{count}} offener Befund, schwerster: {{severity}}',
   findingsCount_other: '{{count}} offene Befunde, schwerster: {{severity}}',
   containerLabel: '{{label}} ({{count}})',
-  kinds: { account: 'Konto {{name}}', no_account: 'Kein Konto', region: 'Region {{name}}', global: 'Global', vpc: 'VPC {{name}}', subnet: 'Subnetz {{name}}', managed: 'Von AWS verwaltet' },
+  kinds: {
+    account: 'Konto {{name}}',
+    no_account: 'Kein Konto',
+    region: 'Region {{name}}',
+    global: 'Global',
+    vpc: 'VPC {{name}}',
+    subnet: 'Subnetz {{name}}',
+    managed: 'Von AWS verwaltet',
+  },
   panel: {
     title: 'Ausgewählte Ressource',
     none: 'Wählen Sie eine Ressource im Graphen oder in der Liste, um ihre Details zu sehen.',

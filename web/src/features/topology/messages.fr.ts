@@ -28,7 +28,15 @@ export default {
   findingsCount_many: '{{count}} de constats ouverts, le plus grave : {{severity}}',
   findingsCount_other: '{{count}} constats ouverts, le plus grave : {{severity}}',
   containerLabel: '{{label}} ({{count}})',
-  kinds: { account: 'Compte {{name}}', no_account: 'Sans compte', region: 'Région {{name}}', global: 'Global', vpc: 'VPC {{name}}', subnet: 'Sous-réseau {{name}}', managed: 'Géré par AWS' },
+  kinds: {
+    account: 'Compte {{name}}',
+    no_account: 'Sans compte',
+    region: 'Région {{name}}',
+    global: 'Global',
+    vpc: 'VPC {{name}}',
+    subnet: 'Sous-réseau {{name}}',
+    managed: 'Géré par AWS',
+  },
   panel: {
     title: 'Ressource sélectionnée',
     none: 'Sélectionnez une ressource dans le graphe ou la liste pour en voir le détail.',

@@ -28,7 +28,15 @@ export default {
   findingsCount_many: '{{count}} de constatações abertas, a mais grave: {{severity}}',
   findingsCount_other: '{{count}} constatações abertas, a mais grave: {{severity}}',
   containerLabel: '{{label}} ({{count}})',
-  kinds: { account: 'Conta {{name}}', no_account: 'Sem conta', region: 'Região {{name}}', global: 'Global', vpc: 'VPC {{name}}', subnet: 'Sub-rede {{name}}', managed: 'Gerido pela AWS' },
+  kinds: {
+    account: 'Conta {{name}}',
+    no_account: 'Sem conta',
+    region: 'Região {{name}}',
+    global: 'Global',
+    vpc: 'VPC {{name}}',
+    subnet: 'Sub-rede {{name}}',
+    managed: 'Gerido pela AWS',
+  },
   panel: {
     title: 'Recurso selecionado',
     none: 'Selecione um recurso no grafo ou na lista para ver os detalhes.',

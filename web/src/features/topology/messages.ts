@@ -26,7 +26,15 @@ export default {
   findingsCount_one: '{{count}} open finding, worst {{severity}}',
   findingsCount_other: '{{count}} open findings, worst {{severity}}',
   containerLabel: '{{label}} ({{count}})',
-  kinds: { account: 'Account {{name}}', no_account: 'No account', region: 'Region {{name}}', global: 'Global', vpc: 'VPC {{name}}', subnet: 'Subnet {{name}}', managed: 'AWS managed' },
+  kinds: {
+    account: 'Account {{name}}',
+    no_account: 'No account',
+    region: 'Region {{name}}',
+    global: 'Global',
+    vpc: 'VPC {{name}}',
+    subnet: 'Subnet {{name}}',
+    managed: 'AWS managed',
+  },
   panel: {
     title: 'Selected resource',
     none: 'Select a resource in the graph or the list to see its details.',

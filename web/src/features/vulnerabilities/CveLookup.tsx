@@ -60,7 +60,13 @@ function CveDetail({ record }: { record: CveRecord }) {
         <Title order={2} size="h3">
           {record.cve_id}
         </Title>
-        {record.is_kev ? <Badge color="red">{t('cve.inKev')}</Badge> : <Badge color="gray" variant="light">{t('cve.notInKev')}</Badge>}
+        {record.is_kev ? (
+          <Badge color="red">{t('cve.inKev')}</Badge>
+        ) : (
+          <Badge color="gray" variant="light">
+            {t('cve.notInKev')}
+          </Badge>
+        )}
         {record.cvss_v3_severity && <Badge variant="outline">{record.cvss_v3_severity}</Badge>}
       </Group>
       {record.description && <Text size="sm">{record.description}</Text>}
@@ -92,12 +98,8 @@ function CveDetail({ record }: { record: CveRecord }) {
         </Section>
         <Section title={t('cve.nvd')}>
           <SimpleGrid cols={2} component="dl" spacing="sm">
-            <Field label={t('cve.cvss3')}>
-              {record.cvss_v3_score === null ? '—' : `${formatNumber(record.cvss_v3_score, 1)} ${record.cvss_v3_severity ?? ''}`}
-            </Field>
-            <Field label={t('cve.cvss4')}>
-              {record.cvss_v4_score === null ? '—' : `${formatNumber(record.cvss_v4_score, 1)} ${record.cvss_v4_severity ?? ''}`}
-            </Field>
+            <Field label={t('cve.cvss3')}>{record.cvss_v3_score === null ? '—' : `${formatNumber(record.cvss_v3_score, 1)} ${record.cvss_v3_severity ?? ''}`}</Field>
+            <Field label={t('cve.cvss4')}>{record.cvss_v4_score === null ? '—' : `${formatNumber(record.cvss_v4_score, 1)} ${record.cvss_v4_severity ?? ''}`}</Field>
             <Field label={t('cve.vector')}>{record.cvss_v3_vector ?? '—'}</Field>
             <Field label={t('cve.status')}>{record.vuln_status ?? '—'}</Field>
             <Field label={t('cve.published')}>{formatDate(record.published)}</Field>

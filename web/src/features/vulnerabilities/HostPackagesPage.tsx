@@ -26,7 +26,15 @@ export function HostPackagesPage() {
 
   const columns = useMemo<ColumnDef<HostPackage>[]>(
     () => [
-      { id: 'name', header: t('packages.name'), cell: ({ row }) => <Text size="sm" fw={600}>{row.original.name}</Text> },
+      {
+        id: 'name',
+        header: t('packages.name'),
+        cell: ({ row }) => (
+          <Text size="sm" fw={600}>
+            {row.original.name}
+          </Text>
+        ),
+      },
       { id: 'version', header: t('packages.version'), cell: ({ row }) => <Text size="sm">{row.original.version}</Text> },
       {
         id: 'cves',
@@ -44,7 +52,15 @@ export function HostPackagesPage() {
             </Group>
           ),
       },
-      { id: 'purl', header: t('packages.purl'), cell: ({ row }) => <Text size="xs" c="dimmed" style={{ wordBreak: 'break-all' }}>{row.original.purl ?? '—'}</Text> },
+      {
+        id: 'purl',
+        header: t('packages.purl'),
+        cell: ({ row }) => (
+          <Text size="xs" c="dimmed" style={{ wordBreak: 'break-all' }}>
+            {row.original.purl ?? '—'}
+          </Text>
+        ),
+      },
     ],
     [t],
   );
@@ -72,8 +88,22 @@ export function HostPackagesPage() {
                 </Anchor>
               </Group>
               <Group gap="md" align="flex-end" wrap="wrap">
-                <TextInput label={t('packages.search')} w={260} size="sm" value={search} onChange={(event) => { setSearch(event.currentTarget.value); url.set({ page: null }); }} />
-                <Switch label={t('packages.vulnerableOnly')} checked={vulnerableOnly} onChange={(event) => url.set({ vulnerable: event.currentTarget.checked ? '1' : null })} mb={6} />
+                <TextInput
+                  label={t('packages.search')}
+                  w={260}
+                  size="sm"
+                  value={search}
+                  onChange={(event) => {
+                    setSearch(event.currentTarget.value);
+                    url.set({ page: null });
+                  }}
+                />
+                <Switch
+                  label={t('packages.vulnerableOnly')}
+                  checked={vulnerableOnly}
+                  onChange={(event) => url.set({ vulnerable: event.currentTarget.checked ? '1' : null })}
+                  mb={6}
+                />
               </Group>
               {rows.length === 0 ? (
                 <EmptyState title={t('packages.empty')} />

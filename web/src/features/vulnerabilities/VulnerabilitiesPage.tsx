@@ -25,7 +25,13 @@ export function VulnerabilitiesPage() {
   return (
     <>
       <PageHeader title={t('title')} />
-      <Tabs value={tab} onChange={(value) => url.set({ tab: value === 'lookup' ? null : value, search: null, cve: null, vendor: null, ransomware: null, from: null, sort: null, source: null, status: null })} keepMounted={false}>
+      <Tabs
+        value={tab}
+        onChange={(value) =>
+          url.set({ tab: value === 'lookup' ? null : value, search: null, cve: null, vendor: null, ransomware: null, from: null, sort: null, source: null, status: null })
+        }
+        keepMounted={false}
+      >
         <Tabs.List aria-label={t('tabs.label')} mb="md">
           {visible.map((value) => (
             <Tabs.Tab key={value} value={value}>

@@ -93,7 +93,9 @@ export function useHostPackages(nodeId: string) {
   return useQuery({
     queryKey: [...vulnerabilitiesKey, 'host-packages', tenantId, nodeId],
     queryFn: async () => {
-      const document = unwrap(await api.GET('/api/v1/tenants/{tenantID}/nodes/{id}/sbom', { params: { path: { tenantID: tenantId, id: nodeId } }, parseAs: 'json' })) as CdxDocument;
+      const document = unwrap(
+        await api.GET('/api/v1/tenants/{tenantID}/nodes/{id}/sbom', { params: { path: { tenantID: tenantId, id: nodeId } }, parseAs: 'json' }),
+      ) as CdxDocument;
       const cvesOf = new Map<string, string[]>();
       for (const vuln of document.vulnerabilities ?? []) for (const { ref } of vuln.affects ?? []) cvesOf.set(ref, [...(cvesOf.get(ref) ?? []), vuln.id]);
       const packages: HostPackage[] = (document.components ?? [])

@@ -15,7 +15,13 @@ import { fieldsOf, initialValues, parseHeaders, toConfig, type FieldValue, type 
 export function IntegrationFormModal({ integration, onClose }: { integration: Integration | null; onClose: () => void }) {
   const { t } = useTranslation('admin');
   return (
-    <Modal opened onClose={onClose} size="lg" closeButtonProps={{ 'aria-label': t('common:close') }} title={integration ? t('integrations.editTitle', { name: integration.name }) : t('integrations.createTitle')}>
+    <Modal
+      opened
+      onClose={onClose}
+      size="lg"
+      closeButtonProps={{ 'aria-label': t('common:close') }}
+      title={integration ? t('integrations.editTitle', { name: integration.name }) : t('integrations.createTitle')}
+    >
       <IntegrationForm integration={integration} onDone={onClose} />
     </Modal>
   );
@@ -65,7 +71,13 @@ function IntegrationForm({ integration, onDone }: { integration: Integration | n
     const config = toConfig(kind, values, { editing, smtp, hadSmtp });
     const onError = (failure: unknown) => {
       const message = errorMessage(failure);
-      const field = failure instanceof ApiError && failure.status < 500 ? fieldOfMessage(message, fieldsOf(kind, true).map((f) => f.key)) : null;
+      const field =
+        failure instanceof ApiError && failure.status < 500
+          ? fieldOfMessage(
+              message,
+              fieldsOf(kind, true).map((f) => f.key),
+            )
+          : null;
       if (field) setErrors((current) => ({ ...current, [field]: message }));
       else if (failure instanceof ApiError && /^(body\/)?name\b|integration name/.test(message)) setErrors((current) => ({ ...current, name: message }));
       else setRefusal(message);
@@ -111,7 +123,13 @@ function IntegrationForm({ integration, onDone }: { integration: Integration | n
             setErrors({});
           }}
         />
-        <TextInput label={t('integrations.name')} value={name} onChange={(e) => (setName(e.currentTarget.value), setErrors((c) => ({ ...c, name: '' })))} error={errors.name || undefined} withAsterisk />
+        <TextInput
+          label={t('integrations.name')}
+          value={name}
+          onChange={(e) => (setName(e.currentTarget.value), setErrors((c) => ({ ...c, name: '' })))}
+          error={errors.name || undefined}
+          withAsterisk
+        />
         {editing && <Switch label={t('integrations.active')} description={t('integrations.activeHelp')} checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />}
         <Fieldset legend={t('integrations.destination')}>
           <Stack gap="sm">{KIND_FIELDS[kind].map(field)}</Stack>
@@ -141,7 +159,19 @@ function IntegrationForm({ integration, onDone }: { integration: Integration | n
 }
 
 /** One configuration field, drawn by its kind. */
-function ConfigField({ def, value, error, onChange, integration }: { def: FieldDef; value: FieldValue; error?: string; onChange: (value: FieldValue) => void; integration: Integration | null }) {
+function ConfigField({
+  def,
+  value,
+  error,
+  onChange,
+  integration,
+}: {
+  def: FieldDef;
+  value: FieldValue;
+  error?: string;
+  onChange: (value: FieldValue) => void;
+  integration: Integration | null;
+}) {
   const { t } = useTranslation('admin');
   const label = t(`integrations.fields.${def.key}`);
   const help = t(`integrations.help.${def.key}`, { defaultValue: '' }) || undefined;
@@ -152,25 +182,59 @@ function ConfigField({ def, value, error, onChange, integration }: { def: FieldD
       const shown = integration ? integration.config[def.key] : undefined;
       const kept = integration ? t('integrations.secretKept') + (typeof shown === 'string' ? ` (${shown})` : '') : undefined;
       return (
-        <PasswordInput {...common} description={[help, kept].filter(Boolean).join(' ') || undefined} placeholder={def.placeholder} value={value as string} onChange={(e) => onChange(e.currentTarget.value)} autoComplete="off" />
+        <PasswordInput
+          {...common}
+          description={[help, kept].filter(Boolean).join(' ') || undefined}
+          placeholder={def.placeholder}
+          value={value as string}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          autoComplete="off"
+        />
       );
     }
     case 'headers': {
       const names = integration && typeof integration.config.headers === 'object' && integration.config.headers ? Object.keys(integration.config.headers) : [];
       const description = [t('integrations.headersHelp'), names.length ? t('integrations.headersKept', { names: names.join(', ') }) : ''].filter(Boolean).join(' ');
-      return <Textarea {...common} description={description} value={value as string} onChange={(e) => onChange(e.currentTarget.value)} autosize minRows={2} maxRows={6} placeholder="Authorization: Bearer …" />;
+      return (
+        <Textarea
+          {...common}
+          description={description}
+          value={value as string}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          autosize
+          minRows={2}
+          maxRows={6}
+          placeholder="Authorization: Bearer …"
+        />
+      );
     }
     case 'list':
       return def.options ? (
         <MultiSelect {...common} description={help} data={[...def.options]} value={value as string[]} onChange={onChange} clearable />
       ) : (
-        <TagsInput {...common} description={help ?? t('integrations.listHelp')} data={def.key === 'events' ? EVENT_SUGGESTIONS : []} value={value as string[]} onChange={onChange} placeholder={def.placeholder} clearable />
+        <TagsInput
+          {...common}
+          description={help ?? t('integrations.listHelp')}
+          data={def.key === 'events' ? EVENT_SUGGESTIONS : []}
+          value={value as string[]}
+          onChange={onChange}
+          placeholder={def.placeholder}
+          clearable
+        />
       );
     case 'boolean':
       return <Switch label={label} description={help} checked={value as boolean} onChange={(e) => onChange(e.currentTarget.checked)} />;
     case 'select':
       return (
-        <Select {...common} description={help} data={[...(def.options ?? [])]} value={(value as string) || null} onChange={(next) => onChange(next ?? '')} placeholder={def.placeholder} clearable={!def.required} />
+        <Select
+          {...common}
+          description={help}
+          data={[...(def.options ?? [])]}
+          value={(value as string) || null}
+          onChange={(next) => onChange(next ?? '')}
+          placeholder={def.placeholder}
+          clearable={!def.required}
+        />
       );
     default:
       return (
@@ -187,4 +251,3 @@ function ConfigField({ def, value, error, onChange, integration }: { def: FieldD
       );
   }
 }
-

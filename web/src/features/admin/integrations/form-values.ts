@@ -84,8 +84,7 @@ export function toConfig(kind: IntegrationKind, values: Values, options: { editi
     else if (field.kind === 'headers') {
       const parsed = parseHeaders(value as string);
       out = parsed.ok && Object.keys(parsed.headers).length ? parsed.headers : undefined;
-    }
-    else {
+    } else {
       const text = (value as string).trim();
       out = !text ? undefined : field.kind === 'number' || field.key === 'api_version' ? Number(text) : field.kind === 'secret' ? (value as string) : text;
     }

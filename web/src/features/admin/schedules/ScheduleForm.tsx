@@ -19,7 +19,10 @@ function zones(): string[] {
 const asField = (value: unknown): FieldName | null => {
   if (typeof value !== 'string') return null;
   // Ajv's paths are JSON pointers (/target/job_id); the service's own refusals name the field (target.job_id).
-  const name = value.replace(/^\//, '').replaceAll('/', '.').replace(/^body\./, '');
+  const name = value
+    .replace(/^\//, '')
+    .replaceAll('/', '.')
+    .replace(/^body\./, '');
   return (FIELDS as readonly string[]).includes(name) ? (name as FieldName) : null;
 };
 

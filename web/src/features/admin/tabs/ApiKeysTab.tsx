@@ -34,7 +34,15 @@ export function ApiKeysTab() {
 
   const columns: ColumnDef<ApiKey>[] = [
     { id: 'name', header: t('apiKeys.name'), cell: ({ row }) => row.original.name },
-    { id: 'prefix', header: t('apiKeys.prefix'), cell: ({ row }) => <Text ff="monospace" size="sm">{row.original.prefix}…</Text> },
+    {
+      id: 'prefix',
+      header: t('apiKeys.prefix'),
+      cell: ({ row }) => (
+        <Text ff="monospace" size="sm">
+          {row.original.prefix}…
+        </Text>
+      ),
+    },
     { id: 'permissions', header: t('apiKeys.permissions'), cell: ({ row }) => row.original.permissions.join(', ') },
     { id: 'created_at', header: t('apiKeys.created'), cell: ({ row }) => formatDate(row.original.created_at) },
     { id: 'last_used_at', header: t('apiKeys.lastUsed'), cell: ({ row }) => formatDate(row.original.last_used_at) },
@@ -103,7 +111,13 @@ function CreateKey() {
           {t('apiKeys.create')}
         </Button>
       </AdminForm>
-      <Modal opened={created !== null} onClose={() => setCreated(null)} closeButtonProps={{ 'aria-label': t('common:close') }} title={t('apiKeys.createdTitle', { name: created?.name ?? '' })} size="lg">
+      <Modal
+        opened={created !== null}
+        onClose={() => setCreated(null)}
+        closeButtonProps={{ 'aria-label': t('common:close') }}
+        title={t('apiKeys.createdTitle', { name: created?.name ?? '' })}
+        size="lg"
+      >
         {created && (
           <Stack>
             <Alert color="yellow">{t('apiKeys.shownOnce')}</Alert>

@@ -147,7 +147,9 @@ function CreateJob() {
         name: name.trim(),
         plugins: ['aws'],
         start,
-        config: { aws: { ...(regions.length ? { regions } : {}), ...(services.length ? { services: services as (typeof AWS_SERVICES)[number][] } : {}), ...account, ...connection } },
+        config: {
+          aws: { ...(regions.length ? { regions } : {}), ...(services.length ? { services: services as (typeof AWS_SERVICES)[number][] } : {}), ...account, ...connection },
+        },
       };
     }
     create.mutate(body, {
@@ -201,9 +203,24 @@ function CreateJob() {
               ]}
             />
             {source === 'file' ? (
-              <FileInput label={t('discovery.stateFile')} description={t('discovery.stateFileHelp')} value={file} onChange={setFile} accept=".tfstate,.json,application/json" error={errors.file} clearable clearButtonProps={{ 'aria-label': t('imports.clearFile') }} />
+              <FileInput
+                label={t('discovery.stateFile')}
+                description={t('discovery.stateFileHelp')}
+                value={file}
+                onChange={setFile}
+                accept=".tfstate,.json,application/json"
+                error={errors.file}
+                clearable
+                clearButtonProps={{ 'aria-label': t('imports.clearFile') }}
+              />
             ) : (
-              <TextInput label={t('discovery.stateUri')} placeholder="s3://bucket/path/terraform.tfstate" value={stateUri} onChange={(e) => setStateUri(e.currentTarget.value.trim())} error={errors.stateUri} />
+              <TextInput
+                label={t('discovery.stateUri')}
+                placeholder="s3://bucket/path/terraform.tfstate"
+                value={stateUri}
+                onChange={(e) => setStateUri(e.currentTarget.value.trim())}
+                error={errors.stateUri}
+              />
             )}
           </>
         ) : (
@@ -213,9 +230,21 @@ function CreateJob() {
           </>
         )}
         {(plugin === 'aws' || source === 's3') && (
-          <TextInput label={t('discovery.connection')} description={t('discovery.connectionHelp')} value={connectionId} onChange={(e) => setConnectionId(e.currentTarget.value.trim())} error={errors.connection} />
+          <TextInput
+            label={t('discovery.connection')}
+            description={t('discovery.connectionHelp')}
+            value={connectionId}
+            onChange={(e) => setConnectionId(e.currentTarget.value.trim())}
+            error={errors.connection}
+          />
         )}
-        <TextInput label={t('discovery.account')} description={t('discovery.accountHelp')} value={accountId} onChange={(e) => setAccountId(e.currentTarget.value.trim())} error={errors.account} />
+        <TextInput
+          label={t('discovery.account')}
+          description={t('discovery.accountHelp')}
+          value={accountId}
+          onChange={(e) => setAccountId(e.currentTarget.value.trim())}
+          error={errors.account}
+        />
         <Checkbox label={t('discovery.start')} checked={start} onChange={(e) => setStart(e.currentTarget.checked)} />
         <Group>
           <Button type="submit" loading={create.isPending}>

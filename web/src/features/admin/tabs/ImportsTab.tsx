@@ -88,7 +88,8 @@ export function ImportsTab() {
     {
       id: 'findings',
       header: t('imports.findings'),
-      cell: ({ row }) => t('imports.findingsSummary', { created: formatNumber(row.original.counts.findings_created), resolved: formatNumber(row.original.counts.findings_resolved) }),
+      cell: ({ row }) =>
+        t('imports.findingsSummary', { created: formatNumber(row.original.counts.findings_created), resolved: formatNumber(row.original.counts.findings_resolved) }),
     },
     { id: 'nodes', header: t('imports.nodes'), cell: ({ row }) => formatNumber(row.original.counts.nodes) },
     { id: 'errors', header: t('imports.errors'), cell: ({ row }) => formatNumber(row.original.counts.errors) },

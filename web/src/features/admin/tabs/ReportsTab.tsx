@@ -94,7 +94,14 @@ function Generate() {
         );
       }}
     >
-      <Select label={t('reports.format')} data={FORMATS.map((value) => ({ value, label: value.toUpperCase() }))} value={format} onChange={(value) => value && setFormat(value as (typeof FORMATS)[number])} allowDeselect={false} w={120} />
+      <Select
+        label={t('reports.format')}
+        data={FORMATS.map((value) => ({ value, label: value.toUpperCase() }))}
+        value={format}
+        onChange={(value) => value && setFormat(value as (typeof FORMATS)[number])}
+        allowDeselect={false}
+        w={120}
+      />
       <TextInput label={t('reports.framework')} description={t('reports.frameworkHelp')} value={framework} onChange={(e) => setFramework(e.currentTarget.value)} />
       <Button type="submit" loading={generate.isPending}>
         {t('reports.generate')}

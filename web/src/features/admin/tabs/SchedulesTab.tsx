@@ -62,10 +62,7 @@ export function SchedulesTab() {
             disabled={update.isPending && update.variables?.id === row.original.id}
             onChange={(event) => {
               const enabled = event.currentTarget.checked;
-              update.mutate(
-                { id: row.original.id, body: { enabled } },
-                notifyOutcome(t(enabled ? 'schedules.enabledNow' : 'schedules.disabledNow', { name: row.original.name })),
-              );
+              update.mutate({ id: row.original.id, body: { enabled } }, notifyOutcome(t(enabled ? 'schedules.enabledNow' : 'schedules.disabledNow', { name: row.original.name })));
             }}
           />
         ) : row.original.enabled ? (
@@ -81,7 +78,11 @@ export function SchedulesTab() {
       header: t('schedules.status'),
       cell: ({ row }) =>
         row.original.last_status ? (
-          <JobStatusCell label={t(`schedules.statuses.${row.original.last_status}`, { defaultValue: row.original.last_status })} color={STATUS_COLORS[row.original.last_status] ?? 'gray'} error={null} />
+          <JobStatusCell
+            label={t(`schedules.statuses.${row.original.last_status}`, { defaultValue: row.original.last_status })}
+            color={STATUS_COLORS[row.original.last_status] ?? 'gray'}
+            error={null}
+          />
         ) : (
           '—'
         ),
@@ -178,7 +179,11 @@ function Runs({ scheduleId, name }: { scheduleId: string; name: string }) {
       id: 'status',
       header: t('schedules.status'),
       cell: ({ row }) => (
-        <JobStatusCell label={t(`schedules.statuses.${row.original.status}`, { defaultValue: row.original.status })} color={STATUS_COLORS[row.original.status] ?? 'gray'} error={row.original.error} />
+        <JobStatusCell
+          label={t(`schedules.statuses.${row.original.status}`, { defaultValue: row.original.status })}
+          color={STATUS_COLORS[row.original.status] ?? 'gray'}
+          error={row.original.error}
+        />
       ),
     },
   ];

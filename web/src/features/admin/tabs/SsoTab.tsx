@@ -1,5 +1,23 @@
 import { useState } from 'react';
-import { Alert, Badge, Button, Group, List, Paper, PasswordInput, SegmentedControl, Select, Stack, Switch, Table, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
+import {
+  Alert,
+  Badge,
+  Button,
+  Group,
+  List,
+  Paper,
+  PasswordInput,
+  SegmentedControl,
+  Select,
+  Stack,
+  Switch,
+  Table,
+  TagsInput,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
 import { useTranslation } from 'react-i18next';
 import { ApiError, errorMessage } from '../../../api/errors';
 import { CopyText } from '../../../ui/CopyText';
@@ -151,7 +169,8 @@ function SsoView({ config, onEdit }: { config: Config; onEdit?: () => void }) {
 }
 
 /** Fields of the SSO body, each with its refusal shown under it (the service names them in `details.errors`). */
-type SsoField = 'provider' | 'issuer' | 'client_id' | 'client_secret' | 'scopes' | 'metadata_url' | 'metadata_xml' | 'default_role' | 'app_redirect_url' | 'allow_sha1' | 'service_url';
+type SsoField =
+  'provider' | 'issuer' | 'client_id' | 'client_secret' | 'scopes' | 'metadata_url' | 'metadata_xml' | 'default_role' | 'app_redirect_url' | 'allow_sha1' | 'service_url';
 
 function fieldErrorsOf(failure: unknown): Partial<Record<SsoField, string>> | null {
   if (!(failure instanceof ApiError) || failure.status >= 500) return null;
@@ -194,8 +213,21 @@ function SsoForm({ current, onDone }: { current: Config | null; onDone: () => vo
         };
         const body: SsoBody =
           protocol === 'saml'
-            ? { provider: 'saml', ...shared, allow_sha1: allowSha1, ...(metadataUrl.trim() ? { metadata_url: metadataUrl.trim() } : {}), ...(metadataXml ? { metadata_xml: metadataXml } : {}) }
-            : { provider: provider.trim() || 'oidc', ...shared, issuer: issuer.trim(), client_id: clientId.trim(), scopes, ...(clientSecret ? { client_secret: clientSecret } : {}) };
+            ? {
+                provider: 'saml',
+                ...shared,
+                allow_sha1: allowSha1,
+                ...(metadataUrl.trim() ? { metadata_url: metadataUrl.trim() } : {}),
+                ...(metadataXml ? { metadata_xml: metadataXml } : {}),
+              }
+            : {
+                provider: provider.trim() || 'oidc',
+                ...shared,
+                issuer: issuer.trim(),
+                client_id: clientId.trim(),
+                scopes,
+                ...(clientSecret ? { client_secret: clientSecret } : {}),
+              };
         save.mutate(body, {
           onSuccess: () => {
             notifySuccess(t('sso.saved'));
@@ -230,7 +262,13 @@ function SsoForm({ current, onDone }: { current: Config | null; onDone: () => vo
         />
         {protocol === 'oidc' ? (
           <>
-            <TextInput label={t('sso.provider')} description={t('sso.providerHelp')} value={provider} onChange={(e) => setProvider(e.currentTarget.value)} error={err('provider')} />
+            <TextInput
+              label={t('sso.provider')}
+              description={t('sso.providerHelp')}
+              value={provider}
+              onChange={(e) => setProvider(e.currentTarget.value)}
+              error={err('provider')}
+            />
             <TextInput label={t('sso.issuer')} value={issuer} onChange={(e) => setIssuer(e.currentTarget.value)} withAsterisk error={err('issuer')} />
             <TextInput label={t('sso.clientId')} value={clientId} onChange={(e) => setClientId(e.currentTarget.value)} withAsterisk error={err('client_id')} />
             <PasswordInput
@@ -256,12 +294,37 @@ function SsoForm({ current, onDone }: { current: Config | null; onDone: () => vo
               maxRows={10}
               error={err('metadata_xml')}
             />
-            <Switch label={t('sso.allowSha1')} description={t('sso.allowSha1Help')} checked={allowSha1} onChange={(e) => setAllowSha1(e.currentTarget.checked)} error={err('allow_sha1')} />
+            <Switch
+              label={t('sso.allowSha1')}
+              description={t('sso.allowSha1Help')}
+              checked={allowSha1}
+              onChange={(e) => setAllowSha1(e.currentTarget.checked)}
+              error={err('allow_sha1')}
+            />
           </>
         )}
-        <Select label={t('sso.defaultRole')} data={JIT_ROLES} value={defaultRole} onChange={(value) => value && setDefaultRole(value)} allowDeselect={false} error={err('default_role')} />
-        <TextInput label={t('sso.serviceUrl')} description={t('sso.serviceUrlHelp')} value={serviceUrl} onChange={(e) => setServiceUrl(e.currentTarget.value)} error={err('service_url')} />
-        <TextInput label={t('sso.appRedirectUrl')} description={t('sso.appRedirectUrlHelp')} value={appRedirectUrl} onChange={(e) => setAppRedirectUrl(e.currentTarget.value)} error={err('app_redirect_url')} />
+        <Select
+          label={t('sso.defaultRole')}
+          data={JIT_ROLES}
+          value={defaultRole}
+          onChange={(value) => value && setDefaultRole(value)}
+          allowDeselect={false}
+          error={err('default_role')}
+        />
+        <TextInput
+          label={t('sso.serviceUrl')}
+          description={t('sso.serviceUrlHelp')}
+          value={serviceUrl}
+          onChange={(e) => setServiceUrl(e.currentTarget.value)}
+          error={err('service_url')}
+        />
+        <TextInput
+          label={t('sso.appRedirectUrl')}
+          description={t('sso.appRedirectUrlHelp')}
+          value={appRedirectUrl}
+          onChange={(e) => setAppRedirectUrl(e.currentTarget.value)}
+          error={err('app_redirect_url')}
+        />
         <Group>
           <Button type="submit" loading={save.isPending}>
             {t('common:save')}

@@ -37,9 +37,7 @@ export function useRevokeLink(assessmentId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: async (linkId: string) =>
-      unwrap(
-        await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/links/{linkID}/revoke', { params: { path: { tenantID: tenantId, aID: assessmentId, linkID: linkId } } }),
-      ),
+      unwrap(await api.POST('/api/v1/tenants/{tenantID}/assessments/{aID}/links/{linkID}/revoke', { params: { path: { tenantID: tenantId, aID: assessmentId, linkID: linkId } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: linksKey(tenantId, assessmentId) }),
   });
 }
