@@ -126,7 +126,13 @@ describe("CloudMapper's demo account, every service the rules read", () => {
         'iam GetAccountPasswordPolicy',
       ]),
     );
-    expect(done.details.plugins.aws).toMatchObject({ 'aws.cloudtrail.trail': 1, 'aws.kms.key': 2, 'aws.s3.account_public_access_block': 1, 'aws.iam.account_password_policy': 1, 'aws.ec2.instance': 3 });
+    expect(done.details.plugins.aws).toMatchObject({
+      'aws.cloudtrail.trail': 1,
+      'aws.kms.key': 2,
+      'aws.s3.account_public_access_block': 1,
+      'aws.iam.account_password_policy': 1,
+      'aws.ec2.instance': 3,
+    });
     // The trail's status and event selectors are not in the data set: left absent, and said so.
     expect(done.warnings).toEqual(
       expect.arrayContaining(['aws: cloudtrail GetTrailStatus trail cloudtrail: NotImplemented', 'aws: cloudtrail GetEventSelectors trail cloudtrail: NotImplemented']),
@@ -181,7 +187,7 @@ describe("CloudMapper's demo account, every service the rules read", () => {
     expect(rulesOn('123456789012')).toContain('aws-s3-account-public-access-block');
   });
 
-  it('fires every password-policy rule: the account has no IAM password policy (NoSuchEntity), so IAM\'s default applies', () => {
+  it("fires every password-policy rule: the account has no IAM password policy (NoSuchEntity), so IAM's default applies", () => {
     const policy = findings.filter((f) => f.resource_id === 'aws:global:aws.iam.account_password_policy:123456789012');
     expect(policy.map((f) => f.rule_id).sort()).toEqual([
       'aws-iam-password-policy-expires-90-days',

@@ -50,14 +50,26 @@ async function readAccount(name: string, options: { overlay?: string; deny?: str
     if (options.deny) replay.deny.add(options.deny);
     const tenant = await buildTenant(t, { name });
     const base = `/api/v1/tenants/${tenant.id}`;
-    const created = (await call(t.app, tenant.admin.token, { method: 'POST', url: `${base}/jobs`, payload: { name: 'iam', plugins: ['aws'], config: { aws: { services: ['iam'] } }, start: true }, expect: 201 })).json();
+    const created = (
+      await call(t.app, tenant.admin.token, {
+        method: 'POST',
+        url: `${base}/jobs`,
+        payload: { name: 'iam', plugins: ['aws'], config: { aws: { services: ['iam'] } }, start: true },
+        expect: 201,
+      })
+    ).json();
     await t.drain();
     const job = (await call(t.app, tenant.admin.token, { url: created.status_url, expect: 200 })).json();
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
     await call(t.app, tenant.admin.token, { method: 'POST', url: `${base}/findings/run`, payload: {}, expect: 202 });
     await t.drain();
-    const findings = (await call(t.app, tenant.admin.token, { url: `${base}/findings?status=open&per_page=500`, expect: 200 })).json().items.filter((f: Any) => f.resource_id === NODE);
-    const unknown = (await call(t.app, tenant.admin.token, { url: `${base}/evaluations/unknown?per_page=500`, expect: 200 })).json().items.filter((u: Any) => u.resource_id === NODE).map((u: Any) => u.rule_id);
+    const findings = (await call(t.app, tenant.admin.token, { url: `${base}/findings?status=open&per_page=500`, expect: 200 }))
+      .json()
+      .items.filter((f: Any) => f.resource_id === NODE);
+    const unknown = (await call(t.app, tenant.admin.token, { url: `${base}/evaluations/unknown?per_page=500`, expect: 200 }))
+      .json()
+      .items.filter((u: Any) => u.resource_id === NODE)
+      .map((u: Any) => u.rule_id);
     const got = await call(t.app, tenant.admin.token, { url: `${base}/nodes/${encodeURIComponent(NODE)}` });
     return { tenant, job, calls: [...replay.calls], findings, unknown, node: got.statusCode === 200 ? got.json() : null };
   } finally {
@@ -70,7 +82,11 @@ const firing = (read: Read) => read.findings.map((f) => f.rule_id).sort();
 
 describe('the account IAM password policy', () => {
   it('has seven rules, one per Prowler iam_password_policy_* check', () => {
-    expect(RULES.map((r) => r.prowler_checks).flat().sort()).toEqual([
+    expect(
+      RULES.map((r) => r.prowler_checks)
+        .flat()
+        .sort(),
+    ).toEqual([
       'iam_password_policy_expires_passwords_within_90_days_or_less',
       'iam_password_policy_lowercase',
       'iam_password_policy_minimum_length_14',

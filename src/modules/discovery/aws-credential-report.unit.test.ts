@@ -81,7 +81,14 @@ describe('aws plugin: the credential report', () => {
       report: { Content: Buffer.from(csv), GeneratedTime: new Date('2020-04-01T00:00:00Z') },
     });
     const inv = await awsInventory({ services: ['iam'] }, { loadSdk: iam.loadSdk, credentialReportPoll: poll });
-    expect(iam.calls).toEqual(['GenerateCredentialReport', 'GenerateCredentialReport', 'GenerateCredentialReport', 'GetCredentialReport', 'GetAccountAuthorizationDetails', 'GetAccountPasswordPolicy']);
+    expect(iam.calls).toEqual([
+      'GenerateCredentialReport',
+      'GenerateCredentialReport',
+      'GenerateCredentialReport',
+      'GetCredentialReport',
+      'GetAccountAuthorizationDetails',
+      'GetAccountPasswordPolicy',
+    ]);
     expect(inv.warnings).toEqual([]);
     expect(users(inv).map((n) => [n.name, (n.properties.supplementaryConfiguration as Record<string, { mfaActive: boolean }>).CredentialReport?.mfaActive])).toEqual([
       ['alice', true],

@@ -33,14 +33,19 @@ describe('rule coverage', () => {
     expect(ruleCoverage([report])[0]).toMatchObject({ providers: ['aws plugin'], notes: [expect.stringMatching(/credential report/)] });
     // A type AWS Config does not have (the account password policy): the aws plugin alone, never an import.
     const password = builtinRules().find((r) => r.id === 'aws-iam-password-policy-minimum-length-14')!;
-    expect(ruleCoverage([password])[0]).toMatchObject({ configType: 'AWS::IAM::AccountPasswordPolicy', providers: ['aws plugin'], notes: [expect.stringMatching(/GetAccountPasswordPolicy/)] });
+    expect(ruleCoverage([password])[0]).toMatchObject({
+      configType: 'AWS::IAM::AccountPasswordPolicy',
+      providers: ['aws plugin'],
+      notes: [expect.stringMatching(/GetAccountPasswordPolicy/)],
+    });
   });
 
   it('reads the types the aws plugin writes from its source', () => {
     const types = awsPluginConfigTypes();
     for (const t of ['AWS::EC2::SecurityGroup', 'AWS::S3::Bucket', 'AWS::IAM::User', 'AWS::RDS::DBInstance', 'AWS::Lambda::Function']) expect(types).toContain(t);
     // Also from the per-service files (aws-cloudtrail.ts, aws-kms.ts, …).
-    for (const t of ['AWS::CloudTrail::Trail', 'AWS::KMS::Key', 'AWS::RDS::DBCluster', 'AWS::S3::AccountPublicAccessBlock', 'AWS::IAM::AccountPasswordPolicy']) expect(types).toContain(t);
+    for (const t of ['AWS::CloudTrail::Trail', 'AWS::KMS::Key', 'AWS::RDS::DBCluster', 'AWS::S3::AccountPublicAccessBlock', 'AWS::IAM::AccountPasswordPolicy'])
+      expect(types).toContain(t);
     expect(awsPluginConfigTypes("add(awsNode({ configType: 'AWS::KMS::Key', nativeId: k.KeyId }))")).toEqual(['AWS::KMS::Key']);
   });
 
