@@ -77,27 +77,22 @@ export async function upsertNodes(db: Kysely<Database>, scope: Scope, nodes: Nod
           updated_at: now,
         })),
       )
-      .onConflict((oc) =>
-        oc
-          .columns(['workspace_id', 'id'])
-          .doUpdateSet((eb) => ({
-            provider: eb.ref('excluded.provider'),
-            region: eb.ref('excluded.region'),
-            type: eb.ref('excluded.type'),
-            native_id: eb.ref('excluded.native_id'),
-            name: eb.ref('excluded.name'),
-            account_id: eb.ref('excluded.account_id'),
-            properties: eb.ref('excluded.properties'),
-            tags: eb.ref('excluded.tags'),
-            source: eb.ref('excluded.source'),
-            updated_at: eb.ref('excluded.updated_at'),
-          }))
-          .where(
-            options.skipUnchanged
-              ? sql<boolean>`(${sql.join(WRITTEN.map((c) => sql.ref(`nodes.${c}`)))}) IS DISTINCT FROM (${sql.join(WRITTEN.map((c) => sql.ref(`excluded.${c}`)))})`
-              : sql<boolean>`true`,
-          ),
-      )
+      .onConflict((oc) => {
+        const update = oc.columns(['workspace_id', 'id']).doUpdateSet((eb) => ({
+          provider: eb.ref('excluded.provider'),
+          region: eb.ref('excluded.region'),
+          type: eb.ref('excluded.type'),
+          native_id: eb.ref('excluded.native_id'),
+          name: eb.ref('excluded.name'),
+          account_id: eb.ref('excluded.account_id'),
+          properties: eb.ref('excluded.properties'),
+          tags: eb.ref('excluded.tags'),
+          source: eb.ref('excluded.source'),
+          updated_at: eb.ref('excluded.updated_at'),
+        }));
+        if (!options.skipUnchanged) return update;
+        return update.where(sql<boolean>`(${sql.join(WRITTEN.map((c) => sql.ref(`nodes.${c}`)))}) IS DISTINCT FROM (${sql.join(WRITTEN.map((c) => sql.ref(`excluded.${c}`)))})`);
+      })
       .returning([...(full ? nodeColumns : nodeSummaryColumns), sql<boolean>`(xmax = 0)`.as('inserted')])
       .execute();
     for (const { inserted, ...row } of rows) {
