@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../harness/app.js';
 import { buildTenant, call, createApiKey, type TenantFixture } from '../harness/identity.js';
 import { projectPath } from '../../src/platform/paths.js';
 import { fixture, nodePath } from './helpers.js';
+import { runProcess, type ProcessRun } from '../harness/run-process.js';
 
 /**
  * The packaged agent's code as it ships: scripts/build-agent.mjs bundles src/agent into one file
@@ -26,27 +27,11 @@ let base: string;
 let dir: string;
 let bundle: string;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = ProcessRun;
 
 function agent(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    // No inherited environment: the key must come from the file, not CONTROLGRAPH_AGENT_API_KEY.
-    const child = spawn(process.execPath, [bundle, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  // No inherited environment: the key must come from the file, not CONTROLGRAPH_AGENT_API_KEY.
+  return runProcess(process.execPath, [bundle, ...args], { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 120_000 });
 }
 
 function keyFile(name: string, mode: number): string {

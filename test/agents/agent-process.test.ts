@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabaseForChild } from '../harness/database.js';
 import { CLI, freePort, startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
+import { runProcess, type ProcessRun } from '../harness/run-process.js';
 
 /**
  * End to end: `controlgraph agent --once` as its own process, against `controlgraph serve` as its own
@@ -32,30 +32,14 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = ProcessRun;
 
 /** Runs the agent CLI (as nobody when root); the key goes through the environment, not argv. */
 function agent(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'agent', ...args], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CONTROLGRAPH_AGENT_API_KEY: apiKey, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runProcess(process.execPath, [CLI, 'agent', ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, CONTROLGRAPH_AGENT_API_KEY: apiKey, ...env },
+    ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+    timeoutMs: 120_000,
   });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { projectPath } from '../../src/platform/paths.js';
 import { dbKind } from '../harness/database.js';
 import { CLI, startServiceProcess, type ServiceProcess } from '../harness/service-process.js';
 import { pngSize } from '../exports/helpers.js';
+import { runProcess, type ProcessRun } from '../harness/run-process.js';
 
 /**
  * The README's quick start, run as written (issue 21 item 6): its first block starts the service, its
@@ -43,22 +43,10 @@ function startEnvironment(block: string): Record<string, string> {
   );
 }
 
-function runSession(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // A clean environment: nothing of the test process (CONTROLGRAPH_*, AWS_*) leaks into the session.
-    // stdin from /dev/null: a socket there makes Debian's bash read /etc/bash.bashrc, as under sshd.
-    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+function runSession(script: string, cwd: string): Promise<ProcessRun> {
+  // A clean environment: nothing of the test process (CONTROLGRAPH_*, AWS_*) leaks into the session.
+  // stdin from /dev/null: a socket there makes Debian's bash read /etc/bash.bashrc, as under sshd.
+  return runProcess('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, LANG: 'C.UTF-8' } });
 }
 
 describe.runIf(dbKind() === 'pglite')('README quick start', () => {
