@@ -52,3 +52,4 @@ export { WHEN_MISSING, type WhenMissing } from './rules/when-missing.js';
 export { enabledFrameworks } from './settings-service.js';
 export { replaceResourceUnknowns } from './unknowns/record-resource.js';
 export type { ResourceFilter } from './unknowns/unknown-controls.js';
+export { type ImportedScope, resolveUnreported } from './findings/imported-scope.js';

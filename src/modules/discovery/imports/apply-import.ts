@@ -1,10 +1,9 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/db/scope.js';
 import type { Clock } from '../../../platform/clock.js';
 import { emitEvents } from '../../../platform/events/outbox.js';
-import { findingId, findingResolved, reportFindings, rescoreFindings, type DesiredFinding, type HostResource, type Severity } from '../../compliance/index.js';
+import { findingId, reportFindings, rescoreFindings, resolveUnreported, type DesiredFinding, type HostResource, type Severity } from '../../compliance/index.js';
 import { nodesByReference, upsertNodes, type EdgeRecord, type NodeRecord, type NodeRef } from '../../graph/index.js';
 import { applyImportedEdges, applyImportedNodes } from './apply-nodes.js';
 import { mapRequirements } from './framework-names.js';
@@ -161,36 +160,7 @@ async function reconcileScopes(db: Kysely<Database>, clock: Clock, scope: Scope,
   let resolved = 0;
   for (const { source, account, region } of reported.scopes.values()) {
     const checks = [...(reported.checks.get(source) ?? [])];
-    const open = await db
-      .selectFrom('finding_rows')
-      .select(['id', 'rule_id', 'resource_id'])
-      .where(inWorkspace(scope))
-      .where('status', '=', 'open')
-      .where('source', '=', source)
-      .where('source', '<>', 'controlgraph')
-      .where('account_id', '=', account)
-      .where('region', '=', region)
-      .where('source_check_id', '=', sql<string>`ANY(${checks}::text[])`)
-      .execute();
-    const gone = open.filter((f) => !reported.kept.has(f.id));
-    for (let i = 0; i < gone.length; i += IMPORT_BATCH) {
-      const chunk = gone.slice(i, i + IMPORT_BATCH);
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('finding_rows')
-          .set({ status: 'resolved', resolved_at: now, resolved_by: 'import', updated_at: now })
-          .where(inWorkspace(scope))
-          .where('status', '=', 'open')
-          .where('id', '=', sql<string>`ANY(${chunk.map((f) => f.id)}::text[])`)
-          .execute();
-        await emitEvents(
-          trx,
-          clock,
-          chunk.map((f) => findingResolved(scope, f, now, 'import')),
-        );
-      });
-      resolved += chunk.length;
-    }
+    resolved += await resolveUnreported(db, clock, scope, now, { source, account, region, checks }, reported.kept, IMPORT_BATCH);
   }
   return resolved;
 }
