@@ -1,4 +1,3 @@
-import { inWorkspace } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
@@ -6,7 +5,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { auditInScope } from '../../platform/audit/audit-log.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict } from '../../platform/http/errors.js';
 import { requestAudit } from '../compliance/index.js';

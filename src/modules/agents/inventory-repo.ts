@@ -1,9 +1,8 @@
-import { inWorkspace, workspaceIs } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../platform/db/scope.js';
 import { canonical } from '../compliance/index.js';
 import type { FileState } from './drift.js';
 import { matchKey, NO_MATCH, type HostPackage, type MatchResult } from './packages.js';

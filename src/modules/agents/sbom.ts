@@ -1,9 +1,8 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';
 import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vulndb/index.js';
 import { purlType, versRange } from '../vulndb/index.js';

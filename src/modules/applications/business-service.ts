@@ -1,11 +1,10 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 // A service's criticality counts in the stored risk score of its resources' findings.
 import { rescoreFindings } from '../compliance/index.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, notFound } from '../../platform/http/errors.js';

@@ -1,8 +1,7 @@
-import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
 import { anyOf, storedFilter } from './filter/sql.js';
 import { CRITICALITIES, type Criticality } from './tables.js';
 import './tables.js';

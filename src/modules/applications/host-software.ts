@@ -1,8 +1,7 @@
-import { workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
 import type { HostPackageInfo } from '../agents/index.js';
 import { lookupTable } from '../../platform/lookup-table.js';
 

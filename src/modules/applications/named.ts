@@ -1,7 +1,6 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { isUniqueViolation } from '../../platform/db/postgres.js';
 import { conflict } from '../../platform/http/errors.js';

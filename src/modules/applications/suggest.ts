@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
 import { attributeSql, storedFilter } from './filter/sql.js';
 import { MAPPED_ATTRIBUTES } from './filter/attributes.js';
 import { syncDerivedApplications } from './derived.js';

@@ -1,8 +1,7 @@
-import { inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inTenant, type Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { SYSTEM_ACTOR, writeAudit } from '../../platform/audit/audit-log.js';
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';

@@ -1,10 +1,9 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { auditInScope } from '../../platform/audit/audit-log.js';
 import { emitEvent } from '../../platform/events/outbox.js';

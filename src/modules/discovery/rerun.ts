@@ -1,9 +1,8 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { enqueueJob } from '../../platform/jobs/queue.js';
 import { DISCOVERY_JOB, DISCOVERY_MAX_ATTEMPTS, emitJobEvent, type DiscoveryRow } from './discovery-service.js';

@@ -1,10 +1,9 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Readable } from 'node:stream';
 import type { Kysely, Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { enqueueJob } from '../../platform/jobs/queue.js';
 import { badRequest, conflict, gone, notFound, unavailable } from '../../platform/http/errors.js';

@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs, inTenant, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../risk/index.js';
 import { SEVERITIES, type Severity } from './render/style.js';
 import { SUBNET_TYPE, VPC_TYPE, type GraphEdge, type GraphNode, type RenderGraph } from './render/model.js';

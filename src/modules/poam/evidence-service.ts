@@ -1,10 +1,9 @@
-import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { auditInScope } from '../../platform/audit/audit-log.js';
 import { ArtifactTooLargeError, type ArtifactStore } from '../../platform/artifacts/store.js';

@@ -1,8 +1,7 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';

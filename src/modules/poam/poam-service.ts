@@ -1,4 +1,3 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 /**
  * SHARED ENTRY POINT. `createPoamItems` is how every other module creates POA&M items (e.g. the
  * assessments module's POST /assessments/{id}/generate-poam): call it with your own transaction so
@@ -16,7 +15,7 @@ import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { formatPoamId, LIMITS, validateFields, type MilestoneInput, type PoamSeverity } from './model.js';

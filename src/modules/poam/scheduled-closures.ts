@@ -1,7 +1,6 @@
-import { inWorkspace, inTenant } from '../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { isoDate } from './model.js';
 import './tables.js';
 

@@ -1,8 +1,7 @@
-import { inWorkspace, workspaceIs, tenantIs } from '../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';

@@ -1,8 +1,7 @@
-import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { AppDeps } from '../../../deps.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { notFound } from '../../../platform/http/errors.js';
 import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { storedFilter } from '../filter/sql.js';

@@ -1,7 +1,6 @@
-import { workspaceIs, tenantIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { workspaceIs, tenantIs, type Scope } from '../../../platform/db/scope.js';
 import { exposedResources } from '../../compliance/index.js';
 import { INTERNET_EDGE, type Traversal } from './edge-types.js';
 import { internetNodeIds } from '../../graph/index.js';

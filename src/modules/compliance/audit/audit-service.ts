@@ -1,8 +1,7 @@
-import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { enqueueJob } from '../../../platform/jobs/queue.js';
 import { badRequest, notFound } from '../../../platform/http/errors.js';
 import { enabledFrameworks } from '../settings-service.js';

@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import type { BatchResult } from './evaluate.js';
 import type { ReadNode } from './node-pages.js';
 import './tables.js';

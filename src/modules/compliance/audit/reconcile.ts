@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { emitEvents, type NewEvent } from '../../../platform/events/outbox.js';
 import type { FindingsTable } from '../tables.js';
 import { insertNewFindings, type NewFinding } from './insert-findings.js';

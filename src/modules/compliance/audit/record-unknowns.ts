@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { ruleText, textIdOf } from '../findings/finding-texts.js';
 import type { UnknownEvaluation } from './evaluate.js';
 import '../unknowns/tables.js';

@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { ruleControls, type Rule } from '../rule-catalog.js';
 import type { FrameworkId } from '../rules/rule-types.js';

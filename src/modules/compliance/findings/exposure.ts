@@ -1,7 +1,6 @@
-import { workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { builtinRules } from '../rule-catalog.js';
 

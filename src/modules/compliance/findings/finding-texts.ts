@@ -1,9 +1,8 @@
-import { workspaceIs } from '../../../platform/db/scope.js';
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { unnestInsert } from '../../../platform/db/unnest-insert.js';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import type { FrameworkMapping } from '../rules/rule-types.js';
 import type { Rule } from '../rule-catalog.js';
 import '../tables.js';

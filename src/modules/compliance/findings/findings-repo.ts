@@ -1,7 +1,6 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../../platform/db/scope.js';
 import { acceptedAt, hasLiveAcceptances } from '../../risk/index.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import '../tables.js';

@@ -1,7 +1,6 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
 import type { AppDeps } from '../../../deps.js';
 import type { RequestContext } from '../../../platform/auth/actor.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../../platform/db/scope.js';
 import { auditInScope } from '../../../platform/audit/audit-log.js';
 import { emitEvents } from '../../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../../platform/http/errors.js';

@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import type { Severity } from '../rules/rule-types.js';
 // Provided by the applications module through createComplianceModule (criticality-source.ts).
 import { resourceCriticality } from './criticality-source.js';

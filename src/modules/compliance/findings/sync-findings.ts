@@ -1,8 +1,7 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../../platform/db/scope.js';
 import type { NewEvent } from '../../../platform/events/outbox.js';
 import { findingCreated, findingReopened, findingResolved, reopening, severityChanged } from './finding-events.js';
 import { findingId, groupIdOf } from './identity.js';

@@ -1,6 +1,5 @@
-import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import type { AppDeps } from '../../../deps.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { controlState } from '../controls/control-state.js';
 import { allRules } from '../rule-catalog.js';

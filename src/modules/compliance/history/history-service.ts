@@ -1,7 +1,6 @@
-import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import { OVERALL } from './snapshot.js';

@@ -1,8 +1,7 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { json } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { controlKey, type ControlState } from '../controls/control-state.js';
 import { SEVERITIES } from '../rules/rule-types.js';
 import type { ComplianceHistoryTable, HistoryKind } from './tables.js';

@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { offsetOf, type PageRequest } from '../../../platform/http/pagination.js';
 import type { FindingFilter } from '../findings/findings-repo.js';
 import { severityRanks, STATES_OF_STATUS } from './active-rollup.js';

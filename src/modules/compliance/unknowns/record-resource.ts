@@ -1,7 +1,6 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../../platform/db/scope.js';
 import { storeFindingTexts, textIdOf, type FindingText } from '../findings/finding-texts.js';
 import type { UnknownReason } from './tables.js';
 import './tables.js';

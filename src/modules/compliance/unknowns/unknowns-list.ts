@@ -1,7 +1,6 @@
-import { inWorkspace } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../../platform/db/scope.js';
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
 import type { UnknownReason } from './tables.js';
 import './tables.js';

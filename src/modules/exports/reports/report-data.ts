@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { controlKey, findingsByControl } from '../../compliance/index.js';
 import { controlStatuses, countControls, type ControlCounts } from '../../compliance/index.js';
 import { activeFindingCounts, activeFindingsWhere } from '../../compliance/index.js';

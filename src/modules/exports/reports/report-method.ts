@@ -1,7 +1,6 @@
-import { inWorkspace, workspaceIs, inTenant } from '../../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
 import type { ControlStatusEntry } from '../../compliance/index.js';
 import { ruleControls, type Rule } from '../../compliance/index.js';
 import type { FrameworkId } from '../../compliance/index.js';

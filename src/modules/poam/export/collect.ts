@@ -1,7 +1,6 @@
-import { inWorkspace, inTenant } from '../../../platform/db/scope.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import type { Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { present, selectItems, todayOf, type PoamFilter, type PoamItem } from '../poam-repo.js';
 
