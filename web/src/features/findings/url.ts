@@ -1,24 +1,10 @@
 import { useUrlState } from '../../ui/url-state';
+import { FRAMEWORK_IDS } from '../../api/frameworks';
 
 export const VIEWS = ['list', 'scored', 'grouped'] as const;
 export type View = (typeof VIEWS)[number];
 export const STATUSES = ['open', 'accepted', 'resolved', 'all'] as const;
-export const FRAMEWORKS = [
-  'nist-800-53',
-  'cis-aws',
-  'pci-dss',
-  'soc2',
-  'hipaa',
-  'iso-27001',
-  'nist-csf',
-  'nist-800-171',
-  'fedramp-low',
-  'fedramp-moderate',
-  'fedramp-20x-ksi-low',
-  'gdpr',
-  'aws-fsbp',
-  'cisa',
-] as const;
+export const FRAMEWORKS = FRAMEWORK_IDS;
 export const PER_PAGE = [50, 100, 200, 500];
 
 /** The findings screen's state, all of it in the URL: view, filters, sort and page. */

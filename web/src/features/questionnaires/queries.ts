@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Paths } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { useSession } from '../../session/session';
+import { FRAMEWORK_IDS } from '../../api/frameworks';
 
 type QPath = Paths['/api/v1/tenants/{tenantID}/questionnaires/{qID}'];
 export type Questionnaire = QPath['get']['responses'][200]['content']['application/json'];
@@ -14,22 +15,7 @@ export type CatalogFramework = Paths['/api/v1/tenants/{tenantID}/controls/catalo
 
 export const QUESTION_TYPES: QuestionType[] = ['yes_no', 'single_choice', 'multi_choice', 'text_short', 'text_long', 'date', 'number', 'file_upload'];
 /** The frameworks with a control catalog in the service (content/frameworks), the picker's choices. */
-export const CATALOG_FRAMEWORKS: CatalogFramework[] = [
-  'nist-800-53',
-  'cis-aws',
-  'pci-dss',
-  'soc2',
-  'hipaa',
-  'iso-27001',
-  'nist-csf',
-  'nist-800-171',
-  'fedramp-low',
-  'fedramp-moderate',
-  'fedramp-20x-ksi-low',
-  'gdpr',
-  'aws-fsbp',
-  'cisa',
-];
+export const CATALOG_FRAMEWORKS: CatalogFramework[] = [...FRAMEWORK_IDS];
 /** Reviewers need assessment:review, which these roles hold (src/platform/rbac/roles.ts). */
 export const REVIEWER_ROLES = ['security-analyst', 'tenant-admin', 'system-admin'];
 

@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { api, type Paths } from '../../api/client';
 import { unwrap } from '../../api/errors';
 import { useSession } from '../../session/session';
+import { FRAMEWORK_IDS } from '../../api/frameworks';
 
 type ListQuery = NonNullable<Paths['/api/v1/tenants/{tenantID}/rules']['get']['parameters']['query']>;
 export type RuleFilter = ListQuery;
@@ -9,22 +10,7 @@ export type Rule = Paths['/api/v1/tenants/{tenantID}/rules/{ruleID}']['get']['re
 export type RuleInput = Paths['/api/v1/tenants/{tenantID}/rules']['post']['requestBody']['content']['application/json'];
 export type RuleUpdate = Paths['/api/v1/tenants/{tenantID}/rules/{ruleID}']['put']['requestBody']['content']['application/json'];
 export type Framework = Rule['framework'];
-export const FRAMEWORKS: Framework[] = [
-  'nist-800-53',
-  'cis-aws',
-  'pci-dss',
-  'soc2',
-  'hipaa',
-  'iso-27001',
-  'nist-csf',
-  'nist-800-171',
-  'fedramp-low',
-  'fedramp-moderate',
-  'fedramp-20x-ksi-low',
-  'gdpr',
-  'aws-fsbp',
-  'cisa',
-];
+export const FRAMEWORKS: Framework[] = [...FRAMEWORK_IDS];
 
 const rulesKey = (tenantId: string) => ['rules', tenantId] as const;
 
