@@ -11,6 +11,7 @@ import { AppError, CODE_BY_STATUS } from './platform/http/errors.js';
 import { installInputGuards } from './platform/http/input-guards.js';
 import { MAX_PATH_PARAM_LENGTH, PATH_PARAM_TOO_LONG } from './platform/http/path-limits.js';
 import { installPageLinks } from './platform/http/page-links.js';
+import { installReadCache } from './platform/http/read-cache.js';
 import { installRequestLog } from './platform/http/request-log.js';
 import { ErrorBody } from './platform/http/schemas.js';
 import { openApiRoutes, registerOpenApi } from './platform/http/openapi.js';
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     reply.header('x-request-id', request.id);
     await authenticate(request, reply);
   });
+  installReadCache(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
     deps.metrics.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);

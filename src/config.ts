@@ -62,6 +62,10 @@ export interface Config {
   discoveryStateMaxBytes: number;
   /** The largest scanner file POST /imports accepts (unpacked, when gzipped). */
   importMaxBytes: number;
+  /** Memory for dashboard answers kept per process under their read version (platform/http/read-cache.ts); 0 turns it off. */
+  readCacheBytes: number;
+  /** The longest a kept answer is served: what changes with time alone (an SLA due time, an acceptance's expiry) shows within it. */
+  readCacheTtlMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -168,5 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     discoveryAwsPrincipal: awsPrincipal(env.CONTROLGRAPH_DISCOVERY_AWS_PRINCIPAL),
     discoveryStateMaxBytes: integer(env, 'CONTROLGRAPH_DISCOVERY_STATE_MAX_BYTES', 64 * 1024 * 1024, 1024),
     importMaxBytes: integer(env, 'CONTROLGRAPH_IMPORT_MAX_BYTES', 512 * 1024 * 1024, 1024),
+    readCacheBytes: integer(env, 'CONTROLGRAPH_READ_CACHE_BYTES', 64 * 1024 * 1024, 0),
+    readCacheTtlMs: parseDuration(env.CONTROLGRAPH_READ_CACHE_TTL ?? '10s', 'CONTROLGRAPH_READ_CACHE_TTL'),
   };
 }

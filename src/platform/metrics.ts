@@ -8,6 +8,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   jobOutcomes: Counter<'kind' | 'outcome'>;
   queueDepth: Gauge<'status'>;
+  readCache: Counter<'outcome'>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -38,6 +39,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'controlgraph_queue_depth',
       help: 'Jobs queued or running',
       labelNames: ['status'],
+      registers: [registry],
+    }),
+    readCache: new Counter({
+      name: 'controlgraph_read_cache_requests_total',
+      help: 'Dashboard requests answered from the read cache (hit) or computed (miss)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
   };

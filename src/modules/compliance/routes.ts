@@ -185,7 +185,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantID/controls/status',
     {
-      config: { permission: 'findings:read' },
+      config: { permission: 'findings:read', readCache: true },
       schema: {
         operationId: 'getControlsStatus',
         tags: ['controls'],
@@ -221,7 +221,7 @@ export const complianceRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantID/controls/gaps',
     {
-      config: { permission: 'findings:read' },
+      config: { permission: 'findings:read', readCache: true },
       schema: {
         operationId: 'listControlGaps',
         tags: ['controls'],

@@ -36,7 +36,7 @@ export function findingRoutes(): RoutePlugin {
     app.get(
       '/tenants/:tenantID/findings',
       {
-        config: { permission: 'findings:read' },
+        config: { permission: 'findings:read', readCache: true },
         schema: {
           operationId: 'listFindings',
           tags: ['findings'],
@@ -56,7 +56,7 @@ export function findingRoutes(): RoutePlugin {
     app.get(
       '/tenants/:tenantID/findings/scored',
       {
-        config: { permission: 'findings:read' },
+        config: { permission: 'findings:read', readCache: true },
         schema: {
           operationId: 'listScoredFindings',
           tags: ['findings'],
@@ -75,7 +75,7 @@ export function findingRoutes(): RoutePlugin {
     app.get(
       '/tenants/:tenantID/findings/grouped',
       {
-        config: { permission: 'findings:read' },
+        config: { permission: 'findings:read', readCache: true },
         schema: {
           operationId: 'listFindingGroups',
           tags: ['findings'],

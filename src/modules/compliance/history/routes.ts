@@ -17,7 +17,7 @@ export const historyRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantID/controls/history',
     {
-      config: { permission: 'findings:read' },
+      config: { permission: 'findings:read', readCache: true },
       schema: {
         operationId: 'getControlsHistory',
         tags: ['controls'],
@@ -37,7 +37,7 @@ export const historyRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantID/findings/trend',
     {
-      config: { permission: 'findings:read' },
+      config: { permission: 'findings:read', readCache: true },
       schema: {
         operationId: 'getFindingsTrend',
         tags: ['findings'],
@@ -54,7 +54,7 @@ export const historyRoutes: RoutePlugin = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantID/controls/forecast',
     {
-      config: { permission: 'findings:read' },
+      config: { permission: 'findings:read', readCache: true },
       schema: {
         operationId: 'getControlsForecast',
         tags: ['controls'],
