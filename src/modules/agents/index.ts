@@ -4,5 +4,6 @@
 // modules those import.
 export { hostInventoryDates, hostPackages, type HostPackageInfo } from './host-software.js';
 export { hostRules } from './host-rules.js';
+export { ecosystemOf, familyOf, purlOf, type OsFacts } from './package-identity.js';
 export { SBOM_CONTENT_TYPES, type SbomDocument, type SbomFormat, type SbomHost, SbomQuery, cycloneDx, organisationOf, sbomFacts, sbomFormat, spdx } from './sbom.js';
 export type { StoredAdvisory } from './tables.js';

@@ -17,7 +17,8 @@ import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstan
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
 import { replaceResourceUnknowns } from '../compliance/index.js';
 import { diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage } from './inventory-repo.js';
-import { ecosystemOf, matchKey, matchPackages, normalisePackages, osFacts, packagesDigest, vulnState, type HostPackage, type MatchResult, type OsFacts } from './packages.js';
+import { matchKey, matchPackages, normalisePackages, osFacts, packagesDigest, vulnState, type HostPackage, type MatchResult } from './packages.js';
+import { ecosystemOf, type OsFacts } from './package-identity.js';
 import { COLLECTIONS, type AgentReport, type CollectionName } from './report-schema.js';
 import type { CollectorState } from './tables.js';
 import { vulnerabilityFindings } from './vuln-findings.js';

@@ -8,7 +8,7 @@ import { vulnerabilityFacts, type Rating, type VulnerabilityFacts } from '../vul
 import { purlType, versRange } from '../vulndb/index.js';
 import { readPackages } from './inventory-repo.js';
 import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from './package-vulnerabilities.js';
-import { ecosystemOf, familyOf } from './packages.js';
+import { ecosystemOf, familyOf } from './package-identity.js';
 import type { StoredAdvisory } from './tables.js';
 import './tables.js';
 import { nodeExists } from '../graph/index.js';

@@ -1,9 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { PackageURL } from 'packageurl-js';
 import type { Database } from '../../platform/db/schema.js';
 import { workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
-import type { HostPackageInfo } from '../agents/index.js';
-import { lookupTable } from '../../platform/lookup-table.js';
+import { ecosystemOf, purlOf, type HostPackageInfo, type OsFacts } from '../agents/index.js';
 
 /**
  * Where the software of a service's hosts comes from.
@@ -75,118 +73,9 @@ function osOf(raw: unknown): HostOs {
   };
 }
 
-type Family = 'deb' | 'rpm' | 'apk' | 'pypi' | 'npm' | 'gem' | 'cargo' | 'golang' | 'maven' | 'nuget' | 'composer' | 'generic';
-
-const FAMILIES: Record<string, Family> = lookupTable({
-  dpkg: 'deb',
-  apt: 'deb',
-  deb: 'deb',
-  debian: 'deb',
-  rpm: 'rpm',
-  yum: 'rpm',
-  dnf: 'rpm',
-  zypper: 'rpm',
-  apk: 'apk',
-  alpine: 'apk',
-  pip: 'pypi',
-  pypi: 'pypi',
-  python: 'pypi',
-  poetry: 'pypi',
-  npm: 'npm',
-  yarn: 'npm',
-  pnpm: 'npm',
-  node: 'npm',
-  gem: 'gem',
-  rubygems: 'gem',
-  bundler: 'gem',
-  cargo: 'cargo',
-  crates: 'cargo',
-  'crates.io': 'cargo',
-  go: 'golang',
-  golang: 'golang',
-  maven: 'maven',
-  gradle: 'maven',
-  nuget: 'nuget',
-  dotnet: 'nuget',
-  composer: 'composer',
-  packagist: 'composer',
-});
-
-function majorMinor(version: string | null): string | null {
-  const m = version?.match(/^(\d+)(?:\.(\d+))?/);
-  return m ? (m[2] !== undefined ? `${m[1]}.${m[2]}` : m[1]!) : null;
-}
-
-/** The OSV ecosystem of a package, as the vulndb matcher names them. */
-export function ecosystemOf(family: Family, os: HostOs): string | null {
-  switch (family) {
-    case 'deb':
-      if (os.id === 'ubuntu' && os.versionId) return `Ubuntu:${os.versionId}${/LTS/i.test(os.version ?? os.name ?? '') ? ':LTS' : ''}`;
-      if (os.id === 'debian' && os.versionId) return `Debian:${os.versionId.split('.')[0]}`;
-      return null;
-    case 'apk': {
-      const release = majorMinor(os.versionId);
-      return release ? `Alpine:v${release}` : null;
-    }
-    case 'pypi':
-      return 'PyPI';
-    case 'npm':
-      return 'npm';
-    case 'gem':
-      return 'RubyGems';
-    case 'cargo':
-      return 'crates.io';
-    case 'golang':
-      return 'Go';
-    case 'maven':
-      return 'Maven';
-    case 'nuget':
-      return 'NuGet';
-    case 'composer':
-      return 'Packagist';
-    default:
-      return null;
-  }
-}
-
-function splitLast(name: string, separator: string): [string | undefined, string] {
-  const at = name.lastIndexOf(separator);
-  return at > 0 ? [name.slice(0, at), name.slice(at + 1)] : [undefined, name];
-}
-
-/** The package URL (purl-spec) of a package. */
-export function purlOf(family: Family, name: string, version: string, os: HostOs, arch: string | null, sourceName: string | null): string {
-  const distroQualifiers = (): Record<string, string> => {
-    const q: Record<string, string> = {};
-    if (arch) q.arch = arch;
-    if (os.id && os.versionId) q.distro = `${os.id}-${os.versionId}`;
-    return q;
-  };
-  switch (family) {
-    case 'deb': {
-      const q = distroQualifiers();
-      if (sourceName && sourceName !== name) q.upstream = sourceName;
-      return new PackageURL('deb', os.id === 'ubuntu' ? 'ubuntu' : 'debian', name, version, q, undefined).toString();
-    }
-    case 'rpm':
-      return new PackageURL('rpm', os.id ?? undefined, name, version, distroQualifiers(), undefined).toString();
-    case 'apk':
-      return new PackageURL('apk', 'alpine', name.toLowerCase(), version, distroQualifiers(), undefined).toString();
-    case 'pypi':
-      return new PackageURL('pypi', undefined, name.toLowerCase().replace(/[-_.]+/g, '-'), version, undefined, undefined).toString();
-    case 'npm':
-    case 'golang':
-    case 'composer': {
-      const [namespace, base] = name.startsWith('@') || family !== 'npm' ? splitLast(name, '/') : [undefined, name];
-      return new PackageURL(family, namespace, base, version, undefined, undefined).toString();
-    }
-    case 'maven': {
-      const [group, artifact] = splitLast(name, ':');
-      return new PackageURL('maven', group, artifact, version, undefined, undefined).toString();
-    }
-    default:
-      return new PackageURL(family, undefined, name, version, undefined, undefined).toString();
-  }
+/** The OS facts package identity reads, from a host's stored os-release fields. */
+function factsOf(os: HostOs): OsFacts {
+  return { id: os.id, version_id: os.versionId, version: os.version, pretty_name: os.prettyName ?? os.name };
 }
 
 function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
@@ -199,18 +88,10 @@ function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
     const version = str(p.version);
     if (!name || !version) continue;
     const manager = str(p.source)?.toLowerCase() ?? str(p.manager)?.toLowerCase() ?? null;
-    const family: Family = (manager && FAMILIES[manager]) || 'generic';
     const arch = str(p.arch) ?? str(p.architecture);
     const sourceName = str(p.source_name);
     const given = str(p.purl);
-    let purl = given;
-    if (!purl || !purl.startsWith('pkg:')) {
-      try {
-        purl = purlOf(family, name, version, os, arch, sourceName);
-      } catch {
-        purl = new PackageURL('generic', undefined, name, version, undefined, undefined).toString();
-      }
-    }
+    const purl = given?.startsWith('pkg:') ? given : purlOf(manager ?? '', name, version, arch ?? '', sourceName, factsOf(os));
     out.push({
       name,
       version,
@@ -221,7 +102,7 @@ function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
       sourceVersion: str(p.source_version),
       arch,
       purl,
-      ecosystem: str(p.ecosystem) ?? ecosystemOf(family, os),
+      ecosystem: str(p.ecosystem) ?? ecosystemOf(manager ?? '', factsOf(os)),
     });
   }
   return out;
