@@ -16,7 +16,8 @@ import { migrate } from '../dist/platform/db/migrator.js';
 import { systemClock } from '../dist/platform/clock.js';
 import { applyImport } from '../dist/modules/discovery/imports/apply-import.js';
 import { parserFor } from '../dist/modules/discovery/imports/parsers.js';
-import { provideResourceCriticality } from '../dist/modules/compliance/index.js';
+import { provideCveRiskFacts, provideResourceCriticality } from '../dist/modules/compliance/index.js';
+import { cveRiskFacts } from '../dist/modules/vulndb/index.js';
 import { resourceCriticality } from '../dist/modules/applications/index.js';
 import { bareWorkspace } from './bare-rows.js';
 import { printTable, root, scratchDatabase } from './lib.js';
@@ -70,6 +71,7 @@ async function timedImport(db, scope, format, path) {
 export async function benchImports({ kinds }) {
   // What the composition root (modules/index.ts) hands the compliance module: findings are scored with it.
   provideResourceCriticality(resourceCriticality);
+  provideCveRiskFacts(cveRiskFacts);
   const rows = [];
   const dir = mkdtempSync(join(tmpdir(), 'cg-bench-imports-'));
   try {

@@ -12,8 +12,9 @@ import { runSync } from '../modules/vulndb/sync-job.js';
 import { createVulnService } from '../modules/vulndb/service.js';
 import type { VulnSource } from '../modules/vulndb/tables.js';
 import { isUrl, listDataFiles, localPath, locationKind } from '../modules/vulndb/import/input.js';
+import { cveRiskFacts } from '../modules/vulndb/cve-risk-facts.js';
 import { outboundPolicyOf } from '../platform/outbound/index.js';
-import { provideResourceCriticality } from '../modules/compliance/index.js';
+import { provideCveRiskFacts, provideResourceCriticality } from '../modules/compliance/index.js';
 import { resourceCriticality } from '../modules/applications/index.js';
 import { parseOptions } from './args.js';
 import { chooseTarget, readToken, REMOTE_HELP, REMOTE_OPTIONS, runLocalOrRemote, ServiceClient, ServiceError, sleep } from './remote.js';
@@ -82,9 +83,10 @@ export async function vulndbCommand(args: string[]): Promise<void> {
   const target = await chooseTarget(values);
   const client = (needs: string) => (remote: Parameters<typeof ServiceClient.open>[0]) => ServiceClient.open(remote, readToken(values), `vulndb ${sub}`, needs);
   const admin = client("a system-admin's access token");
-  // A local import or sync rescores CVE findings, whose risk score weighs service criticality
-  // (modules/index.ts does the same for the service).
+  // A local import or sync rescores CVE findings, whose risk score weighs service criticality and the
+  // store's KEV and EPSS facts (modules/index.ts does the same for the service).
   provideResourceCriticality(resourceCriticality);
+  provideCveRiskFacts(cveRiskFacts);
   switch (sub) {
     case 'import': {
       const location = positional[0]!;

@@ -12,6 +12,7 @@ import { questionnairesModule } from './questionnaires/module.js';
 import { poamModule } from './poam/module.js';
 import { applicationsModule } from './applications/module.js';
 import { resourceCriticality } from './applications/index.js';
+import { cveRiskFacts } from './vulndb/index.js';
 import { ssoModule } from './sso/module.js';
 import { vulndbModule } from './vulndb/module.js';
 import { agentsModule } from './agents/module.js';
@@ -22,8 +23,9 @@ export const modules: Module[] = [
   systemModule,
   tenancyModule,
   graphModule,
-  // The risk score weighs the business-service criticality the applications module keeps.
-  createComplianceModule({ resourceCriticality }),
+  // The risk score weighs the business-service criticality the applications module keeps, and the
+  // KEV and EPSS facts of the vulndb module's store.
+  createComplianceModule({ resourceCriticality, cveRiskFacts }),
   riskModule,
   discoveryModule,
   // Schedules repeat discovery jobs and audits: after both.

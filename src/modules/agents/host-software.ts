@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, workspaceIs, type Scope } from '../../platform/db/scope.js';
 import './tables.js';
 
 /**
@@ -63,6 +63,21 @@ export async function hostPackages(db: Kysely<Database>, scope: Scope, nodeIds: 
     });
   }
   return out;
+}
+
+/**
+ * How many hosts have agent reports, and the first and last time one was scanned, among the host
+ * nodes `nodeFilter` accepts (given the SQL column of a host's node id): a report's method section.
+ */
+export async function hostReportSpan(
+  db: Kysely<Database>,
+  scope: Scope,
+  nodeFilter: (nodeId: RawBuilder<string>) => RawBuilder<boolean>,
+): Promise<{ count: number; first: Date | null; last: Date | null }> {
+  const { rows } = await sql<{ count: number; first: Date | null; last: Date | null }>`
+    SELECT count(*)::int AS count, min(h.last_scanned_at) AS first, max(h.last_scanned_at) AS last FROM agent_hosts h
+    WHERE ${workspaceIs(scope, 'h')} AND ${nodeFilter(sql.ref<string>('h.node_id'))}`.execute(db);
+  return rows[0]!;
 }
 
 /**

@@ -2,7 +2,7 @@
 // only this file). The module itself (routes, jobs, schedules) is in module.ts, which only
 // src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
 // modules those import.
-export { hostInventoryDates, hostPackages, type HostPackageInfo } from './host-software.js';
+export { hostInventoryDates, hostPackages, hostReportSpan, type HostPackageInfo } from './host-software.js';
 export { hostRules } from './host-rules.js';
 export { ecosystemOf, familyOf, purlOf, type OsFacts } from './package-identity.js';
 export { SBOM_CONTENT_TYPES, type SbomDocument, type SbomFormat, type SbomHost, SbomQuery, cycloneDx, organisationOf, sbomFacts, sbomFormat, spdx } from './sbom.js';

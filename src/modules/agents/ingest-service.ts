@@ -17,12 +17,12 @@ import { HOST_NODE_TYPE, hostNodeId, hostProperties, hostRegion, linkCloudInstan
 import { evaluateRule, hostRules, type RuleOutcome } from './host-rules.js';
 import { replaceResourceUnknowns } from '../compliance/index.js';
 import { diffPackages, matchCache, readFiles, readPackages, withMatches, writeCollections, writeFiles, writePackages, type StoredPackage } from './inventory-repo.js';
-import { matchKey, matchPackages, normalisePackages, osFacts, packagesDigest, vulnState, type HostPackage, type MatchResult } from './packages.js';
+import { matchKey, matchPackages, normalisePackages, osFacts, packagesDigest, type HostPackage, type MatchResult } from './packages.js';
 import { ecosystemOf, type OsFacts } from './package-identity.js';
 import { COLLECTIONS, type AgentReport, type CollectionName } from './report-schema.js';
 import type { CollectorState } from './tables.js';
 import { vulnerabilityFindings } from './vuln-findings.js';
-import { packageCoverage, type PackageCoverage } from '../vulndb/index.js';
+import { matchingSourcesState, packageCoverage, type PackageCoverage } from '../vulndb/index.js';
 import './tables.js';
 
 /** Reports scanned further ahead of the server's clock are refused: they would lock out every later one. */
@@ -133,7 +133,7 @@ export function createIngestService(deps: Deps) {
    * inventory against an unchanged store needs no matching at all.
    */
   async function prematch(scope: Scope, nodeId: string, packages: HostPackage[], os: OsFacts) {
-    const state = await vulnState(db);
+    const state = await matchingSourcesState(db);
     const before = await db.selectFrom('agent_hosts').select(['packages_digest', 'vuln_state']).where(inWorkspace(scope)).where('node_id', '=', nodeId).executeTakeFirst();
     if (before && before.vuln_state === state && before.packages_digest === packagesDigest(packages)) return { state, matches: new Map<string, MatchResult>() };
     const cache = before && before.vuln_state === state ? matchCache(await readPackages(db, scope, nodeId), (m) => ecosystemOf(m, os)) : new Map<string, MatchResult>();

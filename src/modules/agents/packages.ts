@@ -66,15 +66,6 @@ export function packagesDigest(packages: readonly HostPackage[]): string {
   return hash.digest('hex');
 }
 
-/**
- * The state of the advisory sources the matches depend on. Equal states mean the store gives the
- * same answers, so unchanged inventories need no matching at all.
- */
-export async function vulnState(db: Kysely<Database>): Promise<string> {
-  const rows = await db.selectFrom('vulndb_sources').select(['source', 'last_success_run_id', 'record_count']).where('source', 'in', ['osv', 'nvd']).orderBy('source').execute();
-  return rows.map((r) => `${r.source}=${r.last_success_run_id ?? '-'}/${r.record_count}`).join(',');
-}
-
 /** Matches the packages against the vulnerability store (a few queries for any number of packages). */
 export async function matchPackages(db: Kysely<Database>, packages: readonly HostPackage[]): Promise<Map<string, MatchResult>> {
   const results = new Map<string, MatchResult>();

@@ -30,6 +30,11 @@ export async function assetGroupPredicate(db: Kysely<Database>, scope: Scope, id
   return storedFilter((await groupRow(db, scope, id)).filter).predicate(alias);
 }
 
+/** An asset group's id and name, when the scope holds it (reports name their group; undefined when it is gone). */
+export function assetGroupName(db: Kysely<Database>, scope: Scope, id: string): Promise<{ id: string; name: string } | undefined> {
+  return db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', id).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
+}
+
 /** Every member node id of an asset group (reports scoped by a group). */
 export async function assetGroupNodeIds(db: Kysely<Database>, scope: Scope, id: string): Promise<string[]> {
   const predicate = await assetGroupPredicate(db, scope, id);

@@ -3,5 +3,5 @@
 // src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
 // modules those import.
 export { resourceCriticality, serviceCriticality } from './criticality.js';
-export { assetGroupNodeIds, assetGroupPredicate } from './asset-groups.js';
+export { assetGroupName, assetGroupNodeIds, assetGroupPredicate } from './asset-groups.js';
 export { compileFilter } from './filter/sql.js';

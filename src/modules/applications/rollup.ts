@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../risk/index.js';
+import { activeFindingsTable } from '../compliance/index.js';
 
 export const SEVERITY_KEYS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SeverityKey = (typeof SEVERITY_KEYS)[number];
@@ -55,7 +55,7 @@ export async function rollups(db: Kysely<Database>, scope: Scope, now: Date, gro
   const result = new Map<string, Rollup>();
   for (const g of groups) result.set(g.key, { resource_count: 0, findings_by_severity: emptyCounts(), health: 'Healthy' });
   if (groups.length === 0) return result;
-  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
+  const active = await activeFindingsTable(db, scope, now);
   for (let start = 0; start < groups.length; start += GROUPS_PER_QUERY) {
     const chunk = groups.slice(start, start + GROUPS_PER_QUERY);
     const rows = await sql<{ g: number; resources: number; severity: string | null; n: number | null }>`
@@ -63,8 +63,7 @@ export async function rollups(db: Kysely<Database>, scope: Scope, now: Date, gro
       c AS (SELECT g, count(*)::int AS resources FROM m GROUP BY g),
       s AS (
         SELECT m.g, f.severity, count(*)::int AS n FROM m
-        JOIN findings f ON ${workspaceIs(scope, 'f')} AND f.resource_id = m.id
-        WHERE ${activeAt('f', now, live)}
+        JOIN ${active} f ON f.resource_id = m.id
         GROUP BY m.g, f.severity
       )
       SELECT c.g, c.resources, s.severity, s.n FROM c LEFT JOIN s ON s.g = c.g`.execute(db);
@@ -90,7 +89,7 @@ export interface MemberResource {
 
 /** One page of a group's member resources, worst first (critical, then high findings), then by id. */
 export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, predicate: RawBuilder<boolean>, limit: number, offset: number): Promise<MemberResource[]> {
-  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
+  const active = await activeFindingsTable(db, scope, now);
   const rows = await sql<{ id: string; name: string; type: string; region: string; account_id: string | null } & Record<Lowercase<SeverityKey>, number>>`
     WITH m AS MATERIALIZED (
       SELECT n.id, n.name, n.type, n.region, n.account_id FROM nodes n
@@ -102,8 +101,7 @@ export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, 
         count(*) FILTER (WHERE f.severity = 'MEDIUM')::int AS medium,
         count(*) FILTER (WHERE f.severity = 'LOW')::int AS low,
         count(*) FILTER (WHERE f.severity = 'INFO')::int AS info
-      FROM findings f JOIN m ON f.resource_id = m.id
-      WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
+      FROM ${active} f JOIN m ON f.resource_id = m.id
       GROUP BY f.resource_id
     )
     SELECT m.*, coalesce(s.critical, 0) AS critical, coalesce(s.high, 0) AS high, coalesce(s.medium, 0) AS medium,

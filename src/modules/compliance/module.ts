@@ -11,15 +11,19 @@ import { slaBreachJob, slaBreachSchedule } from './sla/sla-breach-job.js';
 import { builtinRules } from './rule-catalog.js';
 import { frameworks } from './frameworks.js';
 import { provideResourceCriticality, type ResourceCriticality } from './findings/criticality-source.js';
+import { provideCveRiskFacts, type CveRiskFacts } from './findings/cve-facts-source.js';
 
 export interface ComplianceOptions {
   /** The business-service criticality of resources, a risk score input (the applications module's resourceCriticality). */
   resourceCriticality: ResourceCriticality;
+  /** KEV membership and EPSS of CVEs, risk score inputs (the vulndb module's cveRiskFacts). */
+  cveRiskFacts: CveRiskFacts;
 }
 
 /** Frameworks, rules, audits, findings, scores, remediation. */
 export function createComplianceModule(options: ComplianceOptions): Module {
   provideResourceCriticality(options.resourceCriticality);
+  provideCveRiskFacts(options.cveRiskFacts);
   return complianceModule;
 }
 

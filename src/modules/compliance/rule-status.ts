@@ -55,6 +55,11 @@ export async function suspendedRules(db: Kysely<Database>, tenantId: string): Pr
   return new Set(rows.map((r) => r.rule_id));
 }
 
+/** The tenant's suspended rules with the reason each was suspended, by rule id (a report's method section). */
+export function suspensionReasons(db: Kysely<Database>, tenantId: string): Promise<Array<{ rule_id: string; suspended_reason: string | null }>> {
+  return db.selectFrom('rule_evaluation_status').select(['rule_id', 'suspended_reason']).where(inTenant(tenantId)).where('state', '=', 'suspended').orderBy('rule_id').execute();
+}
+
 /** Forgets a rule's status (a custom rule updated, deleted or created): it starts afresh. Returns whether it was suspended. */
 export async function forgetRuleStatus(trx: Kysely<Database>, tenantId: string, ruleId: string): Promise<boolean> {
   const row = await trx.deleteFrom('rule_evaluation_status').where(inTenant(tenantId)).where('rule_id', '=', ruleId).returning('state').executeTakeFirst();

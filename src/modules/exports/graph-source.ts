@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
-import { activeAt, hasLiveAcceptances } from '../risk/index.js';
+import { activeFindingsTable } from '../compliance/index.js';
 import { SEVERITIES, type Severity } from './render/style.js';
 import { SUBNET_TYPE, VPC_TYPE, type GraphEdge, type GraphNode, type RenderGraph } from './render/model.js';
 
@@ -83,11 +83,9 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
   if (nodes.length === 0) return { nodes, edges: [] };
   const byId = new Map(nodes.map((n) => [n.id, n]));
 
-  const live = await hasLiveAcceptances(db, scope.workspaceId, now);
   const findings = await sql<{ resource_id: string; top: number; n: number }>`
     SELECT f.resource_id, max(f.severity_rank)::int AS top, count(*)::int AS n
-    FROM findings f
-    WHERE ${workspaceIs(scope, 'f')} AND ${activeAt('f', now, live)}
+    FROM ${await activeFindingsTable(db, scope, now)} f
     GROUP BY f.resource_id`.execute(db);
   for (const f of findings.rows) {
     const node = byId.get(f.resource_id);

@@ -8,6 +8,7 @@ import { SeqGaps } from '../../platform/events/seq-gaps.js';
 import { JOBS_CHANNEL } from '../../platform/jobs/queue.js';
 import type { IntegrationConfig } from './config.js';
 import { factsOf, findingIdOf, matches, needsLookup, type Candidate, type EventFacts } from './matching.js';
+import { findingAlertFacts } from '../compliance/index.js';
 import './tables.js';
 
 /**
@@ -187,11 +188,11 @@ async function createDeliveries(trx: Kysely<Database>, deps: DispatchDeps, optio
     if (row.workspace_id && findingIdOf(row.data!) && candidates.some((c) => needsLookup(c, own))) lookups.push(row);
   }
   if (lookups.length) {
-    const found = await sql<{ workspace_id: string; id: string; severity: string; framework: string; resource_type: string }>`
-      SELECT f.workspace_id, f.id, f.severity, f.framework, f.resource_type
-      FROM unnest(${lookups.map((r) => r.workspace_id)}::uuid[], ${lookups.map((r) => findingIdOf(r.data!))}::text[]) AS q(workspace_id, id)
-      JOIN findings f ON f.workspace_id = q.workspace_id AND f.id = q.id`.execute(trx);
-    const index = new Map(found.rows.map((f) => [`${f.workspace_id}\0${f.id}`, f]));
+    const found = await findingAlertFacts(
+      trx,
+      lookups.map((r) => ({ workspaceId: r.workspace_id!, id: findingIdOf(r.data!)! })),
+    );
+    const index = new Map(found.map((f) => [`${f.workspace_id}\0${f.id}`, f]));
     for (const row of lookups) {
       const finding = index.get(`${row.workspace_id}\0${findingIdOf(row.data!)}`);
       if (!finding) continue;

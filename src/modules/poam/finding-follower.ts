@@ -5,6 +5,7 @@ import type { Database } from '../../platform/db/schema.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { formatPoamId, type PoamStatus } from './model.js';
 import { appendComment } from './poam-repo.js';
+import { findingStatus } from '../compliance/index.js';
 
 /**
  * The automatic rule, driven by the compliance module's outbox events (that module is not ours, so we
@@ -127,15 +128,9 @@ async function handle(trx: Kysely<Database>, deps: Pick<AppDeps, 'clock'>, event
   if (!findingId || !event.workspace_id) return 0;
   const resolved = event.type === 'finding.resolved';
   if (resolved && event.data.resolved_by !== 'audit') return 0;
-  const finding = await trx
-    .selectFrom('findings')
-    .select(['status'])
-    .where(inTenant(event.tenant_id))
-    .where(inWorkspace({ workspaceId: event.workspace_id }))
-    .where('id', '=', findingId)
-    .executeTakeFirst();
+  const status = await findingStatus(trx, { tenantId: event.tenant_id, workspaceId: event.workspace_id }, findingId);
   // The finding changed again since (or is gone): the later event, if any, decides.
-  if (!finding || finding.status !== (resolved ? 'resolved' : 'open')) return 0;
+  if (status !== (resolved ? 'resolved' : 'open')) return 0;
   const from: PoamStatus[] = resolved ? ['open', 'in_progress'] : ['verification'];
   const to: PoamStatus = resolved ? 'verification' : 'in_progress';
   const items = await trx

@@ -6,7 +6,7 @@ import type { RequestContext } from '../../platform/auth/actor.js';
 import { actorOf, auditInScope } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
-import { nistControlsOf } from '../compliance/index.js';
+import { findingsByIds, nistControlsOf } from '../compliance/index.js';
 import {
   LIMITS,
   POAM_SEVERITIES,
@@ -130,13 +130,7 @@ export function createItemsService(deps: Deps) {
       const actor = actorOf(context);
       const [item] = await db.transaction().execute(async (trx) => {
         if (!body.finding_id) return createPoamItems(trx, deps, actor, scope, [{ ...(body as unknown as PoamItemInput), source: 'manual' }]);
-        const finding = await trx
-          .selectFrom('findings')
-          .select(['id', 'title', 'description', 'severity', 'status', 'framework', 'control_id', 'framework_mappings'])
-          .where(inTenant(scope.tenantId))
-          .where(inWorkspace(scope))
-          .where('id', '=', body.finding_id)
-          .executeTakeFirst();
+        const [finding] = await findingsByIds(trx, scope, [body.finding_id], ['id', 'title', 'description', 'severity', 'status', 'framework', 'control_id', 'framework_mappings']);
         if (!finding) throw notFound(`finding ${body.finding_id} not found`);
         if (finding.status !== 'open') throw badRequest(`finding ${finding.id} is ${finding.status}: POA&M items are drafted from open findings`);
         return createPoamItems(trx, deps, actor, scope, [

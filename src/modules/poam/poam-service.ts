@@ -15,11 +15,12 @@ import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
-import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, type Scope } from '../../platform/db/scope.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { formatPoamId, LIMITS, validateFields, type MilestoneInput, type PoamSeverity } from './model.js';
 import { appendComment, loadItems, type PoamItem } from './poam-repo.js';
+import { findingStatus } from '../compliance/index.js';
 
 export type { PoamItem } from './poam-repo.js';
 
@@ -78,8 +79,7 @@ export async function createPoamItems(trx: Kysely<Database>, deps: Pick<AppDeps,
   if (findingIds.length !== prepared.filter((p) => p.findingId).length) throw badRequest('a finding can be linked to one new item only');
   for (const findingId of findingIds.sort()) {
     await lockFinding(trx, scope, findingId);
-    const finding = await trx.selectFrom('findings').select('id').where(inTenant(scope.tenantId)).where(inWorkspace(scope)).where('id', '=', findingId).executeTakeFirst();
-    if (!finding) throw notFound(`finding ${findingId} not found`);
+    if ((await findingStatus(trx, scope, findingId)) === null) throw notFound(`finding ${findingId} not found`);
     const live = await trx
       .selectFrom('poam_items')
       .select('number')

@@ -1,12 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
+import { workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
 import type { Clock } from '../../platform/clock.js';
 import { writeAudit, type AuditActor } from '../../platform/audit/audit-log.js';
 import { emitEvents } from '../../platform/events/outbox.js';
 import { EXPIRING_SOON_DAYS } from '../compliance/index.js';
 import { ATTESTATION_STATUSES, type AttestationStatus } from '../compliance/index.js';
+import { attestationRecords, controlsAttestedBy, saveAttestationRecord } from '../compliance/index.js';
 import './tables.js';
 import type { AssessmentStatus } from './tables.js';
 
@@ -149,16 +150,7 @@ export async function refreshControls(trx: Kysely<Database>, scope: Scope, keys:
   if (keys.length === 0) return [];
   await lockWorkspaceControls(trx, scope);
   const computed = await computeControls(trx, scope, keys, now);
-  const existing = new Map(
-    (
-      await trx
-        .selectFrom('control_attestations')
-        .select(['framework', 'control_id', 'status', 'assessment_id', 'expires_at'])
-        .where(inWorkspace(scope))
-        .where(sql<boolean>`(framework || ':' || control_id) = ANY(${keys}::text[])`)
-        .execute()
-    ).map((r) => [keyOf(r), r]),
-  );
+  const existing = new Map((await attestationRecords(trx, scope, keys)).map((r) => [keyOf(r), r]));
   const transitions: Transition[] = [];
   for (const key of keys) {
     const next = computed.get(key)!;
@@ -172,29 +164,7 @@ export async function refreshControls(trx: Kysely<Database>, scope: Scope, keys:
       row.assessment_id === next.assessment_id &&
       (row.expires_at ? new Date(row.expires_at).getTime() : null) === (next.expires_at ? next.expires_at.getTime() : null);
     if (sameRow || (!row && next.status === 'not_assessed')) continue;
-    await trx
-      .insertInto('control_attestations')
-      .values({
-        tenant_id: scope.tenantId,
-        workspace_id: scope.workspaceId,
-        framework: next.framework,
-        control_id: next.control_id,
-        status: next.status,
-        assessment_id: next.assessment_id,
-        attested_at: next.attested_at,
-        expires_at: next.expires_at,
-        updated_at: now,
-      })
-      .onConflict((oc) =>
-        oc.columns(['workspace_id', 'framework', 'control_id']).doUpdateSet({
-          status: next.status,
-          assessment_id: next.assessment_id,
-          attested_at: next.attested_at,
-          expires_at: next.expires_at,
-          updated_at: now,
-        }),
-      )
-      .execute();
+    await saveAttestationRecord(trx, scope, next, now);
     if (from !== next.status) transitions.push({ framework: next.framework, control_id: next.control_id, from, to: next.status });
   }
   return transitions;
@@ -336,15 +306,7 @@ export async function sendExpiryReminders(deps: Deps, limit = 500): Promise<numb
         .returning('id')
         .executeTakeFirst();
       if (!claimed) return;
-      const covered = await trx
-        .selectFrom('control_attestations')
-        .select(['framework', 'control_id'])
-        .where(inWorkspace({ workspaceId: row.workspace_id }))
-        .where('assessment_id', '=', row.id)
-        .where('status', '=', 'attested')
-        .orderBy('framework')
-        .orderBy('control_id')
-        .execute();
+      const covered = await controlsAttestedBy(trx, row.workspace_id, row.id);
       if (covered.length === 0) return;
       sent++;
       const level = stage === 7 ? 'urgent' : stage === 30 ? 'warning' : 'notice';

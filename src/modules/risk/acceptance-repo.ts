@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { inWorkspace, workspaceIs, type Scope } from '../../platform/db/scope.js';
+import { openFindingsTable } from '../compliance/index.js';
 import { stateOf, isOrphaned, type AcceptanceRow } from './acceptance-state.js';
 import './tables.js';
 
@@ -19,8 +20,8 @@ export async function factsOf(db: Kysely<Database>, scope: Scope, rows: Acceptan
   const covered = await sql<{ acceptance_id: string; n: number }>`
     SELECT raf.acceptance_id, count(*)::int AS n
     FROM risk_acceptance_findings raf
-    JOIN findings f ON f.workspace_id = raf.workspace_id AND f.id = raf.finding_id
-    WHERE raf.acceptance_id = ANY(${ids}::uuid[]) AND f.status = 'open'
+    JOIN ${openFindingsTable(scope)} f ON f.workspace_id = raf.workspace_id AND f.id = raf.finding_id
+    WHERE raf.acceptance_id = ANY(${ids}::uuid[])
     GROUP BY raf.acceptance_id`.execute(db);
   for (const row of covered.rows) facts.get(row.acceptance_id)!.openCovered = row.n;
   const groups = rows.filter((r) => r.scope === 'group');
@@ -28,7 +29,7 @@ export async function factsOf(db: Kysely<Database>, scope: Scope, rows: Acceptan
     const uncovered = await sql<{ acceptance_id: string; n: number }>`
       SELECT a.id AS acceptance_id, count(f.id)::int AS n
       FROM risk_acceptances a
-      JOIN findings f ON f.workspace_id = a.workspace_id AND f.group_id = a.group_id AND f.status = 'open'
+      JOIN ${openFindingsTable(scope)} f ON f.workspace_id = a.workspace_id AND f.group_id = a.group_id
       WHERE a.id = ANY(${groups.map((g) => g.id)}::uuid[]) AND ${workspaceIs(scope, 'a')}
         AND NOT EXISTS (SELECT 1 FROM risk_acceptance_findings raf WHERE raf.acceptance_id = a.id AND raf.finding_id = f.id)
       GROUP BY a.id`.execute(db);

@@ -10,7 +10,7 @@ import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { acceptedAt } from './accepted.js';
-import { groupLabel } from '../compliance/index.js';
+import { groupLabel, scopedFindings } from '../compliance/index.js';
 import { factsOf, present, unrevoked } from './acceptance-repo.js';
 import { MAX_ACCEPTANCE_DAYS, stateOf, isOrphaned, type AcceptanceRow } from './acceptance-state.js';
 import type { AcceptanceSnapshot } from './tables.js';
@@ -70,10 +70,8 @@ const coveredColumns = ['id', 'resource_id', 'framework', 'control_id', 'framewo
 /** Findings among `ids` that are open and no live acceptance covers any more (they become active again). */
 async function nowUncovered(trx: Kysely<Database>, scope: Scope, ids: string[], now: Date): Promise<Array<{ id: string }>> {
   if (ids.length === 0) return [];
-  return trx
-    .selectFrom('findings as f')
+  return scopedFindings(trx, scope)
     .select('f.id')
-    .where(inWorkspace(scope, 'f'))
     .where('f.id', '=', sql<string>`ANY(${ids}::text[])`)
     .where('f.status', '=', 'open')
     .where(sql<boolean>`NOT ${acceptedAt('f', now)}`)
@@ -173,10 +171,8 @@ export function createAcceptanceService(deps: Deps) {
       const now = deps.clock.now();
       const row = await db.transaction().execute(async (trx) => {
         await lock(trx, scope, `finding:${findingId}`);
-        const finding = await trx
-          .selectFrom('findings as f')
+        const finding = await scopedFindings(trx, scope)
           .select([...coveredColumns.map((c) => `f.${c}` as const), 'f.status', 'f.group_id', acceptedAt('f', now).as('accepted')])
-          .where(inWorkspace(scope, 'f'))
           .where('f.id', '=', findingId)
           .executeTakeFirst();
         if (!finding) throw notFound('finding not found');
@@ -197,10 +193,8 @@ export function createAcceptanceService(deps: Deps) {
       const now = deps.clock.now();
       const row = await db.transaction().execute(async (trx) => {
         await lock(trx, scope, `group:${groupId}`);
-        const rows = await trx
-          .selectFrom('findings as f')
+        const rows = await scopedFindings(trx, scope)
           .select([...coveredColumns.map((c) => `f.${c}` as const), acceptedAt('f', now).as('accepted')])
-          .where(inWorkspace(scope, 'f'))
           .where('f.group_id', '=', groupId)
           .where('f.status', '=', 'open')
           .orderBy('f.id')

@@ -1,4 +1,4 @@
-import { inWorkspace } from '../../platform/db/scope.js';
+import { inTenant, inWorkspace, type Scope } from '../../platform/db/scope.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import './tables.js';
@@ -37,4 +37,18 @@ export async function hasLiveAcceptances(db: Kysely<Database>, workspaceId: stri
 export function activeAt(alias: string, now: Date, live = true): RawBuilder<boolean> {
   if (!live) return sql<boolean>`(${sql.ref(`${alias}.status`)} = 'open')`;
   return sql<boolean>`(${sql.ref(`${alias}.status`)} = 'open' AND NOT ${acceptedAt(alias, now)})`;
+}
+
+/** How many of the scope's unrevoked acceptances expire after `from` and by `to` (a forecast's assumptions). */
+export async function acceptancesExpiringBetween(db: Kysely<Database>, scope: Scope, from: Date, to: Date): Promise<number> {
+  const row = await db
+    .selectFrom('risk_acceptances')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(inTenant(scope.tenantId))
+    .where(inWorkspace(scope))
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', from)
+    .where('expires_at', '<=', to)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

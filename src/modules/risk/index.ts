@@ -2,4 +2,4 @@
 // only this file). The module itself (routes, jobs, schedules) is in module.ts, which only
 // src/modules/index.ts imports: loading this API never loads the module's routes, nor the other
 // modules those import.
-export { acceptedAt, activeAt, hasLiveAcceptances } from './accepted.js';
+export { acceptancesExpiringBetween, acceptedAt, activeAt, hasLiveAcceptances } from './accepted.js';

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { Clock } from '../../platform/clock.js';
 import { emitEvents, type NewEvent } from '../../platform/events/outbox.js';
+import { reconcileKnownExploited, type KevSeverityChange } from '../compliance/index.js';
 import './tables.js';
 
 /**
@@ -15,8 +16,8 @@ import './tables.js';
  *   above its `base_severity` and no longer references a catalog CVE (the CVE left the catalog) gets
  *   its base severity back. Every change emits `finding.severity_changed` in the same transaction.
  *
- * The findings table belongs to the compliance module; it is addressed with plain SQL here so that
- * this module does not declare (and constrain) its Kysely type.
+ * The findings belong to the compliance module: it changes their severities (reconcileKnownExploited)
+ * against the catalog this module hands it as a query.
  */
 export interface KevLookup {
   /** The subset of `cveIds` that are in the KEV catalog (ids compared upper-case). */
@@ -41,23 +42,12 @@ export function createKevLookup(db: Kysely<Database>): KevLookup {
 export const KNOWN_EXPLOITED = 'known_exploited';
 export const NO_LONGER_KNOWN_EXPLOITED = 'no_longer_known_exploited';
 
-interface ChangedFinding {
-  tenant_id: string;
-  workspace_id: string;
-  id: string;
-  rule_id: string;
-  resource_id: string;
-  previous_severity: string;
-  severity: string;
-  cve_ids: string[];
-}
-
 export interface ReconcileResult {
   escalated: number;
   restored: number;
 }
 
-function event(row: ChangedFinding, reason: string): NewEvent {
+function event(row: KevSeverityChange, reason: string): NewEvent {
   return {
     tenantId: row.tenant_id,
     workspaceId: row.workspace_id,
@@ -76,35 +66,8 @@ function event(row: ChangedFinding, reason: string): NewEvent {
 
 /** Brings the severity of every open finding in line with the KEV catalog as it is in `trx`. */
 export async function reconcileKevSeverities(trx: Kysely<Database>, clock: Clock): Promise<ReconcileResult> {
-  const now = clock.now();
-  // The catalog as one array: `&&` against it uses the GIN index on findings.cve_ids, which holds only
-  // findings that name a CVE (hence the cardinality predicate, the index's own).
-  const escalated = await sql<ChangedFinding>`
-    WITH kev AS (SELECT coalesce(array_agg(cve_id), '{}') AS ids FROM vulndb_kev),
-    target AS (
-      SELECT f.workspace_id, f.id, f.severity AS previous_severity,
-        ARRAY(SELECT c FROM unnest(f.cve_ids) AS c WHERE c = ANY(kev.ids) ORDER BY c) AS kev_ids
-      FROM finding_rows f, kev
-      WHERE f.status = 'open' AND f.severity <> 'CRITICAL' AND cardinality(f.cve_ids) > 0 AND f.cve_ids && kev.ids
-      FOR UPDATE OF f
-    )
-    UPDATE finding_rows f SET severity = 'CRITICAL', updated_at = ${now}
-    FROM target t
-    WHERE f.workspace_id = t.workspace_id AND f.id = t.id
-    RETURNING f.tenant_id, f.workspace_id, f.id, f.rule_id, f.resource_id, t.previous_severity, f.severity, t.kev_ids AS cve_ids`.execute(trx);
-  const restored = await sql<ChangedFinding>`
-    WITH kev AS (SELECT coalesce(array_agg(cve_id), '{}') AS ids FROM vulndb_kev),
-    target AS (
-      SELECT f.workspace_id, f.id, f.severity AS previous_severity
-      FROM finding_rows f, kev
-      WHERE f.status = 'open' AND f.severity <> f.base_severity AND f.severity = 'CRITICAL'
-        AND cardinality(f.cve_ids) > 0 AND NOT (f.cve_ids && kev.ids)
-      FOR UPDATE OF f
-    )
-    UPDATE finding_rows f SET severity = f.base_severity, updated_at = ${now}
-    FROM target t
-    WHERE f.workspace_id = t.workspace_id AND f.id = t.id
-    RETURNING f.tenant_id, f.workspace_id, f.id, f.rule_id, f.resource_id, t.previous_severity, f.severity, f.cve_ids`.execute(trx);
-  await emitEvents(trx, clock, [...escalated.rows.map((row) => event(row, KNOWN_EXPLOITED)), ...restored.rows.map((row) => event(row, NO_LONGER_KNOWN_EXPLOITED))]);
-  return { escalated: escalated.rows.length, restored: restored.rows.length };
+  const catalog = sql`SELECT coalesce(array_agg(cve_id), '{}') AS ids FROM vulndb_kev`;
+  const { escalated, restored } = await reconcileKnownExploited(trx, clock.now(), catalog);
+  await emitEvents(trx, clock, [...escalated.map((row) => event(row, KNOWN_EXPLOITED)), ...restored.map((row) => event(row, NO_LONGER_KNOWN_EXPLOITED))]);
+  return { escalated: escalated.length, restored: restored.length };
 }

@@ -9,6 +9,8 @@ export type { PackageCoverage } from './matching/coverage.js';
 export { createKevLookup, reconcileKevSeverities } from './escalation.js';
 export type { KevLookup, ReconcileResult } from './escalation.js';
 export { createCveIntel, cveIntelRecords } from './cve-intel.js';
+export { cveRiskFacts } from './cve-risk-facts.js';
+export { matchingSourcesState } from './source-state.js';
 export type { CveIntel, CveIntelRecord } from './cve-intel.js';
 export { importLocation } from './import/importer.js';
 export type { ImportOptions, ImportResult } from './import/importer.js';

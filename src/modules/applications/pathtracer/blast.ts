@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import type { AppDeps } from '../../../deps.js';
-import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
 import { notFound } from '../../../platform/http/errors.js';
-import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
+import { activeFindingsTable } from '../../compliance/index.js';
 import { storedFilter } from '../filter/sql.js';
 import { emptyCounts, healthOf, type SeverityKey } from '../rollup.js';
 import { membersOf, servicePredicate } from '../business-service.js';
@@ -95,7 +95,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
   const db = deps.database.db;
 
   async function facts(scope: Scope, reached: string[], now: Date) {
-    const live = await hasLiveAcceptances(db, scope.workspaceId, now);
+    const active = await activeFindingsTable(db, scope, now);
     const byType = new Map<string, number>();
     const bySeverity = emptyCounts();
     for (let i = 0; i < reached.length; i += ID_CHUNK) {
@@ -104,8 +104,7 @@ export function createBlastRadius(deps: Pick<AppDeps, 'database' | 'clock'>) {
         sql<{ type: string; n: number }>`SELECT n.type, count(*)::int AS n FROM ${nodesAmong(scope, chunk)} n GROUP BY n.type`.execute(db),
         // One probe of the (workspace_id, resource_id) index per node, whatever the planner knows.
         sql<{ severity: SeverityKey; n: number }>`SELECT f.severity, count(*)::int AS n FROM unnest(${chunk}::text[]) AS r(id)
-          CROSS JOIN LATERAL (SELECT f.severity FROM findings f
-            WHERE ${workspaceIs(scope, 'f')} AND f.resource_id = r.id AND ${activeAt('f', now, live)} OFFSET 0) f
+          CROSS JOIN LATERAL (SELECT f.severity FROM ${active} f WHERE f.resource_id = r.id OFFSET 0) f
           GROUP BY f.severity`.execute(db),
       ]);
       for (const row of types.rows) byType.set(row.type, (byType.get(row.type) ?? 0) + row.n);

@@ -33,6 +33,15 @@ export async function activeFindingsWhere(db: Kysely<Database>, scope: Scope, no
     AND ${selection.resources ? selection.resources(sql.ref<string>('f.resource_id')) : sql<boolean>`true`}`;
 }
 
+/**
+ * The workspace's active findings of the selection as a derived table, for raw SQL that joins or
+ * groups them (`FROM ${await activeFindingsTable(…)} f`): PostgreSQL flattens it into the outer query,
+ * so indexes on findings serve the caller's conditions as before.
+ */
+export async function activeFindingsTable(db: Kysely<Database>, scope: Scope, now: Date, selection: FindingSelection = {}): Promise<RawBuilder<unknown>> {
+  return sql`(SELECT f.* FROM findings f WHERE ${await activeFindingsWhere(db, scope, now, selection)})`;
+}
+
 /** Active findings by severity (every severity present, 0 when none) and their total. */
 export async function activeFindingCounts(
   db: Kysely<Database>,

@@ -4,6 +4,7 @@ import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope
 import type { Severity } from '../rules/rule-types.js';
 // Provided by the applications module through createComplianceModule (criticality-source.ts).
 import { resourceCriticality } from './criticality-source.js';
+import { cveFacts } from './cve-facts-source.js';
 import { exposedAmong, exposedResources } from './exposure.js';
 import { riskScore, type RiskFactors } from './risk-score.js';
 import '../tables.js';
@@ -35,20 +36,6 @@ interface ScoreRow {
   severity: Severity;
   resource_id: string;
   cve_ids: string[];
-}
-
-/** KEV membership and the highest EPSS probability per CVE (upper-case ids), read from the vulndb store's tables. */
-async function cveFacts(db: Kysely<Database>, cves: string[]): Promise<Map<string, { kev: boolean; epss: number | null }>> {
-  const facts = new Map<string, { kev: boolean; epss: number | null }>();
-  if (cves.length === 0) return facts;
-  const rows = await sql<{ id: string; kev: boolean; epss: number | null }>`
-    SELECT q.id, k.cve_id IS NOT NULL AS kev, e.epss
-    FROM unnest(${cves}::text[]) AS q(id)
-    LEFT JOIN vulndb_kev k ON k.cve_id = q.id
-    LEFT JOIN vulndb_epss e ON e.cve_id = q.id
-    WHERE k.cve_id IS NOT NULL OR e.cve_id IS NOT NULL`.execute(db);
-  for (const row of rows.rows) facts.set(row.id, { kev: row.kev, epss: row.epss === null ? null : Number(row.epss) });
-  return facts;
 }
 
 const cveKey = (id: string) => id.trim().toUpperCase();

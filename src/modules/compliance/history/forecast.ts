@@ -5,6 +5,7 @@ import { controlState } from '../controls/control-state.js';
 import { allRules } from '../rule-catalog.js';
 import { enabledFrameworks } from '../settings-service.js';
 import { findingsScheduledToClose } from '../../poam/index.js';
+import { acceptancesExpiringBetween } from '../../risk/index.js';
 import { parseTime } from './range.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
@@ -32,15 +33,7 @@ export function createForecast(deps: Deps) {
     const [current, future, acceptances, attestations] = await Promise.all([
       controlState(db, scope, enabled, rules, now),
       controlState(db, scope, enabled, rules, date, { resolvedFindings: closing }),
-      db
-        .selectFrom('risk_acceptances')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where(inTenant(scope.tenantId))
-        .where(inWorkspace(scope))
-        .where('revoked_at', 'is', null)
-        .where('expires_at', '>', now)
-        .where('expires_at', '<=', date)
-        .executeTakeFirstOrThrow(),
+      acceptancesExpiringBetween(db, scope, now, date),
       db
         .selectFrom('control_attestations')
         .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -69,7 +62,7 @@ export function createForecast(deps: Deps) {
         ]),
       ),
       assumptions: {
-        acceptances_expiring: Number(acceptances.n),
+        acceptances_expiring: acceptances,
         attestations_expiring: Number(attestations.n),
         poam_findings_closing: closing.length,
       },

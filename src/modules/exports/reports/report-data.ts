@@ -1,15 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
+import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { controlKey, findingsByControl } from '../../compliance/index.js';
 import { controlStatuses, countControls, type ControlCounts } from '../../compliance/index.js';
-import { activeFindingCounts, activeFindingsWhere } from '../../compliance/index.js';
+import { activeFindingCounts, activeFindingsTable, activeFindingsWhere } from '../../compliance/index.js';
 import { controlTitle, frameworks as catalogs } from '../../compliance/index.js';
-import { allRules } from '../../compliance/index.js';
+import { allRules, auditBaselines } from '../../compliance/index.js';
 import { enabledFrameworks } from '../../compliance/index.js';
 import { SEVERITIES, type FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
-import { assetGroupPredicate } from '../../applications/index.js';
+import { assetGroupName, assetGroupPredicate } from '../../applications/index.js';
 import { collectMethod, type ReportMethod } from './report-method.js';
 import { countNodes } from '../../graph/index.js';
 
@@ -89,7 +89,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   let group: ReportSummary['scope']['asset_group'] = null;
   let resources: ResourceFilter | undefined;
   if (request.assetGroupId) {
-    const row = await db.selectFrom('asset_groups').select(['id', 'name']).where('id', '=', request.assetGroupId).where(inWorkspace(scope)).executeTakeFirst();
+    const row = await assetGroupName(db, scope, request.assetGroupId);
     if (!row) throw new Error('the asset group of this report no longer exists');
     const predicate = await assetGroupPredicate(db, scope, request.assetGroupId, 'n');
     resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = ${id} AND ${predicate})`;
@@ -120,7 +120,7 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
   // Over every enabled framework this is controlState's overall score; over one, that framework's.
   const overall = applicableAll === 0 ? 100 : Math.round((100 * passingAll) / applicableAll);
 
-  const findingsWhere = await activeFindingsWhere(db, scope, now, { framework: request.framework, resources });
+  const activeFindings = await activeFindingsTable(db, scope, now, { framework: request.framework, resources });
   const counts = await activeFindingCounts(db, scope, now, { framework: request.framework, resources });
   // Findings per failing control (count and worst severity), for the failing-controls list.
   const perControl = new Map((await findingsByControl(db, await activeFindingsWhere(db, scope, now, { resources }))).map((r) => [controlKey(r.framework, r.control_id), r]));
@@ -169,9 +169,8 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
       const rows: { rows: Array<ReportFinding & { severity_rank: number }> } = await sql<ReportFinding & { severity_rank: number }>`
         SELECT f.id, f.severity, f.severity_rank, f.title, f.rule_id, f.framework, f.control_id, f.resource_id, f.resource_type,
           f.resource_name, f.region, f.account_id, f.first_seen, f.last_seen, f.remediation
-        FROM findings f
-        WHERE ${findingsWhere}
-          ${cursor ? sql`AND (f.severity_rank < ${cursor.rank} OR (f.severity_rank = ${cursor.rank} AND f.id > ${cursor.id}))` : sql``}
+        FROM ${activeFindings} f
+        ${cursor ? sql`WHERE f.severity_rank < ${cursor.rank} OR (f.severity_rank = ${cursor.rank} AND f.id > ${cursor.id})` : sql``}
         ORDER BY f.severity_rank DESC, f.id
         LIMIT ${pageSize}`.execute(db);
       if (rows.rows.length) yield rows.rows.map(({ severity_rank: _rank, ...f }: ReportFinding & { severity_rank: number }) => f);
@@ -196,16 +195,7 @@ async function scoreHistoryOf(
   now: Date,
   current: { overall: number; frameworks: Record<string, number> },
 ): Promise<ReportSummary['score_history']> {
-  const runs = await db
-    .selectFrom('audit_runs')
-    .select(['started_at', 'baseline'])
-    .where(inWorkspace(scope))
-    .where(inTenant(scope.tenantId))
-    .where('baseline', 'is not', null)
-    .where('started_at', 'is not', null)
-    .orderBy('started_at', 'desc')
-    .limit(SCORE_HISTORY_RUNS)
-    .execute();
+  const runs = await auditBaselines(db, scope, SCORE_HISTORY_RUNS);
   const points: ReportSummary['score_history'] = [];
   for (const run of runs.reverse()) {
     const baseline = run.baseline as { scores?: Record<string, number>; overall?: number } | null;

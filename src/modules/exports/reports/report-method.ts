@@ -1,11 +1,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, type Scope } from '../../../platform/db/scope.js';
+import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import type { ControlStatusEntry } from '../../compliance/index.js';
-import { ruleControls, type Rule } from '../../compliance/index.js';
+import { lastSucceededAudit, ruleControls, suspensionReasons, unknownsByRule, unknownTotals, type Rule } from '../../compliance/index.js';
 import type { FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
-import { hostRules } from '../../agents/index.js';
+import { hostReportSpan, hostRules } from '../../agents/index.js';
 
 /**
  * The method section of a report: what was evaluated (resources, hosts), when (the last audit run,
@@ -65,42 +65,19 @@ export async function collectMethod(
 ): Promise<ReportMethod> {
   const { selected, resources } = input;
   const nodeFilter = (column: string): RawBuilder<boolean> => (resources ? resources(sql.ref<string>(column)) : sql<boolean>`true`);
-  // Unknowns that count for the selection: their rule's primary control or a mapping of their text
-  // (finding_texts t) is in it, as for a finding (finding-counts.ts).
-  const only = selected.length === 1 ? selected[0]! : null;
-  const unknownInSelection = only ? sql<boolean>`(u.framework = ${only} OR t.framework_mappings @> ${JSON.stringify([{ framework: only }])}::jsonb)` : sql<boolean>`true`;
+  // Unknowns that count for the selection (one framework, or all), as for a finding (finding-counts.ts).
+  const unknowns = { framework: selected.length === 1 ? selected[0]! : null, resources };
 
-  const [types, hosts, lastAudit, unknownTotals, unknownByRule, suspended] = await Promise.all([
+  const [types, hosts, lastAudit, unknownTotal, unknownByRule, suspended] = await Promise.all([
     sql<{ type: string; count: number }>`
       SELECT n.type, count(*)::int AS count FROM nodes n
       WHERE ${workspaceIs(scope, 'n')} AND ${nodeFilter('n.id')}
       GROUP BY n.type ORDER BY count(*) DESC, n.type`.execute(db),
-    sql<{ count: number; first: Date | null; last: Date | null }>`
-      SELECT count(*)::int AS count, min(h.last_scanned_at) AS first, max(h.last_scanned_at) AS last FROM agent_hosts h
-      WHERE ${workspaceIs(scope, 'h')} AND ${nodeFilter('h.node_id')}`.execute(db),
-    db
-      .selectFrom('audit_runs')
-      .select(['id', 'started_at', 'finished_at', 'stats'])
-      .where(inWorkspace(scope))
-      .where(inTenant(scope.tenantId))
-      .where('status', '=', 'succeeded')
-      .orderBy('finished_at', 'desc')
-      .limit(1)
-      .executeTakeFirst(),
-    sql<{ evaluations: number; resources: number }>`
-      SELECT count(*)::int AS evaluations, count(DISTINCT u.resource_id)::int AS resources
-      FROM evaluation_unknowns u JOIN finding_texts t ON t.workspace_id = u.workspace_id AND t.id = u.text_id
-      WHERE ${workspaceIs(scope, 'u')} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}`.execute(db),
-    sql<{ rule_id: string; reason: string; resources: number; missing_paths: string[] | null }>`
-      SELECT u.rule_id, u.reason, count(DISTINCT u.resource_id)::int AS resources,
-        array_agg(DISTINCT p.path) FILTER (WHERE p.path IS NOT NULL) AS missing_paths
-      FROM evaluation_unknowns u
-      JOIN finding_texts t ON t.workspace_id = u.workspace_id AND t.id = u.text_id
-      LEFT JOIN LATERAL unnest(u.missing_paths) AS p(path) ON true
-      WHERE ${workspaceIs(scope, 'u')} AND ${nodeFilter('u.resource_id')} AND ${unknownInSelection}
-      GROUP BY u.rule_id, u.reason
-      ORDER BY count(DISTINCT u.resource_id) DESC, u.rule_id, u.reason`.execute(db),
-    db.selectFrom('rule_evaluation_status').select(['rule_id', 'suspended_reason']).where(inTenant(scope.tenantId)).where('state', '=', 'suspended').orderBy('rule_id').execute(),
+    hostReportSpan(db, scope, (nodeId) => (resources ? resources(nodeId) : sql<boolean>`true`)),
+    lastSucceededAudit(db, scope),
+    unknownTotals(db, scope, unknowns),
+    unknownsByRule(db, scope, unknowns),
+    suspensionReasons(db, scope.tenantId),
   ]);
 
   const selectedSet = new Set<string>(selected);
@@ -119,12 +96,11 @@ export async function collectMethod(
   }
   const stats = (lastAudit?.stats ?? {}) as Record<string, unknown>;
   const number = (value: unknown) => (typeof value === 'number' ? value : null);
-  const hostRow = hosts.rows[0]!;
   const listed = new Set(list.map((r) => r.id));
 
   return {
     resources: { total: types.rows.reduce((n, r) => n + r.count, 0), by_type: types.rows },
-    hosts: { count: hostRow.count, first_report_at: iso(hostRow.first), last_report_at: iso(hostRow.last) },
+    hosts: { count: hosts.count, first_report_at: iso(hosts.first), last_report_at: iso(hosts.last) },
     last_audit: lastAudit
       ? {
           id: lastAudit.id,
@@ -143,9 +119,9 @@ export async function collectMethod(
     },
     not_evaluated: {
       unknown_controls: input.controls.filter((c) => c.automated_state === 'unknown').length,
-      unknown_evaluations: unknownTotals.rows[0]?.evaluations ?? 0,
-      unknown_resources: unknownTotals.rows[0]?.resources ?? 0,
-      by_rule: unknownByRule.rows.map((r) => ({
+      unknown_evaluations: unknownTotal.evaluations,
+      unknown_resources: unknownTotal.resources,
+      by_rule: unknownByRule.map((r) => ({
         rule_id: r.rule_id,
         reason: r.reason,
         resources: r.resources,

@@ -10,6 +10,7 @@ import { badRequest, conflict, forbidden, gone, notFound } from '../../../platfo
 import { offsetOf, toPage, type PageRequest } from '../../../platform/http/pagination.js';
 import { isFrameworkId, unknownFramework } from '../../compliance/index.js';
 import { enabledFrameworks } from '../../compliance/index.js';
+import { assetGroupName } from '../../applications/index.js';
 import { requireStore } from '../export-service.js';
 import { checkSignedLink } from './signed-link.js';
 import '../tables.js';
@@ -101,7 +102,7 @@ export function createReportService(deps: Deps) {
       }
       const groupId = body.asset_group_id ?? null;
       if (groupId !== null) {
-        const group = await db.selectFrom('asset_groups').select('id').where('id', '=', groupId).where(inTenant(scope.tenantId)).where(inWorkspace(scope)).executeTakeFirst();
+        const group = await assetGroupName(db, scope, groupId);
         if (!group) throw badRequest(`asset_group_id: no asset group ${groupId} in this workspace`);
       }
       const now = deps.clock.now();

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { inWorkspace, inTenant, type Scope } from '../../../platform/db/scope.js';
+import { inTenant, type Scope } from '../../../platform/db/scope.js';
 import { badRequest } from '../../../platform/http/errors.js';
 import { present, selectItems, todayOf, type PoamFilter, type PoamItem } from '../poam-repo.js';
+import { findingsByIds } from '../../compliance/index.js';
 
 /** What a finding adds to an exported item (detector, asset, detection date, CVEs, remediation). */
 export interface ExportFinding {
@@ -65,16 +66,21 @@ export async function collectExport(db: Kysely<Database>, scope: Scope, filter: 
   const items = await present(db, rows, now);
   const findingIds = [...new Set(items.map((i) => i.finding_id).filter((id): id is string => id !== null))];
   const findings = new Map<string, ExportFinding>();
-  for (let i = 0; i < findingIds.length; i += 1000) {
-    const found = await db
-      .selectFrom('findings')
-      .select(['id', 'rule_id', 'framework', 'control_id', 'severity', 'resource_id', 'resource_type', 'resource_name', 'remediation', 'cve_ids', 'first_seen', 'status'])
-      .where(inTenant(scope.tenantId))
-      .where(inWorkspace(scope))
-      .where('id', 'in', findingIds.slice(i, i + 1000))
-      .execute();
-    for (const f of found) findings.set(f.id, { ...f, first_seen: iso(f.first_seen), cve_ids: f.cve_ids ?? [] });
-  }
+  const found = await findingsByIds(db, scope, findingIds, [
+    'id',
+    'rule_id',
+    'framework',
+    'control_id',
+    'severity',
+    'resource_id',
+    'resource_type',
+    'resource_name',
+    'remediation',
+    'cve_ids',
+    'first_seen',
+    'status',
+  ]);
+  for (const f of found) findings.set(f.id, { ...f, first_seen: iso(f.first_seen), cve_ids: f.cve_ids ?? [] });
   const evidence = new Map<number, ExportEvidence[]>();
   if (rows.length) {
     const numbers = rows.map((r) => r.number);
