@@ -27,7 +27,7 @@ export {
   type SyncOptions,
   syncFindings,
 } from './findings/sync-findings.js';
-export { neighbourIds, rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
+export { rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
 export { riskScore } from './findings/risk-score.js';
 export { controlTitle, frameworks, isFrameworkId, requireFrameworkId, unknownFramework } from './frameworks.js';
 export { type Rule, allRules, builtinRules, ruleControls } from './rule-catalog.js';

@@ -6,6 +6,7 @@ import { ruleControls, type Rule } from '../../compliance/index.js';
 import type { FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
 import { hostRules } from '../../agents/index.js';
+import { nodesInWorkspace } from '../../graph/index.js';
 
 /**
  * The method section of a report: what was evaluated (resources, hosts), when (the last audit run,
@@ -72,8 +73,8 @@ export async function collectMethod(
 
   const [types, hosts, lastAudit, unknownTotals, unknownByRule, suspended] = await Promise.all([
     sql<{ type: string; count: number }>`
-      SELECT n.type, count(*)::int AS count FROM nodes n
-      WHERE ${workspaceIs(scope, 'n')} AND ${nodeFilter('n.id')}
+      SELECT n.type, count(*)::int AS count FROM ${nodesInWorkspace(scope)} n
+      WHERE ${nodeFilter('n.id')}
       GROUP BY n.type ORDER BY count(*) DESC, n.type`.execute(db),
     sql<{ count: number; first: Date | null; last: Date | null }>`
       SELECT count(*)::int AS count, min(h.last_scanned_at) AS first, max(h.last_scanned_at) AS last FROM agent_hosts h
