@@ -11,7 +11,7 @@ import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from
 import { ecosystemOf, familyOf } from './packages.js';
 import type { StoredAdvisory } from './tables.js';
 import './tables.js';
-import { getNode, nodeExists } from '../graph/index.js';
+import { nodeExists, nodeProperties } from '../graph/index.js';
 
 /**
  * Software bills of materials of hosts, in CycloneDX 1.5 JSON or SPDX 2.3 JSON: the SBOM of one host
@@ -150,7 +150,7 @@ export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: s
     .where(inWorkspace(scope, 'h'))
     .where('h.node_id', '=', nodeId)
     .executeTakeFirst();
-  const node = host ? await getNode(db, scope, nodeId) : undefined;
+  const node = host ? await nodeProperties(db, scope, nodeId) : undefined;
   const row = host && node ? { ...host, id: node.id, name: node.name, type: node.type, properties: node.properties } : undefined;
   if (!row) {
     throw notFound((await nodeExists(db, scope, nodeId)) ? 'this node has no software inventory (no agent reports on it)' : 'node not found');

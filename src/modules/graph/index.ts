@@ -14,6 +14,7 @@ export {
   nodeIdsMatching,
   nodeNameByNativeId,
   nodePageMatching,
+  nodeProperties,
   nodeProperty,
   type NodeRef,
   nodesByReference,

@@ -25,6 +25,11 @@ export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<nu
   return Number(row.c);
 }
 
+/** A node's id, name, type and properties (undefined: not a node of the workspace). */
+export function nodeProperties(db: Kysely<Database>, scope: Scope, id: string) {
+  return db.selectFrom('nodes').select(['id', 'name', 'type', 'properties']).where(inWorkspace(scope)).where('id', '=', id).executeTakeFirst();
+}
+
 /** How many nodes of the given types the workspace holds (none for no types). */
 export async function countNodesOfTypes(db: Kysely<Database>, scope: Scope, types: string[]): Promise<number> {
   if (types.length === 0) return 0;
