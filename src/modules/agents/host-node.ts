@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { json } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/db/scope.js';
 import type { AgentReport } from './report-schema.js';
 import type { HostPackage } from './packages.js';
-import { nodeIdByNativeId } from '../graph/index.js';
+import { addEdgeUnlessPresent, nodeIdByNativeId, writeNodeUnlessUnchanged } from '../graph/index.js';
 
 /**
  * The host node of the graph. Id: `host:<region>:host.os.instance:<machine_id>` (the graph's
@@ -77,19 +75,17 @@ export async function upsertHostNode(
   now: Date,
   node: { id: string; region: string; native_id: string; name: string; account_id: string | null; properties: Record<string, unknown>; agentId: string },
 ): Promise<NodeChange> {
-  const source = json({ kind: 'agent', agent_id: node.agentId });
-  const result = await sql<{ inserted: boolean }>`
-    INSERT INTO nodes (tenant_id, workspace_id, id, provider, region, type, native_id, name, account_id, properties, tags, source, created_at, updated_at)
-    VALUES (${scope.tenantId}, ${scope.workspaceId}, ${node.id}, ${HOST_PROVIDER}, ${node.region}, ${HOST_NODE_TYPE}, ${node.native_id}, ${node.name},
-      ${node.account_id}, ${json(node.properties)}::jsonb, '{}'::jsonb, ${source}::jsonb, ${now}, ${now})
-    ON CONFLICT (workspace_id, id) DO UPDATE SET
-      name = excluded.name, account_id = excluded.account_id, properties = excluded.properties, source = excluded.source, updated_at = excluded.updated_at
-    WHERE nodes.name IS DISTINCT FROM excluded.name OR nodes.account_id IS DISTINCT FROM excluded.account_id
-      OR nodes.properties IS DISTINCT FROM excluded.properties OR nodes.source IS DISTINCT FROM excluded.source
-    RETURNING (xmax = 0) AS inserted`.execute(trx);
-  const row = result.rows[0];
-  if (!row) return 'unchanged';
-  return row.inserted ? 'created' : 'changed';
+  return writeNodeUnlessUnchanged(trx, scope, now, {
+    id: node.id,
+    provider: HOST_PROVIDER,
+    region: node.region,
+    type: HOST_NODE_TYPE,
+    native_id: node.native_id,
+    name: node.name,
+    account_id: node.account_id,
+    properties: node.properties,
+    source: { kind: 'agent', agent_id: node.agentId },
+  });
 }
 
 /**
@@ -106,20 +102,6 @@ export async function linkCloudInstance(
   if (!cloud) return null;
   const instanceId = await nodeIdByNativeId(trx, scope, cloud.provider, cloud.instance_id, hostId);
   if (!instanceId) return null;
-  await trx
-    .insertInto('edges')
-    .values({
-      id: randomUUID(),
-      tenant_id: scope.tenantId,
-      workspace_id: scope.workspaceId,
-      source: hostId,
-      target: instanceId,
-      type: 'same_as',
-      properties: json({ via: 'agent' }),
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['workspace_id', 'source', 'target', 'type']).doNothing())
-    .execute();
+  await addEdgeUnlessPresent(trx, scope, { source: hostId, target: instanceId, type: 'same_as', properties: { via: 'agent' } }, now);
   return instanceId;
 }

@@ -24,6 +24,7 @@ import type { CollectorState } from './tables.js';
 import { vulnerabilityFindings } from './vuln-findings.js';
 import { matchingSourcesState, packageCoverage, type PackageCoverage } from '../vulndb/index.js';
 import './tables.js';
+import { nodeProperty } from '../graph/index.js';
 
 /** Reports scanned further ahead of the server's clock are refused: they would lock out every later one. */
 export const FUTURE_TOLERANCE_MS = 10 * 60_000;
@@ -295,16 +296,7 @@ function ignoredReport(host: HostRow, report: AgentReport, scannedAt: Date): { r
 
 /** The host node (and its link to the cloud instance it runs on). */
 async function writeHostNode(trx: Kysely<Database>, { scope, now, nodeId, region, report, packages, agentId }: ReportInput) {
-  const previousSummary = packages
-    ? null
-    : ((
-        await trx
-          .selectFrom('nodes')
-          .select(sql<Record<string, unknown> | null>`properties -> 'packages_summary'`.as('s'))
-          .where(inWorkspace(scope))
-          .where('id', '=', nodeId)
-          .executeTakeFirst()
-      )?.s ?? null);
+  const previousSummary = packages ? null : ((await nodeProperty(trx, scope, nodeId, 'packages_summary')) as Record<string, unknown> | null);
   const resource: HostResource = { id: nodeId, type: HOST_NODE_TYPE, name: report.host.hostname, region, account_id: report.host.cloud?.account_id ?? '' };
   const nodeChange = await upsertHostNode(trx, scope, now, {
     id: nodeId,

@@ -11,7 +11,7 @@ import { describeVulnerability, vulnerabilitiesOf, type VulnerabilityView } from
 import { ecosystemOf, familyOf } from './package-identity.js';
 import type { StoredAdvisory } from './tables.js';
 import './tables.js';
-import { nodeExists } from '../graph/index.js';
+import { nodeExists, nodeProperties } from '../graph/index.js';
 
 /**
  * Software bills of materials of hosts, in CycloneDX 1.5 JSON or SPDX 2.3 JSON: the SBOM of one host
@@ -143,14 +143,15 @@ export interface HostSbomSource {
 }
 
 export async function loadHostSbom(db: Kysely<Database>, scope: Scope, nodeId: string): Promise<HostSbomSource> {
-  const row = await db
+  const host = await db
     .selectFrom('agent_hosts as h')
-    .innerJoin('nodes as n', (join) => join.onRef('n.workspace_id', '=', 'h.workspace_id').onRef('n.id', '=', 'h.node_id'))
-    .select(['n.id', 'n.name', 'n.type', 'n.properties', 'h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
+    .select(['h.sbom_serial', 'h.sbom_version', 'h.sbom_updated_at'])
     .where(inTenant(scope.tenantId, 'h'))
     .where(inWorkspace(scope, 'h'))
     .where('h.node_id', '=', nodeId)
     .executeTakeFirst();
+  const node = host ? await nodeProperties(db, scope, nodeId) : undefined;
+  const row = host && node ? { ...host, id: node.id, name: node.name, type: node.type, properties: node.properties } : undefined;
   if (!row) {
     throw notFound((await nodeExists(db, scope, nodeId)) ? 'this node has no software inventory (no agent reports on it)' : 'node not found');
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
 import { auditInScope } from '../../platform/audit/audit-log.js';
 import { notFound } from '../../platform/http/errors.js';
@@ -12,6 +12,7 @@ import { compileFilter, storedFilter } from './filter/sql.js';
 import { memberIds } from './rollup.js';
 import { creatorOf, duplicateName, rowInScope } from './named.js';
 import './tables.js';
+import { nodeIdsMatching, nodesInScope } from '../graph/index.js';
 
 type Deps = Pick<AppDeps, 'database' | 'clock'>;
 type AssetGroupRow = Selectable<Database['asset_groups']>;
@@ -38,8 +39,7 @@ export function assetGroupName(db: Kysely<Database>, scope: Scope, id: string): 
 /** Every member node id of an asset group (reports scoped by a group). */
 export async function assetGroupNodeIds(db: Kysely<Database>, scope: Scope, id: string): Promise<string[]> {
   const predicate = await assetGroupPredicate(db, scope, id);
-  const rows = await db.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate).orderBy('n.id').execute();
-  return rows.map((r) => r.id);
+  return nodeIdsMatching(db, scope, predicate);
 }
 
 export function createAssetGroupService(deps: Deps) {
@@ -50,8 +50,8 @@ export function createAssetGroupService(deps: Deps) {
     if (rows.length === 0) return counts;
     const values = rows.map((r, i) => sql`(${i}::int, ${storedFilter(r.filter).predicate('n')})`);
     const result = await sql<{ g: number; n: number }>`
-      SELECT k.g, count(*)::int AS n FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
-      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit GROUP BY k.g`.execute(db);
+      SELECT k.g, count(*)::int AS n FROM ${nodesInScope(scope)} n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
+      WHERE k.hit GROUP BY k.g`.execute(db);
     for (const row of result.rows) counts.set(rows[row.g]!.id, row.n);
     return counts;
   }

@@ -1,10 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import type { AppDeps } from '../../deps.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { anyOf, storedFilter } from './filter/sql.js';
 import { CRITICALITIES, type Criticality } from './tables.js';
 import './tables.js';
+import { nodesInScope } from '../graph/index.js';
 
 const CHUNK = 10_000;
 
@@ -43,8 +44,8 @@ export async function resourceCriticality(db: Kysely<Database>, scope: Scope, re
   const ids = [...new Set(resourceIds)];
   for (let i = 0; i < ids.length; i += CHUNK) {
     const rows = await sql<{ id: string; criticality: Criticality | null }>`
-      SELECT n.id, CASE ${cases} END AS criticality FROM nodes n
-      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
+      SELECT n.id, CASE ${cases} END AS criticality FROM ${nodesInScope(scope)} n
+      WHERE n.id = ANY(${ids.slice(i, i + CHUNK)}::text[])`.execute(db);
     for (const row of rows.rows) if (row.criticality) result.set(row.id, row.criticality);
   }
   return result;

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { quote, tagAttribute } from './filter/language.js';
 import './tables.js';
+import { nodesInScope } from '../graph/index.js';
 
 /** Tag keys that name an application (compared case-insensitively: AWS estates write `App` and `app`). */
 export const APPLICATION_TAG_KEYS = ['application', 'app', 'project', 'service', 'workload'] as const;
@@ -30,10 +31,9 @@ export function derivedDescription(value: string, keys: string[]): string {
 export async function syncDerivedApplications(db: Kysely<Database>, scope: Scope, now: Date): Promise<void> {
   const found = await sql<{ value: string; keys: string[] }>`
     SELECT t.value, array_agg(DISTINCT t.key ORDER BY t.key) AS keys
-    FROM nodes n
+    FROM ${nodesInScope(scope)} n
     CROSS JOIN LATERAL jsonb_each_text(CASE WHEN jsonb_typeof(n.tags) = 'object' THEN n.tags ELSE '{}'::jsonb END) AS t(key, value)
-    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')}
-      AND lower(t.key) = ANY(${[...APPLICATION_TAG_KEYS]}::text[]) AND btrim(t.value) <> '' AND length(t.value) <= 256
+    WHERE lower(t.key) = ANY(${[...APPLICATION_TAG_KEYS]}::text[]) AND btrim(t.value) <> '' AND length(t.value) <= 256
     GROUP BY t.value`.execute(db);
   const existing = await db
     .selectFrom('applications')

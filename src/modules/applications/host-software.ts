@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { workspaceIs, tenantIs, type Scope } from '../../platform/db/scope.js';
+import type { Scope } from '../../platform/db/scope.js';
 import { ecosystemOf, purlOf, type HostPackageInfo, type OsFacts } from '../agents/index.js';
+import { edgesInWorkspace, nodesInScope } from '../graph/index.js';
 
 /**
  * Where the software of a service's hosts comes from.
@@ -110,26 +111,28 @@ function packagesOf(raw: unknown, os: HostOs): HostPackage[] {
 
 /**
  * The hosts with software data among the resources matched by `members` (a predicate over
- * `nodes AS n`), with their packages (see the top of this file).
+ * `nodes AS n`), with their packages (see the top of this file). The links of a host are grouped (v)
+ * before the join with the nodes: grouping the graph's node relation by id would not carry the
+ * other columns (a subquery has no primary key).
  */
 export async function hostsOf(db: Kysely<Database>, scope: Scope, members: RawBuilder<boolean>, source?: HostPackageSource): Promise<Host[]> {
   const rows = await sql<{ id: string; name: string; type: string; os: unknown; packages: unknown; via: string[] }>`
     WITH m AS MATERIALIZED (
-      SELECT n.id FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND ${members}
+      SELECT n.id FROM ${nodesInScope(scope)} n WHERE ${members}
     ), h AS (
       SELECT id, id AS via FROM m
-      UNION SELECT e.target, e.source FROM edges e JOIN m ON e.source = m.id
-        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
-      UNION SELECT e.source, e.target FROM edges e JOIN m ON e.target = m.id
-        WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+      UNION SELECT e.target, e.source FROM ${edgesInWorkspace(scope)} e JOIN m ON e.source = m.id
+        WHERE e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+      UNION SELECT e.source, e.target FROM ${edgesInWorkspace(scope)} e JOIN m ON e.target = m.id
+        WHERE e.type = ANY(${[...HOST_LINK_EDGE_TYPES]}::text[])
+    ), v AS (
+      SELECT id, array_agg(DISTINCT via ORDER BY via) AS via FROM h GROUP BY id
     )
     SELECT n.id, n.name, n.type, n.properties -> 'os' AS os,
       CASE WHEN jsonb_typeof(n.properties -> 'packages') = 'array' THEN n.properties -> 'packages' END AS packages,
-      array_agg(DISTINCT h.via ORDER BY h.via) AS via
-    FROM nodes n JOIN h ON h.id = n.id
-    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')}
-      AND (n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array')
-    GROUP BY n.workspace_id, n.id
+      v.via
+    FROM ${nodesInScope(scope)} n JOIN v ON v.id = n.id
+    WHERE n.type = ${HOST_NODE_TYPE} OR jsonb_typeof(n.properties -> 'packages') = 'array'
     ORDER BY n.id`.execute(db);
   const external =
     source && rows.rows.length

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import type { Scope } from '../../platform/db/scope.js';
 import { activeFindingsTable } from '../compliance/index.js';
+import { nodePageMatching, nodesInScope } from '../graph/index.js';
 
 export const SEVERITY_KEYS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW', 'INFO'] as const;
 export type SeverityKey = (typeof SEVERITY_KEYS)[number];
@@ -43,8 +44,8 @@ const GROUPS_PER_QUERY = 100;
 /** The members of each group as a CTE body: rows (g, id) with g the group's index in `groups`. */
 function membersSql(scope: Scope, groups: Group[]) {
   const rows = groups.map((g, i) => sql`(${i}::int, ${g.predicate})`);
-  return sql`SELECT k.g, n.id FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(rows)}) AS k(g, hit)
-    WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit`;
+  return sql`SELECT k.g, n.id FROM ${nodesInScope(scope)} n CROSS JOIN LATERAL (VALUES ${sql.join(rows)}) AS k(g, hit)
+    WHERE k.hit`;
 }
 
 /**
@@ -92,8 +93,8 @@ export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, 
   const active = await activeFindingsTable(db, scope, now);
   const rows = await sql<{ id: string; name: string; type: string; region: string; account_id: string | null } & Record<Lowercase<SeverityKey>, number>>`
     WITH m AS MATERIALIZED (
-      SELECT n.id, n.name, n.type, n.region, n.account_id FROM nodes n
-      WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND ${predicate}
+      SELECT n.id, n.name, n.type, n.region, n.account_id FROM ${nodesInScope(scope)} n
+      WHERE ${predicate}
     ), s AS (
       SELECT f.resource_id,
         count(*) FILTER (WHERE f.severity = 'CRITICAL')::int AS critical,
@@ -117,24 +118,5 @@ export async function memberPage(db: Kysely<Database>, scope: Scope, now: Date, 
 
 /** Node ids of a group, one page, by id (asset group members, previews). */
 export async function memberIds(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>, limit: number, offset: number) {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom('nodes as n')
-      .select(['n.id', 'n.name', 'n.type', 'n.region', 'n.account_id'])
-      .where(inWorkspace(scope, 'n'))
-      .where(inTenant(scope.tenantId, 'n'))
-      .where(predicate)
-      .orderBy('n.id')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db
-      .selectFrom('nodes as n')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(inWorkspace(scope, 'n'))
-      .where(inTenant(scope.tenantId, 'n'))
-      .where(predicate)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { items: rows, total: Number(count.n) };
+  return nodePageMatching(db, scope, predicate, limit, offset);
 }

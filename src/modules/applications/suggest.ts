@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { AppDeps } from '../../deps.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import { attributeSql, storedFilter } from './filter/sql.js';
 import { MAPPED_ATTRIBUTES } from './filter/attributes.js';
 import { syncDerivedApplications } from './derived.js';
 import { CRITICALITIES, type Criticality } from './tables.js';
 import './tables.js';
+import { edgesFrom, nodeNameByNativeId, nodesInScope } from '../graph/index.js';
 
 /** Tag keys that name something above an application, most specific first (compared case-insensitively). */
 export const GROUPING_TAG_KEYS = ['business-service', 'business_service', 'businessservice', 'service', 'system', 'product', 'project', 'workload'] as const;
@@ -105,8 +106,8 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
       const chunk = apps.slice(start, start + CHUNK);
       const values = chunk.map((a, i) => sql`(${i}::int, ${storedFilter(a.filter).predicate('n')})`);
       const rows = await sql<{ g: number; id: string }>`
-        SELECT k.g, n.id FROM nodes n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
-        WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND k.hit`.execute(db);
+        SELECT k.g, n.id FROM ${nodesInScope(scope)} n CROSS JOIN LATERAL (VALUES ${sql.join(values)}) AS k(g, hit)
+        WHERE k.hit`.execute(db);
       for (const row of rows.rows) chunk[row.g]!.members.push(row.id);
     }
   }
@@ -121,8 +122,8 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
           (SELECT json_agg(json_build_object('key', lower(t.key), 'value', t.value))
              FROM jsonb_each_text(CASE WHEN jsonb_typeof(n.tags) = 'object' THEN n.tags ELSE '{}'::jsonb END) AS t(key, value)
              WHERE lower(t.key) = ANY(${keys}::text[]) AND btrim(t.value) <> '') AS tags
-        FROM nodes n
-        WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
+        FROM ${nodesInScope(scope)} n
+        WHERE n.id = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
       for (const row of rows.rows) facts.set(row.id, { vpc: row.vpc, tags: new Map((row.tags ?? []).map((t) => [t.key, t.value])) });
     }
     return facts;
@@ -141,10 +142,7 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
     const ids = [...owners.keys()];
     const links = new Map<string, number>();
     for (let i = 0; i < ids.length; i += ID_CHUNK) {
-      const rows = await sql<{ source: string; target: string }>`
-        SELECT e.source, e.target FROM edges e
-        WHERE ${workspaceIs(scope, 'e')} AND e.source = ANY(${ids.slice(i, i + ID_CHUNK)}::text[])`.execute(db);
-      for (const edge of rows.rows) {
+      for (const edge of await edgesFrom(db, scope, ids.slice(i, i + ID_CHUNK))) {
         const to = owners.get(edge.target);
         if (!to) continue;
         for (const a of owners.get(edge.source)!) {
@@ -160,15 +158,8 @@ export function createSuggestions(deps: Pick<AppDeps, 'database' | 'clock'>) {
   }
 
   async function vpcName(scope: Scope, vpcId: string): Promise<string> {
-    const row = await db
-      .selectFrom('nodes')
-      .select('name')
-      .where(inWorkspace(scope))
-      .where(inTenant(scope.tenantId))
-      .where('native_id', '=', vpcId)
-      .where('type', 'like', '%.vpc')
-      .executeTakeFirst();
-    return row && row.name && row.name !== vpcId ? `${row.name} (${vpcId})` : vpcId;
+    const name = await nodeNameByNativeId(db, scope, vpcId, '%.vpc');
+    return name && name !== vpcId ? `${name} (${vpcId})` : vpcId;
   }
 
   return async function suggest(scope: Scope, options: { include_assigned?: boolean; min_applications?: number }) {

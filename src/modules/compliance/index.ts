@@ -31,7 +31,7 @@ export {
   type SyncOptions,
   syncFindings,
 } from './findings/sync-findings.js';
-export { neighbourIds, rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
+export { rescoreAround, rescoreCveFindings, rescoreFindings } from './findings/rescore.js';
 export { type KevSeverityChange, reconcileKnownExploited } from './findings/kev-severity.js';
 export { riskScore } from './findings/risk-score.js';
 export { controlTitle, frameworks, isFrameworkId, requireFrameworkId, unknownFramework } from './frameworks.js';

@@ -10,7 +10,8 @@ import { badRequest, conflict, gone, notFound, unavailable } from '../../platfor
 import type { ArtifactStore } from '../../platform/artifacts/index.js';
 import { CONTENT_TYPES, EXTENSIONS, type RenderFormat } from './render/render.js';
 import { renderInWorker } from './render/runner.js';
-import { countNodes, loadRenderGraph } from './graph-source.js';
+import { loadRenderGraph } from './graph-source.js';
+import { countNodes } from '../graph/index.js';
 import { exportListWindow, type ExportListRequest } from './list-window.js';
 import type { ExportKind, ExportStatus } from './tables.js';
 import './tables.js';

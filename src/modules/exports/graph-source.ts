@@ -1,23 +1,13 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, inTenant, tenantIs, type Scope } from '../../platform/db/scope.js';
+import type { Scope } from '../../platform/db/scope.js';
 import { activeFindingsTable } from '../compliance/index.js';
+import { edgePage, nodesInScope } from '../graph/index.js';
 import { SEVERITIES, type Severity } from './render/style.js';
 import { SUBNET_TYPE, VPC_TYPE, type GraphEdge, type GraphNode, type RenderGraph } from './render/model.js';
 
 const PAGE = 5000;
 const ELBV2_TYPE = 'aws.elasticloadbalancingv2.load_balancer';
-
-/** How many nodes the workspace holds (the synchronous export limit counts these). */
-export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<number> {
-  const row = await db
-    .selectFrom('nodes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(inTenant(scope.tenantId))
-    .where(inWorkspace(scope))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
 
 /**
  * The workspace's graph as the renderer needs it, read page by page: per node only its label fields
@@ -57,8 +47,8 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
           WHEN ${ELBV2_TYPE} THEN coalesce(n.properties #>> '{configuration,type}', n.properties #>> '{configuration,Type}')
           WHEN ${SUBNET_TYPE} THEN n.properties #>> '{configuration,mapPublicIpOnLaunch}'
         END AS variant
-      FROM nodes n
-      WHERE ${tenantIs(scope.tenantId, 'n')} AND ${workspaceIs(scope, 'n')} AND n.id > ${after}
+      FROM ${nodesInScope(scope)} n
+      WHERE n.id > ${after}
       ORDER BY n.id
       LIMIT ${PAGE}`.execute(db);
     for (const r of rows.rows) {
@@ -98,17 +88,7 @@ export async function loadRenderGraph(db: Kysely<Database>, scope: Scope, now: D
   let cursor: { source: string; target: string; type: string } | null = null;
   for (;;) {
     const c: { source: string; target: string; type: string } | null = cursor;
-    const rows = await db
-      .selectFrom('edges')
-      .select(['source', 'target', 'type'])
-      .where(inTenant(scope.tenantId))
-      .where(inWorkspace(scope))
-      .$if(c !== null, (q) => q.where(sql<boolean>`(source, target, type) > (${c!.source}, ${c!.target}, ${c!.type})`))
-      .orderBy('source')
-      .orderBy('target')
-      .orderBy('type')
-      .limit(PAGE)
-      .execute();
+    const rows = await edgePage(db, scope, c, PAGE);
     edges.push(...rows);
     if (rows.length < PAGE) break;
     cursor = rows[rows.length - 1]!;

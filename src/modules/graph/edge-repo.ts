@@ -76,3 +76,22 @@ export async function deleteEdge(db: Kysely<Database>, scope: Scope, id: string)
   const result = await db.deleteFrom('edges').where(inScope(scope)).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** Adds the edge unless the relation (source, target, type) exists already (its properties are then kept). */
+export async function addEdgeUnlessPresent(db: Kysely<Database>, scope: Scope, edge: EdgeRecord, now: Date): Promise<void> {
+  await db
+    .insertInto('edges')
+    .values({
+      id: randomUUID(),
+      tenant_id: scope.tenantId,
+      workspace_id: scope.workspaceId,
+      source: edge.source,
+      target: edge.target,
+      type: edge.type,
+      properties: json(edge.properties),
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.columns(['workspace_id', 'source', 'target', 'type']).doNothing())
+    .execute();
+}

@@ -6,7 +6,8 @@ import { toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { deleteEdge, listEdges, upsertEdges, type EdgeFilter, type EdgeRecord } from './edge-repo.js';
 import { deleteNode, getNode, listNodes, missingNodes, upsertNodes, type NodeFilter, type NodeRecord } from './node-repo.js';
 import { NODE_TYPE_PATTERN, type EdgeInput, type NodeInput } from './schemas.js';
-import { neighbourIds, rescoreAround } from '../compliance/index.js';
+import { rescoreAround } from '../compliance/index.js';
+import { neighbourIds } from './edge-reads.js';
 
 const TYPE_SHAPE = new RegExp(NODE_TYPE_PATTERN);
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../platform/db/schema.js';
 import { inWorkspace, inTenant, type Scope } from '../../platform/db/scope.js';
 import type { NodeSource } from './tables.js';
@@ -23,6 +23,93 @@ export async function countNodes(db: Kysely<Database>, scope: Scope): Promise<nu
     .where(inWorkspace(scope))
     .executeTakeFirstOrThrow();
   return Number(row.c);
+}
+
+/** A node's id, name, type and properties (undefined: not a node of the workspace). */
+export function nodeProperties(db: Kysely<Database>, scope: Scope, id: string) {
+  return db.selectFrom('nodes').select(['id', 'name', 'type', 'properties']).where(inWorkspace(scope)).where('id', '=', id).executeTakeFirst();
+}
+
+/** How many nodes of the given types the workspace holds (none for no types). */
+export async function countNodesOfTypes(db: Kysely<Database>, scope: Scope, types: string[]): Promise<number> {
+  if (types.length === 0) return 0;
+  const row = await db
+    .selectFrom('nodes')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where(inWorkspace(scope))
+    .where('type', '=', sql<string>`ANY(${types}::text[])`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** One top-level key of a node's properties (null: no such node or key). */
+export async function nodeProperty(db: Kysely<Database>, scope: Scope, id: string, key: string): Promise<unknown> {
+  const row = await db
+    .selectFrom('nodes')
+    .select(sql<unknown>`properties -> ${key}`.as('value'))
+    .where(inWorkspace(scope))
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.value ?? null;
+}
+
+/*
+ * Nodes matching a predicate over `nodes AS n` (an application's or asset group's filter,
+ * applications/filter/sql.ts), filtered on tenant and workspace unless said otherwise.
+ */
+
+/** Every id of the scope's nodes the predicate matches, in id order. */
+export async function nodeIdsMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>): Promise<string[]> {
+  const rows = await db.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate).orderBy('n.id').execute();
+  return rows.map((r) => r.id);
+}
+
+/** One page (by id) of the scope's nodes the predicate matches, and how many it matches in all. */
+export async function nodePageMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>, limit: number, offset: number) {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom('nodes as n')
+      .select(['n.id', 'n.name', 'n.type', 'n.region', 'n.account_id'])
+      .where(inWorkspace(scope, 'n'))
+      .where(inTenant(scope.tenantId, 'n'))
+      .where(predicate)
+      .orderBy('n.id')
+      .limit(limit)
+      .offset(offset)
+      .execute(),
+    db
+      .selectFrom('nodes as n')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(inWorkspace(scope, 'n'))
+      .where(inTenant(scope.tenantId, 'n'))
+      .where(predicate)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { items: rows, total: Number(count.n) };
+}
+
+/** How many of the workspace's nodes the predicate matches (filtered on the workspace alone). */
+export async function countNodesMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>): Promise<number> {
+  const row = await db
+    .selectFrom('nodes as n')
+    .select((eb) => eb.fn.countAll<number>().as('c'))
+    .where(inWorkspace(scope, 'n'))
+    .where(predicate)
+    .executeTakeFirstOrThrow();
+  return Number(row.c);
+}
+
+/** The name of a node with this native id whose type matches the LIKE pattern (e.g. `%.vpc`), if any. */
+export async function nodeNameByNativeId(db: Kysely<Database>, scope: Scope, nativeId: string, typePattern: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('nodes')
+    .select('name')
+    .where(inWorkspace(scope))
+    .where(inTenant(scope.tenantId))
+    .where('native_id', '=', nativeId)
+    .where('type', 'like', typePattern)
+    .executeTakeFirst();
+  return row?.name ?? null;
 }
 
 /** The graph's own Internet nodes (type `*.internet.*`). */

@@ -157,3 +157,28 @@ export async function missingNodes(db: Kysely<Database>, scope: Scope, ids: stri
   }
   return unique.filter((id) => !found.has(id));
 }
+
+/**
+ * Writes one node unless the stored one is equal in name, account, properties and source (then no
+ * new row version, updated_at kept). Its tags are those of a new node only ({}): a writer that has
+ * none (a host agent) leaves the ones users set. Returns what happened to the node.
+ */
+export async function writeNodeUnlessUnchanged(
+  db: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  node: Omit<NodeRecord, 'tags' | 'source'> & { source: NodeSource },
+): Promise<'created' | 'changed' | 'unchanged'> {
+  const result = await sql<{ inserted: boolean }>`
+    INSERT INTO nodes (tenant_id, workspace_id, id, provider, region, type, native_id, name, account_id, properties, tags, source, created_at, updated_at)
+    VALUES (${scope.tenantId}, ${scope.workspaceId}, ${node.id}, ${node.provider}, ${node.region}, ${node.type}, ${node.native_id}, ${node.name},
+      ${node.account_id}, ${json(node.properties)}::jsonb, '{}'::jsonb, ${json(node.source)}::jsonb, ${now}, ${now})
+    ON CONFLICT (workspace_id, id) DO UPDATE SET
+      name = excluded.name, account_id = excluded.account_id, properties = excluded.properties, source = excluded.source, updated_at = excluded.updated_at
+    WHERE nodes.name IS DISTINCT FROM excluded.name OR nodes.account_id IS DISTINCT FROM excluded.account_id
+      OR nodes.properties IS DISTINCT FROM excluded.properties OR nodes.source IS DISTINCT FROM excluded.source
+    RETURNING (xmax = 0) AS inserted`.execute(db);
+  const row = result.rows[0];
+  if (!row) return 'unchanged';
+  return row.inserted ? 'created' : 'changed';
+}

@@ -8,7 +8,8 @@ import { storedFilter } from '../filter/sql.js';
 import { emptyCounts, healthOf, type SeverityKey } from '../rollup.js';
 import { membersOf, servicePredicate } from '../business-service.js';
 import { traversalOf } from './edge-types.js';
-import { Budget, existingNodes, expand, INTERNET, internetEntries, nodesAmong, nodeSummaries, presentTypes, type WalkContext } from './walk.js';
+import { Budget, existingNodes, expand, INTERNET, internetEntries, nodeSummaries, presentTypes, type WalkContext } from './walk.js';
+import { nodesAmong } from '../../graph/index.js';
 
 export const BLAST_LIMITS = {
   defaultDepth: 10,

@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { workspaceIs, tenantIs, type Scope } from '../../../platform/db/scope.js';
+import type { Scope } from '../../../platform/db/scope.js';
 import { exposedResources } from '../../compliance/index.js';
 import { INTERNET_EDGE, type Traversal } from './edge-types.js';
-import { internetNodeIds } from '../../graph/index.js';
+import { edgesAt, edgeTypesPresent, internetNodeIds, nodesAmong } from '../../graph/index.js';
 
 /** The virtual endpoint standing for the Internet. */
 export const INTERNET = 'internet';
@@ -54,9 +54,7 @@ export async function internetEntries(db: Kysely<Database>, scope: Scope, now: D
 export async function presentTypes(db: Kysely<Database>, scope: Scope, traversal: Traversal): Promise<Traversal> {
   const types = [...new Set([...traversal.forward, ...traversal.reverse])];
   if (types.length === 0) return traversal;
-  const rows = await sql<{ type: string }>`SELECT t.type FROM unnest(${types}::text[]) AS t(type)
-    WHERE EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.type = t.type)`.execute(db);
-  const present = new Set(rows.rows.map((r) => r.type));
+  const present = await edgeTypesPresent(db, scope, types);
   return {
     forward: traversal.forward.filter((t) => present.has(t)),
     reverse: traversal.reverse.filter((t) => present.has(t)),
@@ -103,25 +101,11 @@ export async function expand(ctx: WalkContext, frontier: string[], mode: 'succes
       budget.exceeded ??= 'max_edges';
       break;
     }
-    // One index probe per frontier node (LATERAL ... OFFSET 0 keeps the subquery from being flattened
-    // into a join): without it the planner, lacking statistics (PGlite never runs ANALYZE), reads
-    // every edge of the traversable types through the (workspace_id, type) index at each level.
-    const parts = [];
-    if (bySource.length) {
-      parts.push(sql`SELECT e.id, e.source, e.target, e.type, true AS out FROM unnest(${chunk}::text[]) AS f(id)
-        CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE ${workspaceIs(scope, 'x')} AND x.source = f.id AND x.type = ANY(${bySource}::text[]) OFFSET 0) e`);
-    }
-    if (byTarget.length) {
-      parts.push(sql`SELECT e.id, e.source, e.target, e.type, false AS out FROM unnest(${chunk}::text[]) AS f(id)
-        CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE ${workspaceIs(scope, 'x')} AND x.target = f.id AND x.type = ANY(${byTarget}::text[]) OFFSET 0) e`);
-    }
-    if (parts.length === 0) break;
-    const rows = await sql<{ id: string; source: string; target: string; type: string; out: boolean }>`
-      ${sql.join(parts, sql` UNION ALL `)} LIMIT ${left + 1}`.execute(db);
-    if (rows.rows.length > left) budget.exceeded ??= 'max_edges';
-    for (const row of rows.rows.slice(0, left)) {
+    // One index probe per frontier node (graph's edgesAt).
+    if (bySource.length === 0 && byTarget.length === 0) break;
+    const rows = await edgesAt(db, scope, chunk, bySource, byTarget, left + 1);
+    if (rows.length > left) budget.exceeded ??= 'max_edges';
+    for (const row of rows.slice(0, left)) {
       budget.edges++;
       // `out`: the row was found from its source. Traversal orientation follows the type's direction.
       const sourceSide = row.out;
@@ -130,23 +114,6 @@ export async function expand(ctx: WalkContext, frontier: string[], mode: 'succes
     }
   }
   return steps;
-}
-
-/**
- * The nodes of the scope among `ids`, as a subquery (columns of `nodes`). A few ids: one primary-key
- * probe each, because a plain `id = ANY(...)` next to the tenant filter lets a planner without
- * statistics (PGlite never runs ANALYZE) AND the tenant and region indexes over every node of the
- * tenant. Many ids: the plain form, which reads about as much then and lets PostgreSQL hash them.
- */
-const PROBE_LIMIT = 2000;
-
-export function nodesAmong(scope: Scope, ids: readonly string[]) {
-  if (ids.length > PROBE_LIMIT) {
-    return sql`(SELECT n.* FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND ${tenantIs(scope.tenantId, 'n')} AND n.id = ANY(${ids}::text[]))`;
-  }
-  return sql`(SELECT x.* FROM unnest(${ids}::text[]) AS wanted(id)
-    CROSS JOIN LATERAL (SELECT n.* FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = wanted.id OFFSET 0) x
-    WHERE ${tenantIs(scope.tenantId, 'x')})`;
 }
 
 /** Ids among `ids` that are nodes of the scope. */

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
+import type { Scope } from '../../../platform/db/scope.js';
 import type { AuditNode } from './evaluate.js';
 import './tables.js';
+import { countNodesOfTypes, neighboursOfNodeN, nodesInWorkspace } from '../../graph/index.js';
 
 /** A node as the audit reads it, with the input an audit of it saw (node_audit_state.input_hash). */
 export interface ReadNode extends AuditNode {
@@ -55,10 +56,10 @@ export function nodePageReader(db: Kysely<Database>, scope: Scope, types: string
       const { rows: nodes } = await sql<ReadNode>`
         SELECT n.id, n.type, n.native_id, n.name, n.region, n.account_id, n.properties, n.tags, i.input_hash::text AS input_hash,
           s.input_hash::text AS prior_hash, s.ruleset_version AS prior_version
-        FROM nodes n
+        FROM ${nodesInWorkspace(scope)} n
         CROSS JOIN LATERAL (SELECT ${input} AS input_hash OFFSET 0) i
         ${record}
-        WHERE ${workspaceIs(scope, 'n')} AND n.type = ${type} AND n.id > ${after} ${unchanged}
+        WHERE n.type = ${type} AND n.id > ${after} ${unchanged}
         ORDER BY n.id
         LIMIT ${pageSize}`.execute(db);
       if (nodes.length === 0) continue;
@@ -77,27 +78,10 @@ export function nodePageReader(db: Kysely<Database>, scope: Scope, types: string
  */
 function inputHash(edgeTypes: string[]): RawBuilder<string> {
   if (edgeTypes.length === 0) return sql<string>`n.content_hash`;
-  return sql<string>`md5(n.content_hash::text || coalesce((
-    SELECT jsonb_agg(jsonb_build_array(x.edge, x.id, x.native_id, x.type) ORDER BY x.edge, x.id, x.native_id, x.type)::text
-    FROM (
-      SELECT e.type AS edge, m.id, m.native_id, m.type
-      FROM edges e JOIN nodes m ON m.workspace_id = e.workspace_id AND m.id = e.target
-      WHERE e.workspace_id = n.workspace_id AND e.source = n.id AND e.type = ANY(${edgeTypes}::text[])
-      UNION ALL
-      SELECT e.type, m.id, m.native_id, m.type
-      FROM edges e JOIN nodes m ON m.workspace_id = e.workspace_id AND m.id = e.source
-      WHERE e.workspace_id = n.workspace_id AND e.target = n.id AND e.type = ANY(${edgeTypes}::text[])
-    ) x), ''))::uuid`;
+  return sql<string>`md5(n.content_hash::text || ${neighboursOfNodeN(edgeTypes)})::uuid`;
 }
 
 /** How many nodes of the given types the workspace holds (an audit's stats count the unchanged ones). */
 export async function countNodes(db: Kysely<Database>, scope: Scope, types: string[]): Promise<number> {
-  if (types.length === 0) return 0;
-  const row = await db
-    .selectFrom('nodes')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where(inWorkspace(scope))
-    .where('type', '=', sql<string>`ANY(${types}::text[])`)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return countNodesOfTypes(db, scope, types);
 }

@@ -11,6 +11,7 @@ import { recordBatchUnknowns } from './record-unknowns.js';
 import { forgetAuditState, recordAuditState } from './incremental.js';
 import type { ReadNode } from './node-pages.js';
 import { checkedRules, markChecked } from './vanished.js';
+import { nodeExistsInWorkspace } from '../../graph/index.js';
 
 export interface ReconcileCounts {
   created: number;
@@ -217,8 +218,7 @@ export async function resolveVanished(db: Kysely<Database>, scope: Scope, now: D
   if (ruleIds.length === 0) return 0;
   const checked = await checkedRules(db, scope, ruleIds);
   const unchecked = ruleIds.filter((id) => !checked.has(id));
-  const gone = (eb: ExpressionBuilder<Database & { g: Database['findings'] }, 'g'>) =>
-    eb.not(eb.exists(eb.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).whereRef('n.id', '=', 'g.resource_id').whereRef('n.type', '=', 'g.resource_type')));
+  const gone = (eb: ExpressionBuilder<Database & { g: Database['findings'] }, 'g'>) => eb.not(nodeExistsInWorkspace(scope, 'g.resource_id', 'g.resource_type'));
   // An anti-join first, then an update by id: an UPDATE ... WHERE id IN (subquery with LIMIT) is
   // planned as a per-row subplan, quadratic in the number of findings.
   const vanished = [

@@ -6,6 +6,7 @@ import type { UnknownEvaluation } from './evaluate.js';
 import '../unknowns/tables.js';
 import './tables.js';
 import { checkedRules, markChecked } from './vanished.js';
+import { nodeOfRowExists } from '../../graph/index.js';
 
 /**
  * Brings evaluation_unknowns in line with one evaluated batch, in the batch's transaction: the
@@ -84,7 +85,7 @@ export async function clearVanishedUnknowns(db: Kysely<Database>, scope: Scope):
     WITH gone AS (
       DELETE FROM evaluation_unknowns u
       WHERE ${workspaceIs(scope, 'u')} ${removed}
-        AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = u.workspace_id AND n.id = u.resource_id AND n.type = u.resource_type)
+        AND NOT ${nodeOfRowExists('u.workspace_id', 'u.resource_id', 'u.resource_type')}
       RETURNING u.resource_id
     ), forgotten AS (
       DELETE FROM node_audit_state s WHERE ${workspaceIs(scope, 's')} AND s.node_id IN (SELECT resource_id FROM gone)

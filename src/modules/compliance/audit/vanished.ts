@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
 import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import './tables.js';
+import { nodeOfRowExists } from '../../graph/index.js';
 
 /**
  * Where an audit looks for vanished resources (migration 0031). An audit that skips unchanged nodes
@@ -44,16 +45,16 @@ export async function settleRemovals(db: Kysely<Database>, scope: Scope): Promis
     DELETE FROM node_audit_state s
     USING audit_removed_nodes r
     WHERE ${workspaceIs(scope, 's')} AND r.workspace_id = s.workspace_id AND r.node_id = s.node_id
-      AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = s.workspace_id AND n.id = s.node_id)`.execute(db);
+      AND NOT ${nodeOfRowExists('s.workspace_id', 's.node_id')}`.execute(db);
   await sql`
     DELETE FROM audit_removed_nodes r
     WHERE ${workspaceIs(scope, 'r')}
       AND NOT EXISTS (
         SELECT 1 FROM finding_rows f
         WHERE f.workspace_id = r.workspace_id AND f.resource_id = r.node_id AND f.status = 'open'
-          AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = f.workspace_id AND n.id = f.resource_id AND n.type = f.resource_type))
+          AND NOT ${nodeOfRowExists('f.workspace_id', 'f.resource_id', 'f.resource_type')})
       AND NOT EXISTS (
         SELECT 1 FROM evaluation_unknowns u
         WHERE u.workspace_id = r.workspace_id AND u.resource_id = r.node_id
-          AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.workspace_id = u.workspace_id AND n.id = u.resource_id AND n.type = u.resource_type))`.execute(db);
+          AND NOT ${nodeOfRowExists('u.workspace_id', 'u.resource_id', 'u.resource_type')})`.execute(db);
 }

@@ -3,6 +3,7 @@ import type { Database } from '../../../platform/db/schema.js';
 import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
 import { activeAt, hasLiveAcceptances } from '../../risk/index.js';
 import { builtinRules } from '../rule-catalog.js';
+import { edgesInWorkspace, internetNodesInWorkspace } from '../../graph/index.js';
 
 /**
  * Resources reachable from the Internet, found through the graph: a resource with an active finding
@@ -22,12 +23,12 @@ export async function exposedResources(db: Kysely<Database>, scope: Scope, now: 
       SELECT DISTINCT f.resource_id AS id FROM findings f
       WHERE ${workspaceIs(scope, 'f')} AND f.rule_id = ANY(${exposureRules()}::text[]) AND ${activeAt('f', now, live)}
     ), internet AS (
-      SELECT n.id FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.type LIKE '%.internet.%'
+      SELECT n.id FROM ${internetNodesInWorkspace(scope)} n
     )
     SELECT id FROM open_to_world
-    UNION SELECT e.target FROM edges e JOIN open_to_world o ON e.source = o.id WHERE ${workspaceIs(scope, 'e')}
-    UNION SELECT e.source FROM edges e JOIN open_to_world o ON e.target = o.id WHERE ${workspaceIs(scope, 'e')}
-    UNION SELECT e.target FROM edges e JOIN internet i ON e.source = i.id WHERE ${workspaceIs(scope, 'e')}`.execute(db);
+    UNION SELECT e.target FROM ${edgesInWorkspace(scope)} e JOIN open_to_world o ON e.source = o.id
+    UNION SELECT e.source FROM ${edgesInWorkspace(scope)} e JOIN open_to_world o ON e.target = o.id
+    UNION SELECT e.target FROM ${edgesInWorkspace(scope)} e JOIN internet i ON e.source = i.id`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }
 
@@ -45,8 +46,8 @@ export async function exposedAmong(db: Kysely<Database>, scope: Scope, now: Date
     WITH asked AS (SELECT DISTINCT unnest(${resourceIds}::text[]) AS id)
     SELECT a.id FROM asked a
     WHERE ${openToWorld(sql.ref('a.id'))}
-      OR EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.target = a.id AND (${openToWorld(sql.ref('e.source'))}
-        OR EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = e.source AND n.type LIKE '%.internet.%')))
-      OR EXISTS (SELECT 1 FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.source = a.id AND ${openToWorld(sql.ref('e.target'))})`.execute(db);
+      OR EXISTS (SELECT 1 FROM ${edgesInWorkspace(scope)} e WHERE e.target = a.id AND (${openToWorld(sql.ref('e.source'))}
+        OR EXISTS (SELECT 1 FROM ${internetNodesInWorkspace(scope)} n WHERE n.id = e.source)))
+      OR EXISTS (SELECT 1 FROM ${edgesInWorkspace(scope)} e WHERE e.source = a.id AND ${openToWorld(sql.ref('e.target'))})`.execute(db);
   return new Set(rows.rows.map((r) => r.id));
 }

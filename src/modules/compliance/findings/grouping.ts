@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
+import type { Scope } from '../../../platform/db/scope.js';
 import type { GroupBy } from '../rules/rule-types.js';
 import { causeGroupIdOf, groupIdOf } from './identity.js';
+import { neighboursOver } from '../../graph/index.js';
 
 /**
  * Root-cause groups: findings of one rule with the same cause. A rule says what its cause is in its
@@ -107,15 +108,8 @@ export function groupOf(ruleId: string, groupBy: GroupBy | null | undefined, nod
 export async function neighboursOf(db: Kysely<Database>, scope: Scope, edgeTypes: string[], resourceIds: string[]): Promise<Map<string, Neighbour[]>> {
   const out = new Map<string, Neighbour[]>();
   if (edgeTypes.length === 0 || resourceIds.length === 0) return out;
-  const rows = await sql<Neighbour & { resource_id: string }>`
-    SELECT e.source AS resource_id, e.type AS edge, n.id, n.native_id, n.type
-    FROM edges e JOIN nodes n ON n.workspace_id = e.workspace_id AND n.id = e.target
-    WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${edgeTypes}::text[]) AND e.source = ANY(${resourceIds}::text[])
-    UNION ALL
-    SELECT e.target AS resource_id, e.type AS edge, n.id, n.native_id, n.type
-    FROM edges e JOIN nodes n ON n.workspace_id = e.workspace_id AND n.id = e.source
-    WHERE ${workspaceIs(scope, 'e')} AND e.type = ANY(${edgeTypes}::text[]) AND e.target = ANY(${resourceIds}::text[])`.execute(db);
-  for (const { resource_id, ...neighbour } of rows.rows) {
+  const rows = await neighboursOver(db, scope, edgeTypes, resourceIds);
+  for (const { resource_id, ...neighbour } of rows) {
     const list = out.get(resource_id) ?? [];
     list.push(neighbour);
     out.set(resource_id, list);

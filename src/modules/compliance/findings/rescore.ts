@@ -8,6 +8,7 @@ import { cveFacts } from './cve-facts-source.js';
 import { exposedAmong, exposedResources } from './exposure.js';
 import { riskScore, type RiskFactors } from './risk-score.js';
 import '../tables.js';
+import { neighbourIds } from '../../graph/index.js';
 
 /**
  * The stored risk score (finding_rows.risk_score, issue 23 items 1 and 2): GET /findings/scored
@@ -103,16 +104,6 @@ export async function rescoreCveFindings(db: Kysely<Database>, now: Date): Promi
   let moved = 0;
   for (const w of workspaces.rows) moved += await rescoreFindings(db, { tenantId: w.tenant_id, workspaceId: w.workspace_id }, now, { withCves: true });
   return moved;
-}
-
-/** The nodes one edge away from any of `nodeIds`. */
-export async function neighbourIds(db: Kysely<Database>, scope: Scope, nodeIds: string[]): Promise<string[]> {
-  if (nodeIds.length === 0) return [];
-  const ids = [...new Set(nodeIds)];
-  const rows = await sql<{ id: string }>`
-    SELECT e.target AS id FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.source = ANY(${ids}::text[])
-    UNION SELECT e.source FROM edges e WHERE ${workspaceIs(scope, 'e')} AND e.target = ANY(${ids}::text[])`.execute(db);
-  return rows.rows.map((r) => r.id);
 }
 
 /**

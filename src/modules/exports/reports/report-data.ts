@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { inWorkspace, workspaceIs, type Scope } from '../../../platform/db/scope.js';
+import type { Scope } from '../../../platform/db/scope.js';
 import { controlKey, findingsByControl } from '../../compliance/index.js';
 import { controlStatuses, countControls, type ControlCounts } from '../../compliance/index.js';
 import { activeFindingCounts, activeFindingsTable, activeFindingsWhere } from '../../compliance/index.js';
@@ -11,7 +11,7 @@ import { SEVERITIES, type FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
 import { assetGroupName, assetGroupPredicate } from '../../applications/index.js';
 import { collectMethod, type ReportMethod } from './report-method.js';
-import { countNodes } from '../../graph/index.js';
+import { countNodes, countNodesMatching, nodesInWorkspace } from '../../graph/index.js';
 
 export interface ReportRequest {
   /** The report's own id, printed on it so a filed copy can be traced. */
@@ -92,14 +92,8 @@ export async function collectReport(db: Kysely<Database>, scope: Scope, now: Dat
     const row = await assetGroupName(db, scope, request.assetGroupId);
     if (!row) throw new Error('the asset group of this report no longer exists');
     const predicate = await assetGroupPredicate(db, scope, request.assetGroupId, 'n');
-    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM nodes n WHERE ${workspaceIs(scope, 'n')} AND n.id = ${id} AND ${predicate})`;
-    const members = await db
-      .selectFrom('nodes as n')
-      .select((eb) => eb.fn.countAll<number>().as('c'))
-      .where(inWorkspace(scope, 'n'))
-      .where(predicate)
-      .executeTakeFirstOrThrow();
-    group = { id: row.id, name: row.name, resources: Number(members.c) };
+    resources = (id) => sql<boolean>`EXISTS (SELECT 1 FROM ${nodesInWorkspace(scope)} n WHERE n.id = ${id} AND ${predicate})`;
+    group = { id: row.id, name: row.name, resources: await countNodesMatching(db, scope, predicate) };
   }
   const resourceCount = group ? group.resources : await countNodes(db, scope);
 

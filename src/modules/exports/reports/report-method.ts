@@ -1,11 +1,12 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../platform/db/schema.js';
-import { workspaceIs, type Scope } from '../../../platform/db/scope.js';
+import type { Scope } from '../../../platform/db/scope.js';
 import type { ControlStatusEntry } from '../../compliance/index.js';
 import { lastSucceededAudit, ruleControls, suspensionReasons, unknownsByRule, unknownTotals, type Rule } from '../../compliance/index.js';
 import type { FrameworkId } from '../../compliance/index.js';
 import type { ResourceFilter } from '../../compliance/index.js';
 import { hostReportSpan, hostRules } from '../../agents/index.js';
+import { nodesInWorkspace } from '../../graph/index.js';
 
 /**
  * The method section of a report: what was evaluated (resources, hosts), when (the last audit run,
@@ -70,8 +71,8 @@ export async function collectMethod(
 
   const [types, hosts, lastAudit, unknownTotal, unknownByRule, suspended] = await Promise.all([
     sql<{ type: string; count: number }>`
-      SELECT n.type, count(*)::int AS count FROM nodes n
-      WHERE ${workspaceIs(scope, 'n')} AND ${nodeFilter('n.id')}
+      SELECT n.type, count(*)::int AS count FROM ${nodesInWorkspace(scope)} n
+      WHERE ${nodeFilter('n.id')}
       GROUP BY n.type ORDER BY count(*) DESC, n.type`.execute(db),
     hostReportSpan(db, scope, (nodeId) => (resources ? resources(nodeId) : sql<boolean>`true`)),
     lastSucceededAudit(db, scope),
