@@ -2,7 +2,7 @@ import { inTenant } from '../../platform/db/scope.js';
 import type { Static } from 'typebox';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, forbidden, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { json } from '../../platform/db/schema.js';
@@ -137,7 +137,7 @@ export function createRulesService(deps: Deps) {
           })
           .execute();
         await forgetRuleStatus(trx, context.scope.tenantId, input.id);
-        await writeAudit(trx, deps.clock, actorOf(context), { tenantId: context.scope.tenantId, action: 'rule.created', targetType: 'rule', targetId: input.id });
+        await auditInTenant(trx, deps.clock, context, { action: 'rule.created', targetType: 'rule', targetId: input.id });
       });
       return this.get(context, input.id);
     },
@@ -169,8 +169,7 @@ export function createRulesService(deps: Deps) {
           .execute();
         // An update re-enables a suspended rule: it starts afresh, with no runs over budget.
         const reenabled = await forgetRuleStatus(trx, context.scope.tenantId, id);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'rule.updated',
           targetType: 'rule',
           targetId: id,
@@ -210,8 +209,7 @@ export function createRulesService(deps: Deps) {
             data: { finding_id: f.id, resolved_at: now.toISOString(), rule_id: id, resource_id: f.resource_id, resolved_by: 'rule_deleted' },
           })),
         );
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'rule.deleted',
           targetType: 'rule',
           targetId: id,

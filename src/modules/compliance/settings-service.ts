@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { badRequest } from '../../platform/http/errors.js';
 import { FRAMEWORKS, type FrameworkId } from './rules/rule-types.js';
 import { frameworks, isFrameworkId } from './frameworks.js';
@@ -66,8 +66,7 @@ export function createSettingsService(deps: Pick<AppDeps, 'database' | 'clock'>)
             .execute();
         }
         if (body.sla) await updateSla(trx, context.scope.tenantId, body.sla, now);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'compliance.settings_changed',
           targetType: 'compliance_settings',
           details: { ...(body.frameworks ? { frameworks: changes } : {}), ...(body.sla ? { sla: body.sla } : {}) },

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Database } from '../../platform/db/schema.js';
 import { json } from '../../platform/db/schema.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { conflict, notFound } from '../../platform/http/errors.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
 import { JOBS_CHANNEL } from '../../platform/jobs/queue.js';
@@ -137,8 +137,7 @@ export function createDeliveryService(deps: Deps) {
           .where('id', '=', delivery.id)
           .execute();
         await enqueueAttempt(trx, delivery.id, jobId, now, now);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'integration.delivery_retried',
           targetType: 'integration',
           targetId: integrationId,
@@ -186,8 +185,7 @@ export function createDeliveryService(deps: Deps) {
           })
           .execute();
         await enqueueAttempt(trx, id, jobId, now, now);
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'integration.tested',
           targetType: 'integration',
           targetId: integrationId,

@@ -2,7 +2,7 @@ import { inTenant } from '../../platform/db/scope.js';
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { badRequest, conflict, notFound } from '../../platform/http/errors.js';
 import { changeAccess } from '../../platform/auth/auth-cache.js';
 import { offsetOf, toPage, type PageRequest } from '../../platform/http/pagination.js';
@@ -43,8 +43,7 @@ export function createWorkspaceService(deps: Deps) {
       try {
         await db.transaction().execute(async (trx) => {
           await trx.insertInto('workspaces').values({ id, tenant_id: context.scope.tenantId, name: trimmed, is_default: false, created_at: now, updated_at: now }).execute();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: context.scope.tenantId,
+          await auditInTenant(trx, deps.clock, context, {
             workspaceId: id,
             action: 'workspace.created',
             targetType: 'workspace',
@@ -66,8 +65,7 @@ export function createWorkspaceService(deps: Deps) {
       try {
         await db.transaction().execute(async (trx) => {
           await trx.updateTable('workspaces').set({ name: trimmed, updated_at: deps.clock.now() }).where('id', '=', id).execute();
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: context.scope.tenantId,
+          await auditInTenant(trx, deps.clock, context, {
             workspaceId: id,
             action: 'workspace.renamed',
             targetType: 'workspace',
@@ -95,8 +93,7 @@ export function createWorkspaceService(deps: Deps) {
       await changeAccess(db, deps.authCache, async (trx) => {
         await purgeUnreferenced(trx, context.scope.tenantId, id);
         await trx.deleteFrom('workspaces').where('id', '=', id).execute();
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'workspace.deleted',
           targetType: 'workspace',
           targetId: id,

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { Multipart } from '@fastify/multipart';
 import type { AppDeps } from '../../deps.js';
 import type { RequestContext } from '../../platform/auth/actor.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { ArtifactTooLargeError, type ArtifactStore } from '../../platform/artifacts/store.js';
 import { AppError, badRequest, CODE_BY_STATUS, conflict, notFound, payloadTooLarge, unavailable } from '../../platform/http/errors.js';
 import { discardPart } from '../../platform/http/multipart.js';
@@ -88,8 +88,7 @@ export function createApiImports(deps: Deps) {
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await writeAudit(trx, deps.clock, actorOf(context), {
-        tenantId: context.scope.tenantId,
+      await auditInTenant(trx, deps.clock, context, {
         action: 'vulndb.import_requested',
         targetType: 'vulndb_import',
         targetId: id,
@@ -199,8 +198,7 @@ export function createApiImports(deps: Deps) {
               .returningAll()
               .executeTakeFirstOrThrow()
           : run;
-        await writeAudit(trx, deps.clock, actorOf(context), {
-          tenantId: context.scope.tenantId,
+        await auditInTenant(trx, deps.clock, context, {
           action: 'vulndb.import_cancelled',
           targetType: 'vulndb_import',
           targetId: id,

@@ -1,6 +1,6 @@
 import type { RoutePlugin } from '../module.js';
 import { contextOf } from '../../platform/auth/authenticator.js';
-import { actorOf, writeAudit } from '../../platform/audit/audit-log.js';
+import { auditInTenant } from '../../platform/audit/audit-log.js';
 import { conflict } from '../../platform/http/errors.js';
 import { pageRequest } from '../../platform/http/pagination.js';
 import { Paged, withErrors } from '../../platform/http/schemas.js';
@@ -119,8 +119,7 @@ export const vulndbRoutes: RoutePlugin = async (app, { deps }) => {
           maxAttempts: 3,
         });
         if (!enqueued.deduplicated) {
-          await writeAudit(trx, deps.clock, actorOf(context), {
-            tenantId: context.scope.tenantId,
+          await auditInTenant(trx, deps.clock, context, {
             action: 'vulndb.sync_requested',
             targetType: 'job',
             targetId: enqueued.id,
