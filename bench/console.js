@@ -29,7 +29,7 @@ export function initialJavaScript(dist = join(root, 'web', 'dist')) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function signedInPage(browser, base) {
+export async function signedInPage(browser, base) {
   const context = await browser.newContext({ baseURL: base });
   const answer = await context.request.post('/api/v1/auth/session', {
     data: { username: ADMIN.username, password: ADMIN.password },
@@ -42,7 +42,7 @@ async function signedInPage(browser, base) {
 /** Rows of the findings table (not its header row). */
 const findingRows = (page) => page.locator('table tbody tr');
 
-async function coldLoad(browser, base) {
+export async function coldLoad(browser, base) {
   const { context, page } = await signedInPage(browser, base);
   const started = performance.now();
   await page.goto('/findings');
