@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { routePreloads } from './build/route-preloads-plugin.ts';
+import { precompress } from './build/precompress-plugin.ts';
 
 /**
  * The console builds into web/dist, which the service serves at `/` (src/modules/console). In
@@ -11,7 +12,7 @@ const webRoot = fileURLToPath(new URL('.', import.meta.url));
 
 export default defineConfig({
   root: webRoot,
-  plugins: [react(), routePreloads(webRoot)],
+  plugins: [react(), routePreloads(webRoot), precompress()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,
