@@ -12,7 +12,7 @@ import { auditRun } from './incremental-audit.js';
 import { coldLoad } from './console.js';
 import { launchChromium } from '../scripts/web/chromium.mjs';
 
-const ROUNDS = Number(process.env.AB_ROUNDS ?? 7);
+const ROUNDS = Number(process.env.AB_ROUNDS ?? 15);
 const count = Number(process.env.BENCH_NODES ?? 20_000);
 const env = (database, side) => {
   const dir = process.env[`AB_${side}_CONSOLE`];
@@ -43,13 +43,15 @@ try {
   for (const side of Object.values(sides)) await coldLoad(browser, side.server.base);
   for (let i = 0; i < ROUNDS; i++) {
     // Alternate which goes first, so a drift in the machine's load falls on both.
-    for (const name of i % 2 ? ['B', 'A'] : ['A', 'B']) sides[name].rounds.push(await coldLoad(browser, sides[name].server.base));
+    for (const name of i % 2 ? ['B', 'A'] : ['A', 'B']) sides[name].rounds.push(await coldLoad(browser, sides[name].server.base, { inPage: true }));
   }
   console.log(`${audit.stats.findings_created} findings, ${ROUNDS} rounds each, alternating`);
   for (const [name, side] of Object.entries(sides)) {
     const load = side.rounds.map((r) => Math.round(r.loadMs));
     const filter = side.rounds.map((r) => Math.round(r.filterMs));
+    const inPage = side.rounds.map((r) => Math.round(r.firstRowMs));
     console.log(`${name}: cold load median ${median(load)} ms [${load.join(' ')}]; filter median ${median(filter)} ms [${filter.join(' ')}]`);
+    console.log(`${name}: first row in the page, from its navigation's start: median ${median(inPage)} ms [${inPage.join(' ')}]`);
   }
 } finally {
   await browser?.close();
