@@ -77,8 +77,8 @@ const rowId = (row: Row) => row.id;
 
 /**
  * A label looked up once per table rather than once per cell: the severities, statuses and frameworks
- * repeat on every row, and 50 rows asked i18next (and subscribed a badge to it) 150 times, a tenth of
- * the first render of the findings screen.
+ * repeat on every row, and 50 rows asked i18next (and subscribed a badge to it) 150 times, about 0.1 s
+ * of a cold load's profile.
  */
 function labelCache(t: TFunction<'findings'>) {
   const labels = new Map<string, string>();
