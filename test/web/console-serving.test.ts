@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../harness/app.js';
 
@@ -26,6 +27,9 @@ beforeAll(async () => {
   };
   writeFileSync(join(dir, 'route-preloads.json'), JSON.stringify(preloads));
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
+  // What web/build/precompress-plugin.ts writes beside an asset.
+  writeFileSync(join(dir, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log(1)'));
+  writeFileSync(join(dir, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1)'));
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   process.env.CONTROLGRAPH_CONSOLE_DIR = dir;
   built = await createTestApp();
@@ -95,6 +99,21 @@ describe('the console files', () => {
     const climb = await built.app.inject({ url: '/assets/..%2f..%2fpackage.json' });
     expect([403, 404]).toContain(climb.statusCode);
     expect(climb.body).not.toContain('controlgraph');
+  });
+
+  it("sends the build's compressed copy of an asset to a browser that accepts it, and the file to one that does not", async () => {
+    const br = await built.app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    expect(br.statusCode).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toContain('javascript');
+    expect(String(br.headers.vary)).toMatch(/accept-encoding/i);
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(brotliDecompressSync(br.rawPayload).toString()).toBe('console.log(1)');
+    const gzipped = await built.app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    const plain = await built.app.inject({ url: '/assets/index-abc123.js' });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe('console.log(1)');
   });
 
   it('keeps an unknown API path a JSON 404, not the page', async () => {

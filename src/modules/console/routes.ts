@@ -20,7 +20,10 @@ const YEAR_SECONDS = 365 * 24 * 3600;
 export const consoleRoutes: RoutePlugin = async (app) => {
   const root = consoleDir();
   // Cache headers are set per route below; the plugin's own (max-age=0) would override them.
-  await app.register(fastifyStatic, { root, serve: false, index: false, cacheControl: false });
+  // preCompressed: the build writes a brotli and a gzip copy beside each asset
+  // (web/build/precompress-plugin.ts); a browser that accepts one gets it as it is, never compressed
+  // per request, and a file without copies (or a client asking for none) gets the file itself.
+  await app.register(fastifyStatic, { root, serve: false, index: false, cacheControl: false, preCompressed: true });
 
   const hidden = { hide: true, response: { 200: Type.Unsafe({}) } } as const;
   const pageFor = createIndexPage(root);
@@ -42,7 +45,8 @@ export const consoleRoutes: RoutePlugin = async (app) => {
 
   app.get('/assets/*', { config: { public: true }, schema: hidden }, async (request, reply) => {
     const file = (request.params as { '*': string })['*'];
-    reply.headers(CONSOLE_HEADERS).header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`);
+    // vary: the same URL is answered brotli, gzip or plain by the request's accept-encoding.
+    reply.headers(CONSOLE_HEADERS).header('cache-control', `public, max-age=${YEAR_SECONDS}, immutable`).header('vary', 'accept-encoding');
     return reply.sendFile(`assets/${file}`);
   });
 
@@ -54,7 +58,7 @@ export const consoleRoutes: RoutePlugin = async (app) => {
       return reply.callNotFound();
     }
     if (TOP_LEVEL_FILE.test(path)) {
-      reply.headers(CONSOLE_HEADERS).header('cache-control', 'public, max-age=3600');
+      reply.headers(CONSOLE_HEADERS).header('cache-control', 'public, max-age=3600').header('vary', 'accept-encoding');
       return reply.sendFile(path.slice(1));
     }
     return indexPage(request, reply);

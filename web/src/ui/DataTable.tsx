@@ -1,7 +1,11 @@
 import { Checkbox, Table, UnstyledButton } from '@mantine/core';
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef, type RowSelectionState, type SortingState, type Updater } from '@tanstack/react-table';
+import { useMemo } from 'react';
 import { useTranslation } from 'react-i18next';
 import rowClasses from './table-rows.module.css';
+
+/** Stands for the row's id in the translated checkbox label (never part of a real text). */
+const ROW_ID_SLOT = '\u0000';
 
 /**
  * A server-driven table: rows come sorted and paged from the API, so sorting only reports the wanted
@@ -30,6 +34,11 @@ export function DataTable<T>({
   const { t } = useTranslation();
   const sorting: SortingState = sort ? [{ id: sort.replace(/^-/, ''), desc: sort.startsWith('-') }] : [];
   const selectable = Boolean(onSelectionChange);
+  // The rows' checkbox label, looked up once per table (not once per row) and filled in per row.
+  const selectRowLabel = useMemo(() => {
+    const [before = '', after = ''] = t('table.selectRow', { id: ROW_ID_SLOT }).split(ROW_ID_SLOT);
+    return (id: string) => `${before}${id}${after}`;
+  }, [t]);
   const table = useReactTable({
     data,
     columns,
@@ -96,7 +105,7 @@ export function DataTable<T>({
                   <input
                     type="checkbox"
                     className={rowClasses.checkbox}
-                    aria-label={t('table.selectRow', { id: row.id })}
+                    aria-label={selectRowLabel(row.id)}
                     checked={row.getIsSelected()}
                     onChange={row.getToggleSelectedHandler()}
                   />

@@ -122,7 +122,8 @@ export function FindingsPage() {
           </QueryView>
         </Tabs.Panel>
       </Tabs>
-      <AcceptRiskModal target={acceptTarget} onClose={() => setAcceptTarget(null)} />
+      {/* Mounted only while open: closed, its form's hooks were part of every first render of the list. */}
+      {acceptTarget && <AcceptRiskModal target={acceptTarget} onClose={() => setAcceptTarget(null)} />}
     </>
   );
 }
