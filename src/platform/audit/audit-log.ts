@@ -61,12 +61,12 @@ export async function writeAudit(trx: Kysely<Database>, clock: Clock, actor: Aud
     .execute();
 }
 
-/** `writeAudit` for the common case: a request's change inside its own tenant and workspace. */
 /** An audit entry of a tenant-wide change (rules, settings, integrations) by the request's actor: the workspace is the entry's own, or none. */
 export function auditInTenant(trx: Kysely<Database>, clock: Clock, context: RequestContext, entry: Omit<AuditEntry, 'tenantId'>): Promise<void> {
   return writeAudit(trx, clock, actorOf(context), { tenantId: context.scope.tenantId, ...entry });
 }
 
+/** `writeAudit` for the common case: a request's change inside its own tenant and workspace. */
 export function auditInScope(trx: Kysely<Database>, clock: Clock, context: RequestContext, entry: Omit<AuditEntry, 'tenantId' | 'workspaceId'>): Promise<void> {
   return writeAudit(trx, clock, actorOf(context), { tenantId: context.scope.tenantId, workspaceId: context.scope.workspaceId, ...entry });
 }

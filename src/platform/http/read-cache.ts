@@ -48,7 +48,7 @@ interface Kept extends Slot {
 const KEPT_HEADERS = ['content-type', 'link'];
 
 /** The version a workspace's dashboards are at: its counter plus its tenant's (each only grows). */
-export async function readVersion(deps: { database: DatabaseHandle }, scope: Scope): Promise<string> {
+async function readVersion(deps: { database: DatabaseHandle }, scope: Scope): Promise<string> {
   const result = await sql<{ v: string }>`
     SELECT coalesce(sum(version), 0)::text AS v FROM read_versions WHERE scope_id IN (${scope.workspaceId}::uuid, ${scope.tenantId}::uuid)`.execute(deps.database.db);
   return result.rows[0]?.v ?? '0';
