@@ -5,12 +5,11 @@
 // profile is written to PROFILE_OUT (console.cpuprofile; open it in Chromium's DevTools). Set
 // CONTROLGRAPH_CONSOLE_DIR to profile another build, e.g. one built with `minify: false` for names.
 // `node bench/console-profile.js` (after `npm run build`).
-/* global document, MutationObserver */
 import { writeFileSync } from 'node:fs';
 import { api, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
-import { signedInPage } from './console.js';
+import { signedInPage, watchFirstRow } from './console.js';
 import { launchChromium } from '../scripts/web/chromium.mjs';
 
 const count = Number(process.env.BENCH_NODES ?? 20_000);
@@ -32,15 +31,7 @@ try {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
-    await page.addInitScript(() => {
-      const observer = new MutationObserver(() => {
-        if (document.querySelector('table tbody tr')) {
-          globalThis.__firstRowMs = performance.now();
-          observer.disconnect();
-        }
-      });
-      document.addEventListener('DOMContentLoaded', () => observer.observe(document.body, { childList: true, subtree: true }));
-    });
+    await watchFirstRow(page);
     await cdp.send('Profiler.start');
     await page.goto('/findings');
     await page.locator('table tbody tr').first().waitFor({ state: 'visible', timeout: 60_000 });

@@ -47,19 +47,22 @@ const findingRows = (page) => page.locator('table tbody tr');
  * (a MutationObserver; without Playwright's polling and its calls between the processes), which
  * bench/console-ab.js compares.
  */
+/** Records in the page (`globalThis.__firstRowMs`) when the first table row enters the DOM, timed from the navigation's start. */
+export function watchFirstRow(page) {
+  return page.addInitScript(() => {
+    const observer = new MutationObserver(() => {
+      if (document.querySelector('table tbody tr')) {
+        globalThis.__firstRowMs = performance.now();
+        observer.disconnect();
+      }
+    });
+    document.addEventListener('DOMContentLoaded', () => observer.observe(document.body, { childList: true, subtree: true }));
+  });
+}
+
 export async function coldLoad(browser, base, { inPage = false } = {}) {
   const { context, page } = await signedInPage(browser, base);
-  if (inPage) {
-    await page.addInitScript(() => {
-      const observer = new MutationObserver(() => {
-        if (document.querySelector('table tbody tr')) {
-          globalThis.__firstRowMs = performance.now();
-          observer.disconnect();
-        }
-      });
-      document.addEventListener('DOMContentLoaded', () => observer.observe(document.body, { childList: true, subtree: true }));
-    });
-  }
+  if (inPage) await watchFirstRow(page);
   const started = performance.now();
   await page.goto('/findings');
   await findingRows(page).first().waitFor({ state: 'visible', timeout: 60_000 });
