@@ -9,7 +9,7 @@
 // Knobs: BENCH_NODES (100,000), BENCH_PROBE_RATE (20 per second per endpoint), BENCH_DURATION (the
 // baseline's seconds, 10), BENCH_KINDS.
 import http from 'node:http';
-import { api, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 const OTHER_NODES = 200;
@@ -80,8 +80,8 @@ export async function benchAuditIsolation({ kinds, duration, nodes: count = Numb
     try {
       const admin = await signIn(server.base);
       const t = `/api/v1/tenants/${admin.tenant_id}`;
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, admin.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, admin.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, admin.token, t, 'nodes', nodes);
+      await postInBatches(server.base, admin.token, t, 'edges', edges);
       // The other tenant: a few hundred nodes, read by its own session.
       const created = await api(server.base, admin.token, 'POST', '/api/v1/account/tenants', { name: `bench-other-${Date.now()}` });
       const otherSession = await api(server.base, admin.token, 'POST', '/api/v1/auth/select-tenant', { tenant_id: created.id });

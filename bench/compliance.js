@@ -6,7 +6,7 @@
 // 3. GET /findings?per_page=50 filtered and sorted with >= 100,000 findings present, against running
 //    the same SQL directly with the driver (goal: ratio >= 0.5).
 import { randomUUID } from 'node:crypto';
-import { load, printTable, scratchDatabase, startServer } from './lib.js';
+import { load, postInBatches, printTable, scratchDatabase, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { bareInsertNodes, bareWorkspace } from './bare-rows.js';
 import { openDatabase } from '../dist/platform/db/database.js';
@@ -128,10 +128,10 @@ export async function benchCompliance({ kinds, duration, nodes: count = Number(p
       scope = { tenantId: login.tenant_id, workspaceId: login.workspace_id };
       const t = `/api/v1/tenants/${login.tenant_id}`;
       const t0 = performance.now();
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'nodes', nodes);
       const apiNodes = nodes.length / ((performance.now() - t0) / 1000);
       const t1 = performance.now();
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'edges', edges);
       const apiEdges = edges.length / ((performance.now() - t1) / 1000);
       const bare = await bareInsert(kind, nodes, edges);
       rows.push({

@@ -6,7 +6,7 @@
 // CONTROLGRAPH_CONSOLE_DIR to profile another build, e.g. one built with `minify: false` for names.
 // `node bench/console-profile.js` (after `npm run build`).
 import { writeFileSync } from 'node:fs';
-import { api, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { postInBatches, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 import { signedInPage, watchFirstRow } from './console.js';
@@ -23,8 +23,8 @@ const browser = await launchChromium();
 try {
   const login = await signIn(server.base);
   const t = `/api/v1/tenants/${login.tenant_id}`;
-  for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-  for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+  await postInBatches(server.base, login.token, t, 'nodes', nodes);
+  await postInBatches(server.base, login.token, t, 'edges', edges);
   await auditRun(server.base, login.token, t);
   for (let round = 0; round < rounds; round++) {
     const { context, page } = await signedInPage(browser, server.base);

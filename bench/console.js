@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ADMIN, api, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { ADMIN, postInBatches, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 import { buildConsoleIfStale } from '../scripts/web/build-console.mjs';
@@ -107,8 +107,8 @@ export async function benchConsole({ kinds }) {
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'nodes', nodes);
+      await postInBatches(server.base, login.token, t, 'edges', edges);
       const audit = await auditRun(server.base, login.token, t);
       // One warm-up round (the service's first queries plan and cache), then the measured rounds.
       await coldLoad(browser, server.base);

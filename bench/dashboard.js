@@ -10,7 +10,7 @@
 // (CONTROLGRAPH_READ_CACHE_BYTES=0), where every request is computed: what a dashboard costs on the
 // first request after a write. BENCH_READ_CACHE=on or off measures one.
 // `npm run bench -- dashboard`.
-import { api, load, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, load, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun, changeOnePercent, seconds } from './incremental-audit.js';
 
@@ -50,8 +50,8 @@ export async function benchDashboard({ kinds, duration }) {
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'nodes', nodes);
+      await postInBatches(server.base, login.token, t, 'edges', edges);
       progress(`${kind}: ${nodes.length} nodes and ${edges.length} edges loaded`);
       const first = await auditRun(server.base, login.token, t);
       progress(`${kind}: first audit ${seconds(first).toFixed(1)} s, ${first.stats.findings_created} findings`);

@@ -6,7 +6,7 @@
 //    configurationStateId and a tag (goal: at most a fifth of the first).
 // Each duration is the run's own, started_at to finished_at (what GET /findings/runs/{id} reports),
 // with the run's resources_evaluated and resources_unchanged. `npm run bench -- incremental-audit`.
-import { ADMIN, api, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { ADMIN, api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 /** Starts an audit and waits for it; returns the finished run. */
@@ -38,7 +38,7 @@ export async function changeOnePercent(base, token, t, nodes) {
       properties: { ...n.properties, configurationStateId: `${n.properties.configurationStateId ?? ''}-changed` },
       tags: { ...n.tags, 'bench-revision': '2' },
     }));
-  for (let i = 0; i < changed.length; i += 5000) await api(base, token, 'POST', `${t}/nodes`, { nodes: changed.slice(i, i + 5000) });
+  await postInBatches(base, token, t, 'nodes', changed);
   return changed.length;
 }
 
@@ -51,8 +51,8 @@ export async function benchIncrementalAudit({ kinds, count = Number(process.env.
     try {
       const login = await signIn(server.base, ADMIN);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'nodes', nodes);
+      await postInBatches(server.base, login.token, t, 'edges', edges);
 
       const first = await auditRun(server.base, login.token, t);
       const unchanged = await auditRun(server.base, login.token, t);

@@ -107,6 +107,11 @@ export async function startServer(env, argv = [join(root, 'bin', 'controlgraph.j
 }
 
 /** A JSON call to the service: throws on an error status; null for an empty answer (204). */
+/** Posts `items` to `${t}/${kind}` (nodes or edges) 5,000 at a time, as a discovery would write a large estate. */
+export async function postInBatches(base, token, t, kind, items) {
+  for (let i = 0; i < items.length; i += 5000) await api(base, token, 'POST', `${t}/${kind}`, { [kind]: items.slice(i, i + 5000) });
+}
+
 export async function api(base, token, method, path, body) {
   const res = await fetch(`${base}${path}`, {
     method,

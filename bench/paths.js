@@ -8,7 +8,7 @@
 //    graph, more than half of it): p50/p99, and how much of the graph the answers covered.
 // Latencies are of one client (see measure); `truncated` counts answers a time or size bound cut short.
 // Run `npm run build` first (npm run bench does). BENCH_NODES changes the graph size.
-import { api, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 const PAIRS = 200;
@@ -99,8 +99,8 @@ export async function benchPaths({ kinds, duration, nodes: count = Number(proces
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      for (let i = 0; i < nodes.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
-      for (let i = 0; i < edges.length; i += 5000) await api(server.base, login.token, 'POST', `${t}/edges`, { edges: edges.slice(i, i + 5000) });
+      await postInBatches(server.base, login.token, t, 'nodes', nodes);
+      await postInBatches(server.base, login.token, t, 'edges', edges);
       const graph = `${nodes.length} nodes, ${edges.length} edges`;
 
       // The service agrees with the in-memory search (not timed).

@@ -11,7 +11,7 @@
 // Run `npm run build` first (npm run bench does). Standalone: `node bench/webhooks.js`.
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { api, pgUrl, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, pgUrl, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { verifyWebhook } from '../dist/modules/integrations/receiver.js';
 
@@ -88,7 +88,7 @@ export async function benchWebhooks({ kinds, duration, nodes: count = Number(pro
       });
 
       // 1. Throughput: one audit, one delivery per new finding.
-      for (let i = 0; i < nodes.length; i += 5000) await api(main.base, login.token, 'POST', `${t}/nodes`, { nodes: nodes.slice(i, i + 5000) });
+      await postInBatches(main.base, login.token, t, 'nodes', nodes);
       const run = await api(main.base, login.token, 'POST', `${t}/findings/run`, {});
       const finished = await until(
         'the audit',
