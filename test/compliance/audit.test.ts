@@ -263,6 +263,24 @@ describe('runs', () => {
     expect(runs).toContainEqual({ frameworks: ['cis-aws'], trigger: 'follow-up', status: 'succeeded' });
   });
 
+  it('a request during a running audit for the frameworks it already audits still gets a follow-up: the run may have read the workspace before the writes that came first', async () => {
+    const first = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'soc2' }, expect: 202 });
+    await t.deps.database.db.updateTable('audit_runs').set({ status: 'running' }).where('id', '=', first.json().job_id).execute();
+    await t.deps.database.db
+      .updateTable('jobs')
+      .set({ status: 'running', lease_expires_at: new Date(t.clock.now().getTime() + 600_000) })
+      .where('id', '=', first.json().job_id)
+      .execute();
+    const again = await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'soc2' }, expect: 202 });
+    expect(again.json().job_id).toBe(first.json().job_id);
+    const row = await t.deps.database.db.selectFrom('audit_runs').select('pending_frameworks').where('id', '=', first.json().job_id).executeTakeFirstOrThrow();
+    expect(row.pending_frameworks).toEqual(['soc2']);
+    await t.deps.database.db.updateTable('jobs').set({ status: 'queued', lease_expires_at: null }).where('id', '=', first.json().job_id).execute();
+    await t.drain();
+    const followUps = await t.deps.database.db.selectFrom('audit_runs').select(['frameworks', 'status']).where('trigger', '=', 'follow-up').execute();
+    expect(followUps).toContainEqual({ frameworks: ['soc2'], status: 'succeeded' });
+  });
+
   it('refuses unknown and disabled frameworks with 400; 404 for another workspace run', async () => {
     expect((await call(t.app, token, { method: 'POST', url: `${findingsUrl()}/run`, payload: { framework: 'iso27001' } })).statusCode).toBe(400);
     await call(t.app, tenant.admin.token, {

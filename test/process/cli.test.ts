@@ -126,13 +126,22 @@ describe('controlgraph serve', () => {
 
 const ADMIN = { username: 'shutdown-admin', password: 'a long enough password' };
 
-/** POSTs JSON over node:http and calls `sent` once the whole body is on the wire. */
+/**
+ * POSTs JSON over node:http and calls `sent` once the whole body is on the wire. The request asks
+ * `Expect: 100-continue` and sends its body only after the service answered 100 Continue, which
+ * Node does as it hands the request to the router: only then is the request the service's, in
+ * flight. (Without it, on a loaded machine the service could read the request only after the
+ * signal, and rightly answer 503: it had stopped taking requests.)
+ */
 function postJson(url: string, token: string, payload: unknown, sent: () => void): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify(payload);
     const req = http.request(
       url,
-      { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` } },
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}`, expect: '100-continue' },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -142,6 +151,6 @@ function postJson(url: string, token: string, payload: unknown, sent: () => void
       },
     );
     req.on('error', reject);
-    req.end(body, sent);
+    req.on('continue', () => req.end(body, sent));
   });
 }

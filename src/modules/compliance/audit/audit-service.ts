@@ -29,8 +29,8 @@ export function presentRun(run: Run) {
 
 /**
  * Queues an audit of the workspace in the caller's transaction. One audit per workspace is queued or
- * running at a time (the queue's dedupe key): asking again returns that run; frameworks asked for
- * while it already runs are remembered and a follow-up run covers them when it finishes.
+ * running at a time (the queue's dedupe key): asking again returns that run; what is asked for while
+ * it already runs is remembered and a follow-up run covers it when it finishes.
  */
 export async function requestAudit(
   trx: Kysely<Database>,
@@ -67,11 +67,14 @@ export async function requestAudit(
       .returningAll()
       .executeTakeFirstOrThrow();
   }
-  // Merge into the live run: widen a queued run, remember for a running one.
+  // Merge into the live run: widen a queued run (it has not read anything yet), and remember for a
+  // running one every framework asked for, those it audits too: it may have read the workspace before
+  // the writes that came with this request (an agent's report, a user's import), and a follow-up run
+  // audits them. Re-audits read only what changed, so that follow-up costs what changed.
   const run = await trx.selectFrom('audit_runs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const missing = frameworks.filter((f) => !run.frameworks.includes(f));
-  if (missing.length === 0) return run;
   const column = run.status === 'queued' ? 'frameworks' : 'pending_frameworks';
+  const missing = frameworks.filter((f) => !run[column].includes(f));
+  if (missing.length === 0) return run;
   return trx
     .updateTable('audit_runs')
     .set({ [column]: sql<string[]>`(SELECT array_agg(DISTINCT f) FROM unnest(${sql.ref(column)} || ${missing}::text[]) f)` })
