@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { AppDeps } from './deps.js';
 import { modules as allModules } from './modules/index.js';
 import type { Module } from './modules/module.js';
+import { installDraining } from './platform/http/draining.js';
 import { installErrorHandling, sendError } from './platform/http/error-handler.js';
 import { answerClientError } from './platform/http/client-errors.js';
 import { AppError, CODE_BY_STATUS } from './platform/http/errors.js';
@@ -63,6 +64,8 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
     },
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
+    // Requests that reach a closing service are refused in the envelope (platform/http/draining.ts).
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('deps', deps);
@@ -72,6 +75,7 @@ export async function buildApp(deps: AppDeps, options: BuildAppOptions = {}): Pr
   });
   app.addSchema(ErrorBody);
   installErrorHandling(app);
+  installDraining(app);
   installInputGuards(app);
   installPageLinks(app);
   installRequestLog(app);
