@@ -25,7 +25,9 @@ describe('shutting down', () => {
     const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
     const body = JSON.stringify({ username: 'nobody-here', password: 'not the password at all' });
     // The service answers 100 Continue as it routes the request: from then on the request is in flight.
-    socket.write(`POST /api/v1/auth/token HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nexpect: 100-continue\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/auth/token HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nexpect: 100-continue\r\n\r\n`,
+    );
     await until(() => received.includes('100 Continue'));
     const closing = t.app.close();
     socket.write(`${body}GET /healthz HTTP/1.1\r\nhost: localhost\r\n\r\n`);
