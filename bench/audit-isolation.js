@@ -9,7 +9,7 @@
 // Knobs: BENCH_NODES (100,000), BENCH_PROBE_RATE (20 per second per endpoint), BENCH_DURATION (the
 // baseline's seconds, 10), BENCH_KINDS.
 import http from 'node:http';
-import { api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, postGraph, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 const OTHER_NODES = 200;
@@ -80,8 +80,7 @@ export async function benchAuditIsolation({ kinds, duration, nodes: count = Numb
     try {
       const admin = await signIn(server.base);
       const t = `/api/v1/tenants/${admin.tenant_id}`;
-      await postInBatches(server.base, admin.token, t, 'nodes', nodes);
-      await postInBatches(server.base, admin.token, t, 'edges', edges);
+      await postGraph(server.base, admin.token, t, { nodes, edges });
       // The other tenant: a few hundred nodes, read by its own session.
       const created = await api(server.base, admin.token, 'POST', '/api/v1/account/tenants', { name: `bench-other-${Date.now()}` });
       const otherSession = await api(server.base, admin.token, 'POST', '/api/v1/auth/select-tenant', { tenant_id: created.id });

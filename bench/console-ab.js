@@ -6,7 +6,7 @@
 //   AB_A_BIN, AB_B_BIN: the service each runs (a bin/controlgraph.js; this checkout's by default).
 // `node bench/console-ab.js` (after `npm run build`); BENCH_KINDS=pglite is not possible (one database, two services).
 import { join } from 'node:path';
-import { ADMIN, postInBatches, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { ADMIN, postGraph, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 import { coldLoad } from './console.js';
@@ -33,8 +33,7 @@ let browser;
 try {
   const login = await signIn(a.base);
   const t = `/api/v1/tenants/${login.tenant_id}`;
-  await postInBatches(a.base, login.token, t, 'nodes', nodes);
-  await postInBatches(a.base, login.token, t, 'edges', edges);
+  await postGraph(a.base, login.token, t, { nodes, edges });
   const audit = await auditRun(a.base, login.token, t);
   b = await startServer(env(database, 'B'), bin('B'));
   await signIn(b.base, ADMIN);

@@ -6,7 +6,7 @@
 // CONTROLGRAPH_CONSOLE_DIR to profile another build, e.g. one built with `minify: false` for names.
 // `node bench/console-profile.js` (after `npm run build`).
 import { writeFileSync } from 'node:fs';
-import { postInBatches, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { postGraph, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 import { signedInPage, watchFirstRow } from './console.js';
@@ -23,8 +23,7 @@ const browser = await launchChromium();
 try {
   const login = await signIn(server.base);
   const t = `/api/v1/tenants/${login.tenant_id}`;
-  await postInBatches(server.base, login.token, t, 'nodes', nodes);
-  await postInBatches(server.base, login.token, t, 'edges', edges);
+  await postGraph(server.base, login.token, t, { nodes, edges });
   await auditRun(server.base, login.token, t);
   for (let round = 0; round < rounds; round++) {
     const { context, page } = await signedInPage(browser, server.base);

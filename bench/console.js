@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { ADMIN, postInBatches, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { ADMIN, postGraph, printTable, root, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 import { buildConsoleIfStale } from '../scripts/web/build-console.mjs';
@@ -107,8 +107,7 @@ export async function benchConsole({ kinds }) {
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      await postInBatches(server.base, login.token, t, 'nodes', nodes);
-      await postInBatches(server.base, login.token, t, 'edges', edges);
+      await postGraph(server.base, login.token, t, { nodes, edges });
       const audit = await auditRun(server.base, login.token, t);
       // One warm-up round (the service's first queries plan and cache), then the measured rounds.
       await coldLoad(browser, server.base);

@@ -10,7 +10,7 @@
 // (CONTROLGRAPH_READ_CACHE_BYTES=0), where every request is computed: what a dashboard costs on the
 // first request after a write. BENCH_READ_CACHE=on or off measures one.
 // `npm run bench -- dashboard`.
-import { api, load, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, load, postGraph, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun, changeOnePercent, seconds } from './incremental-audit.js';
 
@@ -50,8 +50,7 @@ export async function benchDashboard({ kinds, duration }) {
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      await postInBatches(server.base, login.token, t, 'nodes', nodes);
-      await postInBatches(server.base, login.token, t, 'edges', edges);
+      await postGraph(server.base, login.token, t, { nodes, edges });
       progress(`${kind}: ${nodes.length} nodes and ${edges.length} edges loaded`);
       const first = await auditRun(server.base, login.token, t);
       progress(`${kind}: first audit ${seconds(first).toFixed(1)} s, ${first.stats.findings_created} findings`);

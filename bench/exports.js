@@ -10,7 +10,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, postGraph, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const run = promisify(execFile);
@@ -174,8 +174,7 @@ async function serviceRuns(kind, sizes, rows) {
       const session = await api(server.base, login.token, 'POST', '/api/v1/auth/switch-workspace', { workspace_id: ws.id });
       const t = `/api/v1/tenants/${login.tenant_id}`;
       const { nodes, edges } = exportEstate(size);
-      await postInBatches(server.base, session.token, t, 'nodes', nodes);
-      await postInBatches(server.base, session.token, t, 'edges', edges);
+      await postGraph(server.base, session.token, t, { nodes, edges });
       for (const [kindName, body] of [
         ['drawio', { kind: 'drawio' }],
         ['png', { kind: 'architecture_diagram', params: { format: 'png' } }],

@@ -6,7 +6,7 @@
 //    configurationStateId and a tag (goal: at most a fifth of the first).
 // Each duration is the run's own, started_at to finished_at (what GET /findings/runs/{id} reports),
 // with the run's resources_evaluated and resources_unchanged. `npm run bench -- incremental-audit`.
-import { ADMIN, api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { ADMIN, api, postGraph, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 /** Starts an audit and waits for it; returns the finished run. */
@@ -51,8 +51,7 @@ export async function benchIncrementalAudit({ kinds, count = Number(process.env.
     try {
       const login = await signIn(server.base, ADMIN);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      await postInBatches(server.base, login.token, t, 'nodes', nodes);
-      await postInBatches(server.base, login.token, t, 'edges', edges);
+      await postGraph(server.base, login.token, t, { nodes, edges });
 
       const first = await auditRun(server.base, login.token, t);
       const unchanged = await auditRun(server.base, login.token, t);

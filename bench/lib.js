@@ -112,6 +112,12 @@ export async function postInBatches(base, token, t, kind, items) {
   for (let i = 0; i < items.length; i += 5000) await api(base, token, 'POST', `${t}/${kind}`, { [kind]: items.slice(i, i + 5000) });
 }
 
+/** Posts a graph: its nodes, then its edges (which name them), each 5,000 at a time. */
+export async function postGraph(base, token, t, { nodes, edges }) {
+  await postInBatches(base, token, t, 'nodes', nodes);
+  await postInBatches(base, token, t, 'edges', edges);
+}
+
 export async function api(base, token, method, path, body) {
   const res = await fetch(`${base}${path}`, {
     method,

@@ -8,7 +8,7 @@
 //    graph, more than half of it): p50/p99, and how much of the graph the answers covered.
 // Latencies are of one client (see measure); `truncated` counts answers a time or size bound cut short.
 // Run `npm run build` first (npm run bench does). BENCH_NODES changes the graph size.
-import { api, postInBatches, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { api, postGraph, printTable, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 
 const PAIRS = 200;
@@ -99,8 +99,7 @@ export async function benchPaths({ kinds, duration, nodes: count = Number(proces
     try {
       const login = await signIn(server.base);
       const t = `/api/v1/tenants/${login.tenant_id}`;
-      await postInBatches(server.base, login.token, t, 'nodes', nodes);
-      await postInBatches(server.base, login.token, t, 'edges', edges);
+      await postGraph(server.base, login.token, t, { nodes, edges });
       const graph = `${nodes.length} nodes, ${edges.length} edges`;
 
       // The service agrees with the in-memory search (not timed).

@@ -1,7 +1,7 @@
 // Not a bench: loads the console bench's estate (BENCH_NODES nodes, audited) into a scratch database,
 // then keeps the service running and prints its address and a token, so the console's requests can
 // be profiled by hand (curl, EXPLAIN). Ctrl-C drops the database. `node bench/profile-server.js`.
-import { postInBatches, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
+import { postGraph, scratchDatabase, serviceEnv, signIn, startServer } from './lib.js';
 import { estate } from './graph-data.js';
 import { auditRun } from './incremental-audit.js';
 
@@ -19,7 +19,6 @@ process.on('SIGINT', () => void stop());
 process.on('SIGTERM', () => void stop());
 const login = await signIn(server.base);
 const t = `/api/v1/tenants/${login.tenant_id}`;
-await postInBatches(server.base, login.token, t, 'nodes', nodes);
-await postInBatches(server.base, login.token, t, 'edges', edges);
+await postGraph(server.base, login.token, t, { nodes, edges });
 const audit = await auditRun(server.base, login.token, t);
 console.log(JSON.stringify({ base: server.base, tenant: t, token: login.token, database: database.url, findings: audit.stats.findings_created }));
