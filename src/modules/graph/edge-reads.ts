@@ -74,17 +74,11 @@ export interface EdgeEnd {
  * edge of the traversable types through the (workspace_id, type) index at each level of a walk.
  */
 export async function edgesAt(db: Kysely<Database>, scope: Scope, ids: string[], bySource: string[], byTarget: string[], limit: number): Promise<EdgeEnd[]> {
-  const parts = [];
-  if (bySource.length) {
-    parts.push(sql`SELECT e.id, e.source, e.target, e.type, true AS out FROM unnest(${ids}::text[]) AS f(id)
+  const from = (end: 'source' | 'target', types: string[]) =>
+    sql`SELECT e.id, e.source, e.target, e.type, ${sql.lit(end === 'source')} AS out FROM unnest(${ids}::text[]) AS f(id)
         CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE ${workspaceIs(scope, 'x')} AND x.source = f.id AND x.type = ANY(${bySource}::text[]) OFFSET 0) e`);
-  }
-  if (byTarget.length) {
-    parts.push(sql`SELECT e.id, e.source, e.target, e.type, false AS out FROM unnest(${ids}::text[]) AS f(id)
-        CROSS JOIN LATERAL (SELECT x.id, x.source, x.target, x.type FROM edges x
-          WHERE ${workspaceIs(scope, 'x')} AND x.target = f.id AND x.type = ANY(${byTarget}::text[]) OFFSET 0) e`);
-  }
+          WHERE ${workspaceIs(scope, 'x')} AND ${sql.ref(`x.${end}`)} = f.id AND x.type = ANY(${types}::text[]) OFFSET 0) e`;
+  const parts = [...(bySource.length ? [from('source', bySource)] : []), ...(byTarget.length ? [from('target', byTarget)] : [])];
   if (parts.length === 0) return [];
   const rows = await sql<EdgeEnd>`
       ${sql.join(parts, sql` UNION ALL `)} LIMIT ${limit}`.execute(db);

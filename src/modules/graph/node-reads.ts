@@ -58,32 +58,23 @@ export async function nodeProperty(db: Kysely<Database>, scope: Scope, id: strin
  * applications/filter/sql.ts), filtered on tenant and workspace unless said otherwise.
  */
 
+/** The scope's nodes the predicate matches, as `n`, for the reads below to select from. */
+function scopedNodesMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>) {
+  return db.selectFrom('nodes as n').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate);
+}
+
 /** Every id of the scope's nodes the predicate matches, in id order. */
 export async function nodeIdsMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>): Promise<string[]> {
-  const rows = await db.selectFrom('nodes as n').select('n.id').where(inWorkspace(scope, 'n')).where(inTenant(scope.tenantId, 'n')).where(predicate).orderBy('n.id').execute();
+  const rows = await scopedNodesMatching(db, scope, predicate).select('n.id').orderBy('n.id').execute();
   return rows.map((r) => r.id);
 }
 
 /** One page (by id) of the scope's nodes the predicate matches, and how many it matches in all. */
 export async function nodePageMatching(db: Kysely<Database>, scope: Scope, predicate: RawBuilder<boolean>, limit: number, offset: number) {
+  const matching = scopedNodesMatching(db, scope, predicate);
   const [rows, count] = await Promise.all([
-    db
-      .selectFrom('nodes as n')
-      .select(['n.id', 'n.name', 'n.type', 'n.region', 'n.account_id'])
-      .where(inWorkspace(scope, 'n'))
-      .where(inTenant(scope.tenantId, 'n'))
-      .where(predicate)
-      .orderBy('n.id')
-      .limit(limit)
-      .offset(offset)
-      .execute(),
-    db
-      .selectFrom('nodes as n')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(inWorkspace(scope, 'n'))
-      .where(inTenant(scope.tenantId, 'n'))
-      .where(predicate)
-      .executeTakeFirstOrThrow(),
+    matching.select(['n.id', 'n.name', 'n.type', 'n.region', 'n.account_id']).orderBy('n.id').limit(limit).offset(offset).execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { items: rows, total: Number(count.n) };
 }
