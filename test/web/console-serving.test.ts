@@ -27,7 +27,7 @@ beforeAll(async () => {
   };
   writeFileSync(join(dir, 'route-preloads.json'), JSON.stringify(preloads));
   writeFileSync(join(dir, 'assets', 'index-abc123.js'), 'console.log(1)');
-  // What web/build/precompress-plugin.ts writes beside an asset.
+  // What the build (web/vite.config.ts, vite-plugin-compression2) writes beside an asset.
   writeFileSync(join(dir, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log(1)'));
   writeFileSync(join(dir, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1)'));
   writeFileSync(join(dir, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');

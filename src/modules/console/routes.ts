@@ -21,7 +21,7 @@ export const consoleRoutes: RoutePlugin = async (app) => {
   const root = consoleDir();
   // Cache headers are set per route below; the plugin's own (max-age=0) would override them.
   // preCompressed: the build writes a brotli and a gzip copy beside each asset
-  // (web/build/precompress-plugin.ts); a browser that accepts one gets it as it is, never compressed
+  // (web/vite.config.ts, vite-plugin-compression2); a browser that accepts one gets it as it is, never compressed
   // per request, and a file without copies (or a client asking for none) gets the file itself.
   await app.register(fastifyStatic, { root, serve: false, index: false, cacheControl: false, preCompressed: true });
 
